@@ -1,0 +1,366 @@
+"""Leaf comparators: string and number similarity functions in [0, 1].
+
+Every built-in string metric is a rapidfuzz "normalized similarity". A
+comparator is resolved once, when the schema is compiled, into a
+:class:`BoundComparator` holding two functions with identical results:
+
+* ``pair(a, b) -> float`` for one pair of values;
+* ``matrix(golds, preds) -> ndarray`` for all pairs at once (or ``None`` when
+  the comparator cannot be vectorised, e.g. a custom Python callable).
+
+Determinism: rapidfuzz's SIMD path (used by ``process.cdist``) and its scalar
+functions differ in the last bit for Jaro and Jaro-Winkler in a few percent of
+pairs. The scalar path of those two metrics therefore goes through
+``process.cpdist``, which runs the same code as ``cdist``, so a similarity
+never depends on whether it was computed alone or inside a matrix.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from typing import Any, Callable, Mapping
+
+import numpy as np
+from rapidfuzz import process
+from rapidfuzz.distance import (
+    DamerauLevenshtein,
+    Indel,
+    Jaro,
+    JaroWinkler,
+    LCSseq,
+    Levenshtein,
+    OSA,
+)
+
+from ._errors import ComparatorError
+
+__all__ = [
+    "BoundComparator",
+    "ScoreContext",
+    "STRING_METRICS",
+    "NUMBER_METRICS",
+    "context_comparator",
+    "register_comparator",
+    "resolve_comparator",
+]
+
+_F64 = np.float64
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreContext:
+    """What a context-aware comparator sees besides the two values.
+
+    ``gold_parent``/``pred_parent`` are the enclosing dict or list (``None`` at
+    the root; for list items the whole original list), ``gold_root``/``pred_root``
+    the documents passed to ``align``, and ``path`` the gold-side path as a
+    tuple of keys and indices. Comparators must not mutate what they see.
+    """
+
+    gold_parent: Any
+    pred_parent: Any
+    gold_root: Any
+    pred_root: Any
+    path: tuple
+
+
+def context_comparator(fn: Callable) -> Callable:
+    """Mark ``fn`` as context-aware: it is called as ``fn(gold, pred, ctx)``.
+
+    ``ctx`` is a :class:`ScoreContext`. Returns ``fn`` itself.
+
+    >>> from pydantic_aligner import Aligner, context_comparator
+    >>> @context_comparator
+    ... def same_as_sibling(g, p, ctx):
+    ...     return 1.0 if p == ctx.pred_parent.get("alias", p) else 0.5
+    >>> schema = {"type": "object", "keyScore": "exact",
+    ...           "properties": {"name": {"type": "string", "score": "sib"}}}
+    >>> Aligner(schema, comparators={"sib": same_as_sibling}).score({"name": "a"}, {"name": "b"})
+    1.0
+    """
+    fn.wants_context = True
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# string metrics
+
+_RF_STRING = {
+    "jaro": Jaro.normalized_similarity,
+    "jaro_winkler": JaroWinkler.normalized_similarity,
+    "levenshtein": Levenshtein.normalized_similarity,
+    "damerau_levenshtein": DamerauLevenshtein.normalized_similarity,
+    "osa": OSA.normalized_similarity,
+    "indel": Indel.normalized_similarity,
+    "lcsseq": LCSseq.normalized_similarity,
+}
+# scalar and cdist results differ in the last bit for these (SIMD path)
+_SIMD_SENSITIVE = {"jaro", "jaro_winkler"}
+
+#: Names of the built-in string comparators.
+STRING_METRICS = ("exact", *_RF_STRING, "date")
+#: Names of the built-in number comparators.
+NUMBER_METRICS = ("invdiff", "relative", "exact", "abs_tol", "rel_tol")
+#: Comparators that read the ``tolerance`` keyword.
+TOLERANCE_METRICS = frozenset({"abs_tol", "rel_tol", "date"})
+
+
+def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
+    codes: dict = {}
+    ga = np.fromiter((codes.setdefault(g, len(codes)) for g in golds), dtype=np.int64, count=len(golds))
+    pa = np.fromiter((codes.get(p, -1) for p in preds), dtype=np.int64, count=len(preds))
+    return (ga[:, None] == pa[None, :]).astype(_F64)
+
+
+def _rf_string(name: str) -> tuple[Callable, Callable]:
+    scorer = _RF_STRING[name]
+
+    def matrix(golds: list, preds: list) -> np.ndarray:
+        return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+
+    if name in _SIMD_SENSITIVE:
+
+        def pair(a: str, b: str) -> float:
+            if a == b:
+                return 1.0
+            return float(process.cpdist((a,), (b,), scorer=scorer, dtype=_F64, workers=1)[0])
+
+    else:
+
+        def pair(a: str, b: str) -> float:
+            return scorer(a, b)
+
+    return pair, matrix
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_instant(text: str) -> datetime | None:
+    try:
+        if len(text) == 10:
+            d = date.fromisoformat(text)
+            return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+        t = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+
+
+def _date_pair(tolerance: float) -> Callable:
+    def pair(a: str, b: str) -> float:
+        if a == b:
+            return 1.0
+        ta, tb = _parse_instant(a), _parse_instant(b)
+        if ta is None or tb is None:
+            return 0.0
+        days = abs((ta - tb).total_seconds()) / 86400.0
+        return 1.0 / (1.0 + max(0.0, days - tolerance))
+
+    return pair
+
+
+# ---------------------------------------------------------------------------
+# number metrics (D4: NaN vs NaN is 1, NaN vs a number 0, equal infinities 1)
+
+
+def _num_pair(core: Callable[[float, float], float]) -> Callable:
+    def pair(a: Any, b: Any) -> float:
+        a = float(a)
+        b = float(b)
+        if a == b:
+            return 1.0
+        if a != a or b != b:
+            return 1.0 if (a != a and b != b) else 0.0
+        if math.isinf(a) or math.isinf(b):
+            return 0.0
+        return core(a, b)
+
+    return pair
+
+
+def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
+    def matrix(golds: list, preds: list) -> np.ndarray:
+        a = np.asarray(golds, dtype=_F64)[:, None]
+        b = np.asarray(preds, dtype=_F64)[None, :]
+        with np.errstate(all="ignore"):
+            out = core(a, b)
+            na, nb = np.isnan(a), np.isnan(b)
+            out = np.where(np.isinf(a) | np.isinf(b), 0.0, out)
+            out = np.where(na | nb, np.where(na & nb, 1.0, 0.0), out)
+            out = np.where(a == b, 1.0, out)
+        return np.ascontiguousarray(out, dtype=_F64)
+
+    return matrix
+
+
+def _invdiff(a, b):
+    return 1.0 / (1.0 + abs(a - b))
+
+
+def _invdiff_np(a, b):
+    return 1.0 / (1.0 + np.abs(a - b))
+
+
+def _relative(a, b):
+    return max(0.0, 1.0 - abs(a - b) / max(abs(a), abs(b)))
+
+
+def _relative_np(a, b):
+    return np.maximum(0.0, 1.0 - np.abs(a - b) / np.maximum(np.abs(a), np.abs(b)))
+
+
+def _exact_num(a, b):
+    return 0.0  # equality is handled before the core is called
+
+
+def _exact_num_np(a, b):
+    return np.zeros(np.broadcast_shapes(a.shape, b.shape))
+
+
+def _tol_funcs(name: str, tol: float) -> tuple[Callable, Callable]:
+    if name == "abs_tol":
+
+        def core(a, b):
+            return 1.0 if abs(a - b) <= tol else 0.0
+
+        def core_np(a, b):
+            return (np.abs(a - b) <= tol).astype(_F64)
+
+    else:
+
+        def core(a, b):
+            return 1.0 if abs(a - b) <= tol * max(abs(a), abs(b)) else 0.0
+
+        def core_np(a, b):
+            return (np.abs(a - b) <= tol * np.maximum(np.abs(a), np.abs(b))).astype(_F64)
+
+    return core, core_np
+
+
+# ---------------------------------------------------------------------------
+# binding
+
+
+@dataclass(frozen=True, slots=True)
+class BoundComparator:
+    """A comparator resolved for one schema node.
+
+    ``pair(a, b)`` scores one pair; ``matrix(golds, preds)`` all pairs at once
+    (``None`` if not vectorisable). ``wants_context`` comparators are called as
+    ``pair(a, b, ctx)`` and never through ``matrix``.
+    """
+
+    name: str
+    pair: Callable
+    matrix: Callable | None
+    wants_context: bool = False
+    custom: bool = False
+
+
+_GLOBAL_REGISTRY: dict[str, Callable] = {}
+
+
+def register_comparator(name: str, fn: Callable) -> None:
+    """Register a custom comparator under ``name`` for every :class:`Aligner`.
+
+    ``fn(gold, pred)`` (or ``fn(gold, pred, ctx)`` when decorated with
+    :func:`context_comparator`) must return a real number in [0, 1]. Names of
+    built-in comparators cannot be reused. Per-aligner ``comparators=`` win
+    over this registry.
+
+    >>> from pydantic_aligner import register_comparator, score
+    >>> register_comparator("first_letter", lambda g, p: float(g[:1] == p[:1]))
+    >>> score("apple", "avocado", schema={"type": "string", "score": "first_letter"})
+    1.0
+    """
+    _check_custom_name(name, fn)
+    _GLOBAL_REGISTRY[name] = fn
+
+
+def _check_custom_name(name: Any, fn: Any) -> None:
+    from ._errors import SchemaError
+
+    if not isinstance(name, str) or not name:
+        raise SchemaError(f"comparator names must be non-empty strings, got {name!r}")
+    if name in STRING_METRICS or name in NUMBER_METRICS:
+        raise SchemaError(f"comparator name {name!r} is a built-in comparator and cannot be redefined")
+    if not callable(fn):
+        raise SchemaError(f"comparator {name!r} must be callable, got {type(fn).__name__}")
+
+
+def check_custom_comparators(comparators: Mapping[str, Callable] | None) -> dict[str, Callable]:
+    """Validate an ``Aligner(comparators=...)`` mapping and merge it over the registry."""
+    from ._errors import SchemaError
+
+    merged = dict(_GLOBAL_REGISTRY)
+    if comparators is None:
+        return merged
+    if not isinstance(comparators, Mapping):
+        raise SchemaError(f"comparators must be a mapping of name to callable, got {type(comparators).__name__}")
+    for name, fn in comparators.items():
+        _check_custom_name(name, fn)
+        merged[name] = fn
+    return merged
+
+
+def _checked_custom(name: str, fn: Callable, wants_context: bool) -> Callable:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise ComparatorError(
+                f"comparator {name!r} returned {value!r} ({type(value).__name__}); it must return a real number in [0, 1]"
+            )
+        value = float(value)
+        if not 0.0 <= value <= 1.0:  # also rejects NaN
+            raise ComparatorError(f"comparator {name!r} returned {value!r}; it must return a real number in [0, 1]")
+        return value
+
+    if wants_context:
+
+        def pair(a, b, ctx):
+            return check(fn(a, b, ctx))
+
+    else:
+
+        def pair(a, b):
+            return check(fn(a, b))
+
+    return pair
+
+
+def known_names(kind: str, custom: Mapping[str, Callable]) -> list[str]:
+    """Comparator names accepted for a leaf of JSON ``kind`` ("string" or "number")."""
+    builtin = STRING_METRICS if kind == "string" else NUMBER_METRICS
+    return [*builtin, *sorted(custom)]
+
+
+def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None = None) -> BoundComparator | None:
+    """Bind comparator ``name`` for a ``kind`` ("string" or "number") leaf; ``None`` if unknown."""
+    if name in custom:
+        fn = custom[name]
+        ctx = bool(getattr(fn, "wants_context", False))
+        return BoundComparator(name, _checked_custom(name, fn, ctx), None, wants_context=ctx, custom=True)
+    if kind == "string":
+        if name == "exact":
+            return BoundComparator(name, lambda a, b: 1.0 if a == b else 0.0, _exact_str_matrix)
+        if name == "date":
+            pair = _date_pair(0.0 if tolerance is None else tolerance)
+            return BoundComparator(name, pair, None)
+        if name in _RF_STRING:
+            pair, matrix = _rf_string(name)
+            return BoundComparator(name, pair, matrix)
+        return None
+    if kind == "number":
+        if name == "invdiff":
+            return BoundComparator(name, _num_pair(_invdiff), _num_matrix(_invdiff_np))
+        if name == "relative":
+            return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np))
+        if name == "exact":
+            return BoundComparator(name, _num_pair(_exact_num), _num_matrix(_exact_num_np))
+        if name in ("abs_tol", "rel_tol"):
+            default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
+            core, core_np = _tol_funcs(name, default if tolerance is None else tolerance)
+            return BoundComparator(name, _num_pair(core), _num_matrix(core_np))
+        return None
+    raise AssertionError(kind)

@@ -1,0 +1,605 @@
+"""Schema compiler: JSON Schema with extension keywords -> :class:`~._plan.Plan`.
+
+Runs once per :class:`Aligner`. Every check of a bad schema happens here and
+raises :class:`SchemaError` naming the schema path (departure D5); the engine
+never reads a raw schema dict. Understood structure (D6): ``$ref``/``$defs``
+(recursive definitions included; siblings of ``$ref`` win over the target),
+``allOf`` with one branch, ``anyOf``/``oneOf`` (nullable, discriminated, or
+best-scoring branch), ``type`` lists, ``const``, ``additionalProperties`` and
+``patternProperties`` value schemas. A schema without ``type`` accepts any
+value and scores it with the default comparators.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import warnings
+from typing import Any, Callable, Mapping
+
+from ._comparators import (
+    NUMBER_METRICS,
+    STRING_METRICS,
+    TOLERANCE_METRICS,
+    BoundComparator,
+    known_names,
+    resolve_comparator,
+)
+from ._errors import AlignerWarning, SchemaError
+from ._plan import (
+    KIND_ARRAY,
+    KIND_BOOLEAN,
+    KIND_NULL,
+    KIND_NUMBER,
+    KIND_OBJECT,
+    KIND_STRING,
+    ArrHandler,
+    BoolLeaf,
+    IdSpec,
+    NumLeaf,
+    ObjHandler,
+    Plan,
+    Pos,
+    RefSpec,
+    StrLeaf,
+    UnionHandler,
+    kind_of,
+)
+
+__all__ = ["EXTENSION_KEYWORDS", "compile_schema", "escape_token", "any_pos"]
+
+#: The Object Aligner vocabulary (plus ``tolerance`` for tolerance comparators).
+EXTENSION_KEYWORDS = frozenset(
+    {
+        "score",
+        "threshold",
+        "tolerance",
+        "nullScore",
+        "keyScore",
+        "keyThreshold",
+        "keyImportance",
+        "valueImportance",
+        "valueWeight",
+        "order",
+        "ignoreExcess",
+        "ignoreMissing",
+        "prefixWeights",
+        "prefixImportance",
+        "restImportance",
+        "idScope",
+        "ref",
+    }
+)
+# keywords that belong to the position, not to the value's type
+_POSITION_KEYWORDS = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
+
+_STANDARD_KEYWORDS = frozenset(
+    """$schema $id $ref $defs $anchor $dynamicRef $dynamicAnchor $vocabulary $comment definitions
+    type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength
+    pattern maxItems minItems uniqueItems maxContains minContains maxProperties minProperties required
+    dependentRequired dependentSchemas dependencies properties patternProperties additionalProperties
+    propertyNames unevaluatedProperties items prefixItems additionalItems unevaluatedItems contains
+    allOf anyOf oneOf not if then else format contentEncoding contentMediaType contentSchema title
+    description default deprecated readOnly writeOnly examples discriminator nullable example
+    externalDocs xml""".split()
+)
+
+_TYPE_KINDS = {
+    "string": KIND_STRING,
+    "number": KIND_NUMBER,
+    "integer": KIND_NUMBER,
+    "boolean": KIND_BOOLEAN,
+    "object": KIND_OBJECT,
+    "array": KIND_ARRAY,
+    "null": KIND_NULL,
+}
+_ALL_VALUE_KINDS = (KIND_STRING, KIND_NUMBER, KIND_BOOLEAN, KIND_OBJECT, KIND_ARRAY)
+_CAMEL = re.compile(r"[a-z][a-zA-Z]*")
+
+
+def escape_token(token: Any) -> str:
+    """RFC 6901 escaping of one JSON Pointer token."""
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+def _is_real(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, default=repr)
+
+
+# ---------------------------------------------------------------------------
+# the inferred ("any") position: what a schema that says nothing means
+
+
+def _build_any() -> Pos:
+    pos = Pos("#")
+    pos.any = True
+    jaro = resolve_comparator("jaro", KIND_STRING, {})
+    obj = ObjHandler()
+    obj.key_cmp = jaro
+    obj.extra = pos
+    arr = ArrHandler()
+    arr.items = pos
+    arr.pi, arr.ri = 0.0, 1.0
+    pos.kinds = {
+        KIND_STRING: StrLeaf(jaro, 0.0),
+        KIND_NUMBER: NumLeaf(resolve_comparator("invdiff", KIND_NUMBER, {}), 0.0),
+        KIND_BOOLEAN: BoolLeaf(),
+        KIND_OBJECT: obj,
+        KIND_ARRAY: arr,
+    }
+    return pos
+
+
+_ANY = _build_any()
+
+
+def any_pos() -> Pos:
+    """The shared position used for values the schema does not describe (D2)."""
+    return _ANY
+
+
+# ---------------------------------------------------------------------------
+
+
+class _Compiler:
+    def __init__(self, root: Any, custom: Mapping[str, Callable]) -> None:
+        self.root = root
+        self.custom = custom
+        self.memo: dict[Any, Pos] = {}
+        self.plan: Plan | None = None
+        self.id_positions: list[Pos] = []
+        self.ref_positions: list[Pos] = []
+        self.count = 0
+        self._warned: set = set()
+
+    # -- helpers ------------------------------------------------------------
+    def error(self, path: str, message: str) -> SchemaError:
+        return SchemaError(message, path)
+
+    def warn(self, message: str) -> None:
+        if message not in self._warned:
+            self._warned.add(message)
+            warnings.warn(message, AlignerWarning, stacklevel=5)
+
+    def real(self, node: dict, key: str, path: str, default: float, *, lo: float | None = 0.0, hi: float | None = None) -> float:
+        if key not in node:
+            return default
+        v = node[key]
+        if not _is_real(v) or not math.isfinite(v):
+            raise self.error(path, f"{key} must be a real number, got {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            rng = f"[{lo:g}, {hi:g}]" if hi is not None else f">= {lo:g}"
+            raise self.error(path, f"{key} must be in {rng}, got {v!r}")
+        return float(v)
+
+    def flag(self, node: dict, key: str, path: str) -> bool:
+        v = node.get(key, False)
+        if not isinstance(v, bool):
+            raise self.error(path, f"{key} must be true or false, got {v!r}")
+        return v
+
+    def resolve_pointer(self, ref: str, path: str) -> tuple[Any, str]:
+        if not isinstance(ref, str) or not ref.startswith("#"):
+            raise self.error(path, f"only local $ref ('#/...') is supported, got {ref!r}")
+        if ref in ("#", "#/"):
+            return self.root, "#"
+        if not ref.startswith("#/"):
+            raise self.error(path, f"$ref {ref!r} is not a JSON Pointer ('#/$defs/Name')")
+        target = self.root
+        for raw in ref[2:].split("/"):
+            part = raw.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, dict) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                raise self.error(path, f"$ref {ref!r} does not resolve (no {part!r})")
+        return target, ref
+
+    def deref(self, node: Any, path: str) -> tuple[Any, str]:
+        """Follow ``$ref`` chains; siblings of a ``$ref`` win over its target."""
+        seen: set[str] = set()
+        while isinstance(node, dict) and "$ref" in node:
+            ref = node["$ref"]
+            if ref in seen:
+                raise self.error(path, f"$ref cycle without any structure: {sorted(seen)}")
+            seen.add(ref)
+            target, tpath = self.resolve_pointer(ref, path)
+            siblings = {k: v for k, v in node.items() if k != "$ref"}
+            if isinstance(target, bool):
+                target = {}
+            if not isinstance(target, dict):
+                raise self.error(tpath, f"a schema must be an object or a boolean, got {type(target).__name__}")
+            node = {**target, **siblings}
+            if not siblings:
+                path = tpath
+        return node, path
+
+    # -- positions ----------------------------------------------------------
+    def pos(self, schema: Any, path: str) -> Pos:
+        if isinstance(schema, bool):
+            return _ANY
+        if not isinstance(schema, dict):
+            raise self.error(path, f"a schema must be an object or a boolean, got {type(schema).__name__}")
+        if "$ref" in schema:
+            siblings = {k: v for k, v in schema.items() if k != "$ref"}
+            key = schema["$ref"] if not siblings else (schema["$ref"], _canon(siblings))
+            hit = self.memo.get(key)
+            if hit is not None:
+                return hit
+            node, npath = self.deref(schema, path)
+            p = self.new_pos(npath)
+            self.memo[key] = p
+            self.fill(p, node, npath)
+            return p
+        p = self.new_pos(path)
+        self.fill(p, schema, path)
+        return p
+
+    def new_pos(self, path: str) -> Pos:
+        p = Pos(path)
+        self.count += 1
+        p.uid = self.count
+        return p
+
+    def check_keywords(self, node: dict, path: str) -> None:
+        for key in node:
+            if key in EXTENSION_KEYWORDS or key in _STANDARD_KEYWORDS or not isinstance(key, str):
+                continue
+            if key.startswith(("x-", "$")) or not _CAMEL.fullmatch(key):
+                continue
+            close = difflib.get_close_matches(key, EXTENSION_KEYWORDS, n=1, cutoff=0.75)
+            if close:
+                self.warn(f"{path}: unknown keyword {key!r} is ignored; did you mean {close[0]!r}?")
+
+    def fill(self, p: Pos, node: dict, path: str) -> None:
+        self.check_keywords(node, path)
+        if "allOf" in node:
+            branches = node["allOf"]
+            if not isinstance(branches, list) or len(branches) != 1:
+                n = len(branches) if isinstance(branches, list) else "?"
+                raise self.error(path, f"allOf with {n} branches is not supported (only a single branch)")
+            inner, _ = self.deref(branches[0], f"{path}/allOf/0")
+            if isinstance(inner, bool):
+                inner = {}
+            rest = {k: v for k, v in node.items() if k != "allOf"}
+            self.fill(p, {**inner, **rest}, path)
+            return
+        self.position_keywords(p, node, path)
+        if "anyOf" in node or "oneOf" in node:
+            self.fill_union(p, node, path)
+        else:
+            self.fill_typed(p, node, path)
+        if "idScope" in node or "ref" in node:
+            self.special_from_node(p, node, path)
+
+    def position_keywords(self, p: Pos, node: dict, path: str) -> None:
+        if "nullScore" in node:
+            v = node["nullScore"]
+            if not _is_real(v):
+                raise self.error(path, f"nullScore must be a real number, got {v!r}")
+            if not 0.0 <= v <= 1.0:
+                raise self.error(path, f"nullScore must be in [0, 1], got {v!r}")
+            p.null_score = float(v)
+        p.weight = self.real(node, "valueWeight", path, 1.0)
+        if "idScope" in node and "ref" in node:
+            raise self.error(path, "a node cannot carry both idScope and ref")
+        for key in ("idScope", "ref"):
+            if key in node:
+                v = node[key]
+                if not isinstance(v, str) or not v:
+                    raise self.error(path, f"{key} must be a non-empty string, got {v!r}")
+
+    # -- typed nodes ----------------------------------------------------------
+    def node_kinds(self, node: dict, path: str) -> tuple[set[str] | None, bool]:
+        """(value kinds, null allowed); ``None`` kinds means any."""
+        t = node.get("type")
+        if t is None:
+            if "const" in node:
+                k = kind_of(node["const"])
+                return ({k} - {KIND_NULL} if k else None), k == KIND_NULL
+            if isinstance(node.get("enum"), list) and node["enum"]:
+                ks = {kind_of(v) for v in node["enum"]}
+                if None in ks:
+                    return None, True
+                return ks - {KIND_NULL}, KIND_NULL in ks
+            if any(k in node for k in ("properties", "additionalProperties", "patternProperties")):
+                return {KIND_OBJECT}, False
+            if any(k in node for k in ("items", "prefixItems")):
+                return {KIND_ARRAY}, False
+            return None, True
+        names = [t] if isinstance(t, str) else t
+        if not isinstance(names, list) or not names:
+            raise self.error(path, f"type must be a type name or a non-empty list of them, got {t!r}")
+        kinds: set[str] = set()
+        for name in names:
+            if name not in _TYPE_KINDS:
+                raise self.error(path, f"unknown type {name!r}; expected one of {sorted(_TYPE_KINDS)}")
+            kinds.add(_TYPE_KINDS[name])
+        nullable = KIND_NULL in kinds
+        kinds.discard(KIND_NULL)
+        return kinds, nullable
+
+    def fill_typed(self, p: Pos, node: dict, path: str) -> None:
+        kinds, nullable = self.node_kinds(node, path)
+        if kinds is None:
+            has_keywords = any(k in node for k in EXTENSION_KEYWORDS - _POSITION_KEYWORDS)
+            if not has_keywords:
+                p.any = True
+                p.kinds = _ANY.kinds
+                p.allowed = None
+                return
+            kinds = set(_ALL_VALUE_KINDS)
+            p.allowed = None
+        else:
+            p.allowed = frozenset(kinds | ({KIND_NULL} if nullable else set()))
+        leaf_cmps = self.leaf_comparators(node, path, kinds)
+        threshold = self.real(node, "threshold", path, 0.0, hi=1.0)
+        for kind in sorted(kinds):
+            if kind == KIND_STRING:
+                p.kinds[kind] = StrLeaf(leaf_cmps[KIND_STRING], threshold)
+            elif kind == KIND_NUMBER:
+                p.kinds[kind] = NumLeaf(leaf_cmps[KIND_NUMBER], threshold)
+            elif kind == KIND_BOOLEAN:
+                p.kinds[kind] = BoolLeaf()
+            elif kind == KIND_OBJECT:
+                p.kinds[kind] = self.object_handler(node, path)
+            elif kind == KIND_ARRAY:
+                p.kinds[kind] = self.array_handler(node, path)
+
+    def leaf_comparators(self, node: dict, path: str, kinds: set[str]) -> dict[str, BoundComparator]:
+        leaf_kinds = [k for k in (KIND_STRING, KIND_NUMBER) if k in kinds]
+        if not leaf_kinds:
+            return {}
+        tolerance = self.real(node, "tolerance", path, None) if "tolerance" in node else None
+        name = node.get("score")
+        default_name = "exact" if "const" in node else None
+        out: dict[str, BoundComparator] = {}
+        if name is not None:
+            if not isinstance(name, str):
+                raise self.error(path, f"score must be a comparator name, got {name!r}")
+            for k in leaf_kinds:
+                c = resolve_comparator(name, k, self.custom, tolerance)
+                if c is not None:
+                    out[k] = c
+            if not out:
+                types = "/".join("integer" if k == KIND_NUMBER and node.get("type") == "integer" else k for k in leaf_kinds)
+                known = sorted({n for k in leaf_kinds for n in known_names(k, self.custom)})
+                raise self.error(path, f'Unsupported score "{name}" for schema type "{types}"; known comparators: {", ".join(known)}')
+            if tolerance is not None and name not in TOLERANCE_METRICS and name not in self.custom:
+                self.warn(f"{path}: tolerance is ignored by the {name!r} comparator (it applies to {sorted(TOLERANCE_METRICS)})")
+        for k in leaf_kinds:
+            if k not in out:
+                fallback = default_name or ("jaro" if k == KIND_STRING else "invdiff")
+                out[k] = resolve_comparator(fallback, k, self.custom, tolerance)
+        return out
+
+    def object_handler(self, node: dict, path: str) -> ObjHandler:
+        h = ObjHandler()
+        props = node.get("properties", {})
+        if not isinstance(props, dict):
+            raise self.error(path, f"properties must be an object, got {type(props).__name__}")
+        for key, sub in props.items():
+            h.props[key] = self.pos(sub, f"{path}/properties/{escape_token(key)}")
+        if h.props and sum(p.weight for p in h.props.values()) <= 0:
+            raise self.error(path, "the valueWeights of the properties sum to 0; at least one must be positive")
+        name = node.get("keyScore", "jaro")
+        if not isinstance(name, str):
+            raise self.error(path, f"keyScore must be a string comparator name, got {name!r}")
+        h.key_exact = name == "exact"
+        cmp = resolve_comparator(name, KIND_STRING, self.custom)
+        if cmp is None:
+            known = ", ".join(known_names(KIND_STRING, self.custom))
+            raise self.error(path, f'Unsupported keyScore "{name}"; known comparators: {known}')
+        h.key_cmp = cmp
+        h.key_threshold = self.real(node, "keyThreshold", path, 0.0, hi=1.0)
+        ki = self.real(node, "keyImportance", path, 0.0)
+        vi = self.real(node, "valueImportance", path, 1.0)
+        if ki + vi <= 0:
+            raise self.error(path, "keyImportance and valueImportance sum to 0; at least one must be positive")
+        h.ki, h.vi = ki / (ki + vi), vi / (ki + vi)
+        extra = node.get("additionalProperties")
+        if isinstance(extra, dict):
+            h.extra = self.pos(extra, f"{path}/additionalProperties")
+        elif extra is not None and not isinstance(extra, bool):
+            raise self.error(path, "additionalProperties must be a schema or a boolean")
+        pats = node.get("patternProperties", {})
+        if not isinstance(pats, dict):
+            raise self.error(path, "patternProperties must be an object")
+        compiled = []
+        for rx, sub in pats.items():
+            try:
+                creg = re.compile(rx)
+            except re.error as e:
+                raise self.error(f"{path}/patternProperties", f"invalid regular expression {rx!r}: {e}") from None
+            compiled.append((creg, self.pos(sub, f"{path}/patternProperties/{escape_token(rx)}")))
+        h.patterns = tuple(compiled)
+        return h
+
+    def array_handler(self, node: dict, path: str) -> ArrHandler:
+        h = ArrHandler()
+        prefix = node.get("prefixItems")
+        items = node.get("items", None)
+        tail_key = "items"
+        if isinstance(items, list):  # draft-07 tuple form
+            prefix, items, tail_key = items, node.get("additionalItems"), "additionalItems"
+        if prefix is not None:
+            if not isinstance(prefix, list):
+                raise self.error(path, "prefixItems must be a list of schemas")
+            key = "prefixItems" if "prefixItems" in node else "items"
+            h.prefix = tuple(self.pos(s, f"{path}/{key}/{i}") for i, s in enumerate(prefix))
+        if items is None:
+            h.items = None if prefix is not None else _ANY
+        elif items is False:
+            h.items = None
+        else:
+            h.items = self.pos(items, f"{path}/{tail_key}")
+        order = node.get("order", "fixed")
+        if order not in ("fixed", "align"):
+            raise self.error(path, f'order must be "fixed" or "align", got {order!r}')
+        h.align = order == "align"
+        h.ignore_excess = self.flag(node, "ignoreExcess", path)
+        h.ignore_missing = self.flag(node, "ignoreMissing", path)
+        if h.ignore_excess and h.ignore_missing:
+            raise self.error(
+                path,
+                "ignoreExcess and ignoreMissing cannot both be true: the list would only score matched pairs, "
+                "which rewards leaving out hard items",
+            )
+        if "prefixWeights" in node:
+            w = node["prefixWeights"]
+            if not isinstance(w, list) or not all(_is_real(x) and math.isfinite(x) for x in w):
+                raise self.error(path, f"prefixWeights must be a list of real numbers, got {w!r}")
+            if len(w) != len(h.prefix):
+                raise self.error(path, f"prefixWeights has {len(w)} entries but prefixItems has {len(h.prefix)}")
+            if any(x < 0 for x in w):
+                raise self.error(path, f"prefixWeights must be >= 0, got {w!r}")
+            if h.prefix and sum(w) <= 0:
+                raise self.error(path, "prefixWeights sum to 0; at least one must be positive")
+            h.prefix_w = tuple(float(x) for x in w)
+        else:
+            h.prefix_w = (1.0,) * len(h.prefix)
+        pi = self.real(node, "prefixImportance", path, 1.0)
+        ri = self.real(node, "restImportance", path, 1.0)
+        if h.prefix and h.items is not None:
+            if pi + ri <= 0:
+                raise self.error(path, "prefixImportance and restImportance sum to 0; at least one must be positive")
+            h.pi, h.ri = pi / (pi + ri), ri / (pi + ri)
+        elif h.prefix:
+            h.pi, h.ri = 1.0, 0.0
+        else:
+            h.pi, h.ri = 0.0, 1.0
+        return h
+
+    # -- unions ---------------------------------------------------------------
+    def fill_union(self, p: Pos, node: dict, path: str) -> None:
+        key = "anyOf" if "anyOf" in node else "oneOf"
+        if "anyOf" in node and "oneOf" in node:
+            raise self.error(path, "a node with both anyOf and oneOf is not supported")
+        raw = node[key]
+        if not isinstance(raw, list) or not raw:
+            raise self.error(path, f"{key} must be a non-empty list of schemas")
+        inherited = {k: v for k, v in node.items() if k in EXTENSION_KEYWORDS and k not in _POSITION_KEYWORDS}
+        branches: list[tuple[Pos, dict, Any]] = []  # (pos, dereferenced node, raw)
+        nullable = False
+        for i, b in enumerate(raw):
+            bpath = f"{path}/{key}/{i}"
+            bnode, _ = self.deref(b, bpath) if isinstance(b, dict) else ({}, bpath)
+            if isinstance(bnode, dict) and (bnode.get("type") == "null" or ("const" in bnode and bnode["const"] is None)):
+                nullable = True
+                continue
+            if inherited:
+                merged = {**inherited, **bnode}
+                bp = self.new_pos(bpath)
+                self.fill(bp, merged, bpath)
+            else:
+                bp = self.pos(b, bpath)
+            if bp.allowed is None or KIND_NULL in bp.allowed:
+                nullable = True
+            branches.append((bp, bnode, b))
+        if len(branches) == 1:  # nullable wrapper: the position is the branch
+            bp = branches[0][0]
+            if "nullScore" not in node:
+                p.null_score = bp.null_score
+            if "valueWeight" not in node:
+                p.weight = bp.weight
+            if p.special is None and bp.special is not None:
+                spec = bp.special
+                p.special = RefSpec(spec.scope, spec.kind, True) if isinstance(spec, RefSpec) else spec
+        p.allowed = None
+        if all(bp.allowed is not None for bp, _, _ in branches):
+            allowed = set().union(*(bp.allowed for bp, _, _ in branches))
+            p.allowed = frozenset(allowed | ({KIND_NULL} if nullable else set()))
+        by_kind: dict[str, list] = {}
+        for bp, _, _ in branches:
+            for kind, handler in bp.kinds.items():
+                lst = by_kind.setdefault(kind, [])
+                if handler not in lst:
+                    lst.append(handler)
+        disc_prop, disc_map = self.discriminator(node, path, branches)
+        for kind, handlers in by_kind.items():
+            if len(handlers) == 1 and not (kind == KIND_OBJECT and disc_prop):
+                p.kinds[kind] = handlers[0]
+            else:
+                p.kinds[kind] = UnionHandler(tuple(handlers), disc_prop if kind == KIND_OBJECT else None, disc_map if kind == KIND_OBJECT else None)
+
+    def discriminator(self, node: dict, path: str, branches: list) -> tuple[str | None, dict]:
+        d = node.get("discriminator")
+        if d is None:
+            return None, {}
+        prop = d if isinstance(d, str) else d.get("propertyName") if isinstance(d, dict) else None
+        if not isinstance(prop, str):
+            raise self.error(path, f"discriminator must name a property (propertyName), got {d!r}")
+        mapping = d.get("mapping", {}) if isinstance(d, dict) else {}
+        out: dict = {}
+        for bp, bnode, raw in branches:
+            handler = bp.kinds.get(KIND_OBJECT)
+            if handler is None:
+                continue
+            tags = [t for t, ref in mapping.items() if isinstance(raw, dict) and raw.get("$ref") == ref]
+            if not tags:
+                sub = bnode.get("properties", {}).get(prop) if isinstance(bnode, dict) else None
+                if isinstance(sub, dict):
+                    sub, _ = self.deref(sub, path)
+                    if "const" in sub:
+                        tags = [sub["const"]]
+                    elif isinstance(sub.get("enum"), list):
+                        tags = list(sub["enum"])
+            for t in tags:
+                if isinstance(t, (str, int, float, bool)) or t is None:
+                    out.setdefault(t, handler)
+        return prop, out
+
+    # -- identifiers and references --------------------------------------------
+    def special_from_node(self, p: Pos, node: dict, path: str) -> None:
+        key = "idScope" if "idScope" in node else "ref" if "ref" in node else None
+        if key is None:
+            return
+        scope = node[key]
+        kinds, nullable = self._special_kinds(p, node, path, key)
+        if key == "idScope":
+            p.special = IdSpec(scope, kinds)
+            self.id_positions.append(p)
+        else:
+            p.special = RefSpec(scope, kinds, nullable)
+            self.ref_positions.append(p)
+        if "score" in node or "threshold" in node:
+            self.warn(f"{path}: score/threshold are ignored on {key} fields (they are compared through the identifier mapping)")
+
+    def _special_kinds(self, p: Pos, node: dict, path: str, key: str) -> tuple[str, bool]:
+        kinds = set(p.allowed) if p.allowed is not None else None
+        if kinds is None:
+            kinds, nullable = self.node_kinds(node, path)
+            if kinds is not None:
+                kinds = set(kinds) | ({KIND_NULL} if nullable else set())
+        if kinds is None:
+            raise self.error(path, f"{key} needs a type of string, integer or number")
+        nullable = KIND_NULL in kinds
+        kinds.discard(KIND_NULL)
+        if len(kinds) != 1 or next(iter(kinds)) not in (KIND_STRING, KIND_NUMBER):
+            raise self.error(path, f"{key} fields must have exactly one type among string, integer and number, got {sorted(kinds)}")
+        if key == "idScope" and nullable and isinstance(node.get("type"), list):
+            raise self.error(path, "idScope fields cannot be nullable")
+        return next(iter(kinds)), nullable
+
+
+def compile_schema(schema: Any, custom: Mapping[str, Callable] | None = None) -> Plan:
+    """Compile ``schema`` (a dict or a boolean; ``None`` means infer) into a :class:`Plan`."""
+    custom = dict(custom or {})
+    if schema is None:
+        return Plan(_ANY)
+    if not isinstance(schema, (dict, bool)):
+        raise SchemaError(f"a schema must be an object or a boolean, got {type(schema).__name__}", "#")
+    c = _Compiler(schema, custom)
+    root = c.pos(schema, "#")
+    plan = Plan(root)
+    plan.positions = c.count
+    plan.id_sites = c.id_positions
+    plan.ref_sites = c.ref_positions
+    return plan

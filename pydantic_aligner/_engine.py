@@ -1,0 +1,462 @@
+"""The alignment engine: scores a gold and a candidate JSON value under a compiled plan.
+
+Two entry points share every rule:
+
+* :func:`score` returns only the float. It is what similarity matrices are
+  built from (all n x m pairs of a list), so it allocates no tree.
+* :func:`align` returns the :class:`~._tree.Match` tree. It is only run on the
+  pairs the assignment kept.
+
+Both compute every number with the same operations in the same order, so a
+node's ``score`` in the tree is bit-identical to the matrix cell it was chosen
+from. The engine never imports Pydantic and never reads a raw schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
+from ._comparators import ScoreContext
+from ._compile import any_pos, escape_token
+from ._errors import DataError
+from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, _KIND_BY_TYPE, kind_of
+from ._tree import Match, Row
+
+__all__ = ["Ctx", "Problem", "align", "score", "sim_matrix"]
+
+_ANY = any_pos()
+_KIND = _KIND_BY_TYPE
+# comparators for which sim(a, b) == 1 implies a == b (safe to pair equal keys directly)
+_INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"})
+
+
+class Problem:
+    """Something about the data that does not fit the schema (reported, never fatal)."""
+
+    __slots__ = ("side", "path", "message")
+
+    def __init__(self, side: str, path: str, message: str) -> None:
+        self.side = side
+        self.path = path
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Problem({self.side!r}, {self.path!r}, {self.message!r})"
+
+    def __str__(self) -> str:
+        return f"{self.side} {self.path or '/'}: {self.message}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and (self.side, self.path, self.message) == (other.side, other.path, other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.side, self.path, self.message))
+
+
+class Ctx:
+    """Per-call state. A compiled plan is shared; a context never is."""
+
+    __slots__ = ("gold_root", "pred_root", "mappings", "pred_ids", "mask_scope", "mask_all", "problems")
+
+    def __init__(self, gold_root: Any, pred_root: Any) -> None:
+        self.gold_root = gold_root
+        self.pred_root = pred_root
+        self.mappings: dict[str, dict] = {}
+        self.pred_ids: dict[str, set] = {}
+        self.mask_scope: str | None = None
+        self.mask_all = False
+        self.problems: list[Problem] = []
+
+
+# ---------------------------------------------------------------------------
+# locations (only materialised for context-aware comparators and errors)
+
+
+def _loc_path(loc: Any) -> tuple:
+    out = []
+    while loc is not None:
+        out.append(loc[1])
+        loc = loc[0]
+    return tuple(reversed(out))
+
+
+def _pointer(path: tuple) -> str:
+    return "".join("/" + escape_token(t) for t in path)
+
+
+def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
+    if loc is None:
+        return ScoreContext(None, None, ctx.gold_root, ctx.pred_root, ())
+    return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
+
+
+def _gold_kind(g: Any, loc: Any) -> str:
+    k = kind_of(g)
+    if k is None:
+        raise DataError(
+            f"a value of type {type(g).__name__} has no JSON equivalent; pass JSON values or a model instance",
+            _pointer(_loc_path(loc)),
+        )
+    return k
+
+
+# ---------------------------------------------------------------------------
+# special positions: identifiers and references
+
+
+def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
+    sp = pos.special
+    if sp.__class__ is IdSpec:
+        return 1.0, None
+    if ctx.mask_all or sp.scope == ctx.mask_scope:
+        return 1.0, None
+    if g is None or p is None:
+        return (1.0 if g is None and p is None else pos.null_score), None
+    mapping = ctx.mappings.get(sp.scope)
+    if mapping is None:
+        return 1.0, None
+    try:
+        mapped = mapping.get(g)
+    except TypeError:
+        return 0.0, None
+    if mapped is None or _KIND.get(type(p)) != sp.kind:
+        return 0.0, mapped
+    try:
+        ok = mapped == p and p in ctx.pred_ids[sp.scope]
+    except TypeError:
+        ok = False
+    return (1.0 if ok else 0.0), mapped
+
+
+# ---------------------------------------------------------------------------
+# score only
+
+
+def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
+    """The score of ``p`` against ``g`` at ``pos`` (no tree)."""
+    if pos.special is not None:
+        return _special(pos, g, p, ctx)[0]
+    if g is None or p is None:
+        return 1.0 if g is None and p is None else pos.null_score
+    kg = _KIND.get(type(g)) or _gold_kind(g, loc)
+    if (_KIND.get(type(p)) or kind_of(p)) != kg:
+        return 0.0
+    h = pos.kinds.get(kg) or _ANY.kinds[kg]
+    return _score_h(h, g, p, ctx, loc)
+
+
+def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
+    t = h.tag
+    if t == STR or t == NUM:
+        c = h.cmp
+        s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        return 0.0 if s < h.threshold else s
+    if t == BOOL:
+        return 1.0 if g == p else 0.0
+    if t == OBJ:
+        return _object(h, g, p, ctx, loc, None, None)[0]
+    if t == ARR:
+        return _array(h, g, p, ctx, loc, None, None)[0]
+    b, s = _pick_branch(h, g, p, ctx, loc)
+    return s if s is not None else _score_h(b, g, p, ctx, loc)
+
+
+def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float | None]:
+    """The union branch used for ``g``: by discriminator tag, else the best-scoring one (first on ties)."""
+    if h.disc_prop is not None and isinstance(g, dict):
+        try:
+            b = h.disc_map.get(g.get(h.disc_prop))
+        except TypeError:
+            b = None
+        if b is not None:
+            return b, None
+    best, best_s = None, -1.0
+    for b in h.branches:
+        s = _score_h(b, g, p, ctx, loc)
+        if s > best_s:
+            best, best_s = b, s
+    return best, best_s
+
+
+# ---------------------------------------------------------------------------
+# tree
+
+
+def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
+    """The match tree of ``p`` against ``g`` at ``pos``."""
+    if pos.special is not None:
+        s, mapped = _special(pos, g, p, ctx)
+        kind = "id" if pos.special.__class__ is IdSpec else "ref"
+        return Match(kind, s, g, p, gptr, pptr, mapped=mapped)
+    if g is None or p is None:
+        if g is None and p is None:
+            return Match("null", 1.0, g, p, gptr, pptr)
+        if p is None and pos.allowed is not None and "null" not in pos.allowed:
+            ctx.problems.append(Problem("pred", pptr or "", "null where the schema does not allow it"))
+        return Match("null", pos.null_score, g, p, gptr, pptr)
+    kg = _KIND.get(type(g)) or _gold_kind(g, loc)
+    kp = _KIND.get(type(p)) or kind_of(p)
+    if kp != kg:
+        got = kp or type(p).__name__
+        ctx.problems.append(Problem("pred", pptr or "", f"expected {kg} (as in the gold), got {got}"))
+        return Match("mismatch", 0.0, g, p, gptr, pptr)
+    h = pos.kinds.get(kg)
+    if h is None:
+        h = _ANY.kinds[kg]
+        ctx.problems.append(Problem("gold", gptr or "", f"{kg} value where the schema allows {sorted(pos.allowed or ())}; scored with default comparators"))
+    return _align_h(h, g, p, ctx, loc, gptr, pptr)
+
+
+_LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
+
+
+def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
+    t = h.tag
+    if t == OBJ:
+        s, rows = _object(h, g, p, ctx, loc, gptr, pptr)
+        return Match("object", s, g, p, gptr, pptr, rows)
+    if t == ARR:
+        s, rows, kind = _array(h, g, p, ctx, loc, gptr, pptr)
+        return Match(kind, s, g, p, gptr, pptr, rows)
+    if t == UNION:
+        b, _ = _pick_branch(h, g, p, ctx, loc)
+        return _align_h(b, g, p, ctx, loc, gptr, pptr)
+    return Match(_LEAF_KIND[t], _score_h(h, g, p, ctx, loc), g, p, gptr, pptr)
+
+
+def _child(ptr: str | None, token: Any) -> str | None:
+    if ptr is None:
+        return None
+    return f"{ptr}/{escape_token(token)}"
+
+
+# ---------------------------------------------------------------------------
+# objects
+
+
+def _key_rows(h: Any, g: dict, p: dict) -> list[tuple[Any, Any, float]]:
+    """(gold key or None, candidate key or None, key similarity) rows, canonical order."""
+    cmp = h.key_cmp
+    if h.key_exact or (g.keys() == p.keys() and cmp.name in _INJECTIVE and not cmp.custom):
+        rows: list[tuple[Any, Any, float]] = []
+        spare = iter([k for k in p if k not in g])
+        for gk in g:
+            if gk in p:
+                rows.append((gk, gk, 1.0))
+                continue
+            pk = next(spare, None)
+            if pk is not None:
+                rows.append((None, pk, 0.0))
+            rows.append((gk, None, 0.0))
+        rows.extend((None, pk, 0.0) for pk in spare)
+        return rows
+    G, P = list(g), list(p)
+    if cmp.matrix is not None:
+        K = cmp.matrix(G, P)
+    else:
+        K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    if h.key_threshold > 0.0:
+        K[K < h.key_threshold] = 0.0
+    out = []
+    for kind, i, j in canonical_rows(len(G), len(P), assign(K)):
+        if kind == PAIR:
+            out.append((G[i], P[j], float(K[i, j])))
+        elif kind == MISSING:
+            out.append((G[i], None, 0.0))
+        else:
+            out.append((None, P[j], 0.0))
+    return out
+
+
+def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> tuple[float, tuple]:
+    tree = gptr is not None
+    if not g and not p:
+        return 1.0, ()
+    rows = _key_rows(h, g, p)
+    props = h.props
+    acc = 0.0
+    tw = 0.0
+    ksum = 0.0
+    built = []
+    for gk, pk, ks in rows:
+        key = gk if gk is not None else pk
+        vpos = props.get(key) or h.value_pos(key) or _ANY
+        w = vpos.weight
+        tw += w
+        if gk is not None and pk is not None:
+            ksum += ks
+            sub = (loc, gk, g, p)
+            if tree:
+                node = align(vpos, g[gk], p[pk], ctx, sub, _child(gptr, gk), _child(pptr, pk))
+                s = node.score
+                built.append(("pair", gk, pk, w, node, ks))
+            else:
+                s = score(vpos, g[gk], p[pk], ctx, sub)
+            acc += w * s
+        elif tree:
+            if gk is not None:
+                built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None), 0.0))
+            else:
+                built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk)), 0.0))
+    values = acc / tw if tw > 0.0 else 1.0
+    ki, vi = h.ki, h.vi
+    if ki == 0.0:
+        s = vi * values / vi
+    else:
+        s = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    if not tree:
+        return s, ()
+    kbar = ki / (ki + vi)
+    vbar = vi / (ki + vi)
+    kw = kbar / len(rows)
+    out = tuple(
+        Row(kind, gk, pk, (vbar * w / tw) if tw > 0.0 else 0.0, node, ks, kw)
+        for kind, gk, pk, w, node, ks in built
+    )
+    return s, out
+
+
+# ---------------------------------------------------------------------------
+# arrays
+
+
+def sim_matrix(pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int) -> np.ndarray:
+    """All pairwise scores of ``golds`` x ``preds`` at item position ``pos``."""
+    n, m = len(golds), len(preds)
+    if pos.special is None:
+        M = _leaf_matrix(pos, golds, preds)
+        if M is not None:
+            return M
+    rows = []
+    for i, gi in enumerate(golds):
+        li = (loc, offset + i, gfull, pfull)
+        rows.append([score(pos, gi, pj, ctx, li) for pj in preds])
+    return np.array(rows, dtype=np.float64).reshape(n, m)
+
+
+def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
+    """Vectorised matrix when every item on both sides is a primitive of one JSON kind."""
+    kinds = {_KIND.get(type(v)) for v in golds}
+    if len(kinds) != 1:
+        return None
+    (k,) = kinds
+    if k not in ("string", "number", "boolean"):
+        return None
+    if any(_KIND.get(type(v)) != k for v in preds):
+        return None
+    h = pos.kinds.get(k) or _ANY.kinds[k]
+    if h.tag == BOOL:
+        ga = np.array(golds, dtype=bool)[:, None]
+        pa = np.array(preds, dtype=bool)[None, :]
+        return (ga == pa).astype(np.float64)
+    c = h.cmp
+    if c.matrix is None or c.wants_context:
+        return None
+    try:
+        M = c.matrix(golds, preds)
+    except OverflowError:
+        return None
+    if h.threshold > 0.0:
+        M[M < h.threshold] = 0.0
+    return M
+
+
+def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
+    L = len(h.prefix)
+    has_tail = h.items is not None
+    rows: list = []
+    if L and has_tail:
+        ps = _prefix(h, g, p, ctx, loc, gptr, pptr, h.pi, rows)
+        ts, kind = _tail(h, g, p, L, ctx, loc, gptr, pptr, h.ri, rows)
+        s = h.pi * ps + h.ri * ts
+        kind = "combined"
+    elif L:
+        s = _prefix(h, g, p, ctx, loc, gptr, pptr, 1.0, rows)
+        kind = "prefix"
+    elif has_tail:
+        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows)
+    else:
+        s, kind = 1.0, "prefix"
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    if gptr is None:
+        return s, ()
+    return s, tuple(rows), kind
+
+
+def _prefix(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list) -> float:
+    tree = gptr is not None
+    ng, npr = len(g), len(p)
+    acc = 0.0
+    total = 0.0
+    built = []
+    for k, slot in enumerate(h.prefix):
+        w = h.prefix_w[k]
+        hg, hp = k < ng, k < npr
+        if hg and hp:
+            total += w
+            if tree:
+                node = align(slot, g[k], p[k], ctx, (loc, k, g, p), _child(gptr, k), _child(pptr, k))
+                s = node.score
+                built.append(("pair", k, k, w, node))
+            else:
+                s = score(slot, g[k], p[k], ctx, (loc, k, g, p))
+            acc += w * s
+        elif hg or hp:
+            total += w
+            if tree:
+                if hg:
+                    built.append(("missing", k, None, w, Match("missing", 0.0, g[k], None, _child(gptr, k), None)))
+                else:
+                    built.append(("excess", None, k, w, Match("excess", 0.0, None, p[k], None, _child(pptr, k))))
+        elif tree:
+            built.append(("absent", None, None, 0.0, Match("absent", 0.0, None, None, _child(gptr, k), _child(pptr, k))))
+    s = acc / total if total > 0.0 else 1.0
+    if tree:
+        for kind, gk, pk, w, node in built:
+            rows.append(Row(kind, gk, pk, scale * w / total if total > 0.0 else 0.0, node))
+    return s
+
+
+def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list) -> tuple[float, str]:
+    tree = gptr is not None
+    kind = "reorder" if h.align else "fixed"
+    gt = g[L:] if L else g
+    pt = p[L:] if L else p
+    n, m = len(gt), len(pt)
+    if n == 0 and m == 0:
+        return 1.0, kind
+    S = None
+    if n and m:
+        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
+        plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
+    else:
+        plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
+    k = 0
+    total = 0.0
+    for rk, i, j in plan:
+        if rk == PAIR:
+            k += 1
+            total += float(S[i, j])
+    D = n + m - k
+    if h.ignore_excess:
+        D -= m - k
+    if h.ignore_missing:
+        D -= n - k
+    s = total / D if D > 0 else 1.0
+    if tree:
+        alpha = scale / D if D > 0 else 0.0
+        wm = 0.0 if h.ignore_missing else alpha
+        we = 0.0 if h.ignore_excess else alpha
+        for rk, i, j in plan:
+            if rk == PAIR:
+                node = align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
+                rows.append(Row(PAIR, L + i, L + j, alpha, node))
+            elif rk == MISSING:
+                rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, _child(gptr, L + i), None)))
+            else:
+                rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, _child(pptr, L + j))))
+    return s, kind

@@ -1,0 +1,78 @@
+"""Exceptions and warnings raised by pydantic_aligner.
+
+Every error names *where* the problem is: a schema path (``#/properties/x``) for
+schema errors, a data path (JSON Pointer) for data errors, a character position
+for parse errors.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "AlignerError",
+    "AlignerWarning",
+    "ComparatorError",
+    "DataError",
+    "ParseError",
+    "SchemaError",
+]
+
+
+class AlignerError(Exception):
+    """Base class of every error raised by pydantic_aligner."""
+
+
+class SchemaError(AlignerError, ValueError):
+    """A schema or an option is invalid. Raised when the :class:`Aligner` is built.
+
+    ``path`` is the JSON Pointer of the offending schema node (``"#"`` is the
+    root), or ``None`` for a constructor option.
+
+    >>> from pydantic_aligner import Aligner, SchemaError
+    >>> try:
+    ...     Aligner({"type": "array", "items": {"type": "string"}, "order": "sorted"})
+    ... except SchemaError as e:
+    ...     print(e.path)
+    #
+    """
+
+    def __init__(self, message: str, path: str | None = None) -> None:
+        self.path = path
+        self.problem = message
+        super().__init__(f"{path}: {message}" if path is not None else message)
+
+
+class DataError(AlignerError, ValueError):
+    """The gold (or, in strict mode, any) data cannot be scored as given.
+
+    Examples: a gold record list with two records carrying the same identifier,
+    a gold reference to an identifier no gold record declares, a value of a
+    Python type that has no JSON equivalent. ``path`` is a JSON Pointer into
+    the document (``""`` is the root) and ``side`` is ``"gold"`` or ``"pred"``.
+    """
+
+    def __init__(self, message: str, path: str | None = None, side: str = "gold") -> None:
+        self.path = path
+        self.side = side
+        self.problem = message
+        where = f"{side} {path!r}: " if path is not None else ""
+        super().__init__(f"{where}{message}")
+
+
+class ComparatorError(AlignerError, ValueError):
+    """A custom comparator returned something other than a real number in [0, 1]."""
+
+
+class ParseError(AlignerError, ValueError):
+    """Candidate text could not be read as JSON.
+
+    ``position`` is the character offset where reading failed (or ``None``).
+    """
+
+    def __init__(self, message: str, position: int | None = None) -> None:
+        self.position = position
+        self.problem = message
+        super().__init__(message if position is None else f"{message} (at character {position})")
+
+
+class AlignerWarning(UserWarning):
+    """Warnings about schemas and data (misspelt keywords, ambiguous mappings, ...)."""

@@ -1,0 +1,191 @@
+"""The compiled plan: what a JSON Schema with extension keywords means for scoring.
+
+The compiler (``_compile``) turns a schema into a graph of :class:`Pos` objects
+once; the engine only ever reads these objects and plain JSON values. A
+:class:`Pos` is one schema position (a property value, the items of an array,
+a tuple slot, the root). It holds the position-level keywords (``nullScore``,
+``valueWeight``, ``idScope``, ``ref``) and one *handler* per JSON kind of gold
+value it accepts ("string", "number", "boolean", "object", "array").
+Recursive schemas give cyclic graphs; nothing here is ever mutated after
+compilation.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Mapping
+
+from ._comparators import BoundComparator
+
+# handler tags (ints: cheap dispatch in the engine)
+STR, NUM, BOOL, OBJ, ARR, UNION = range(1, 7)
+
+KIND_STRING = "string"
+KIND_NUMBER = "number"
+KIND_BOOLEAN = "boolean"
+KIND_OBJECT = "object"
+KIND_ARRAY = "array"
+KIND_NULL = "null"
+
+_KIND_BY_TYPE: dict[type, str] = {
+    str: KIND_STRING,
+    int: KIND_NUMBER,
+    float: KIND_NUMBER,
+    bool: KIND_BOOLEAN,
+    dict: KIND_OBJECT,
+    list: KIND_ARRAY,
+    tuple: KIND_ARRAY,
+    type(None): KIND_NULL,
+}
+
+
+def kind_of(value: Any) -> str | None:
+    """The JSON kind of a Python value, or ``None`` if it has no JSON equivalent."""
+    k = _KIND_BY_TYPE.get(type(value))
+    if k is not None:
+        return k
+    if isinstance(value, bool):
+        return KIND_BOOLEAN
+    if isinstance(value, str):
+        return KIND_STRING
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return KIND_NUMBER
+    if isinstance(value, Mapping):
+        return KIND_OBJECT
+    if isinstance(value, (list, tuple)):
+        return KIND_ARRAY
+    return None
+
+
+class IdSpec:
+    """``idScope``: the position holds a record identifier of ``scope``."""
+
+    __slots__ = ("scope", "kind")
+
+    def __init__(self, scope: str, kind: str) -> None:
+        self.scope = scope
+        self.kind = kind
+
+
+class RefSpec:
+    """``ref``: the position holds a reference into ``scope``."""
+
+    __slots__ = ("scope", "kind", "nullable")
+
+    def __init__(self, scope: str, kind: str, nullable: bool) -> None:
+        self.scope = scope
+        self.kind = kind
+        self.nullable = nullable
+
+
+class Pos:
+    """One compiled schema position."""
+
+    __slots__ = ("path", "null_score", "weight", "special", "kinds", "allowed", "any", "uid")
+
+    def __init__(self, path: str) -> None:
+        self.path = path  # JSON Pointer of the schema node ("#" is the root)
+        self.null_score = 0.0
+        self.weight = 1.0
+        self.special: IdSpec | RefSpec | None = None
+        self.kinds: dict[str, Any] = {}  # JSON kind -> handler
+        self.allowed: frozenset[str] | None = None  # JSON kinds the schema allows (None: any)
+        self.any = False  # the schema says nothing: kinds are the inferred defaults
+        self.uid = 0
+
+    def __repr__(self) -> str:
+        return f"Pos({self.path!r}, kinds={sorted(self.kinds)})"
+
+
+class StrLeaf:
+    __slots__ = ("cmp", "threshold")
+    tag = STR
+
+    def __init__(self, cmp: BoundComparator, threshold: float) -> None:
+        self.cmp = cmp
+        self.threshold = threshold
+
+
+class NumLeaf:
+    __slots__ = ("cmp", "threshold")
+    tag = NUM
+
+    def __init__(self, cmp: BoundComparator, threshold: float) -> None:
+        self.cmp = cmp
+        self.threshold = threshold
+
+
+class BoolLeaf:
+    __slots__ = ()
+    tag = BOOL
+
+
+class ObjHandler:
+    """An object: key pairing plus per-key value positions."""
+
+    __slots__ = ("props", "key_cmp", "key_exact", "key_threshold", "ki", "vi", "extra", "patterns")
+    tag = OBJ
+
+    def __init__(self) -> None:
+        self.props: dict[str, Pos] = {}
+        self.key_cmp: BoundComparator | None = None
+        self.key_exact = False
+        self.key_threshold = 0.0
+        self.ki = 0.0
+        self.vi = 1.0
+        self.extra: Pos | None = None  # additionalProperties schema (None: inferred)
+        self.patterns: tuple = ()  # ((compiled regex, Pos), ...)
+
+    def value_pos(self, key: str) -> Pos | None:
+        """The declared position of ``key`` (properties, then patternProperties, then additionalProperties)."""
+        p = self.props.get(key)
+        if p is not None:
+            return p
+        for rx, pos in self.patterns:
+            if rx.search(key):
+                return pos
+        return self.extra
+
+
+class ArrHandler:
+    """An array: positional prefix slots and/or a variable tail."""
+
+    __slots__ = ("prefix", "prefix_w", "items", "align", "ignore_excess", "ignore_missing", "pi", "ri")
+    tag = ARR
+
+    def __init__(self) -> None:
+        self.prefix: tuple[Pos, ...] = ()
+        self.prefix_w: tuple[float, ...] = ()
+        self.items: Pos | None = None
+        self.align = False  # order: "align" (True) or "fixed" (False)
+        self.ignore_excess = False
+        self.ignore_missing = False
+        self.pi = 1.0  # normalised prefixImportance
+        self.ri = 0.0  # normalised restImportance
+
+
+class UnionHandler:
+    """Several schema branches accept the same JSON kind: discriminated or best-of."""
+
+    __slots__ = ("branches", "disc_prop", "disc_map")
+    tag = UNION
+
+    def __init__(self, branches: tuple, disc_prop: str | None = None, disc_map: dict | None = None) -> None:
+        self.branches = branches
+        self.disc_prop = disc_prop
+        self.disc_map = disc_map or {}
+
+
+class Plan:
+    """The compiled schema: the root position plus what referential alignment needs."""
+
+    __slots__ = ("root", "scopes", "scope_order", "degraded", "ref_sites", "id_sites", "positions")
+
+    def __init__(self, root: Pos) -> None:
+        self.root = root
+        self.scopes: dict[str, Any] = {}
+        self.scope_order: tuple[str, ...] = ()
+        self.degraded: frozenset[str] = frozenset()
+        self.ref_sites: list = []
+        self.id_sites: list = []
+        self.positions: int = 0

@@ -1,0 +1,94 @@
+"""The match tree: what was paired with what, and how much each part weighs.
+
+A :class:`Match` is one aligned position. Containers have ``children``, a
+tuple of :class:`Row`; each row says whether it is a pair, a gold-only
+(*missing*) or candidate-only (*excess*) element, or an empty tuple slot
+(*absent*), where the element sits in each original document, and which share
+of the parent's score it carries (``weight``, the coefficient alpha of SPEC 11).
+For every container ``score == sum(row.weight * row.node.score) + sum(row.key_weight * row.key_score)``
+up to rounding, so the deficit ``1 - score`` decomposes exactly over the leaves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+__all__ = ["Match", "Row", "LEAF_KINDS", "CONTAINER_KINDS"]
+
+#: Kinds of leaf nodes.
+LEAF_KINDS = frozenset({"string", "number", "boolean", "null", "id", "ref", "mismatch", "missing", "excess", "absent"})
+#: Kinds of container nodes ("reorder" = order-agnostic list, "fixed" = ordered
+#: list, "prefix" = positional tuple, "combined" = tuple plus tail).
+CONTAINER_KINDS = frozenset({"object", "reorder", "fixed", "prefix", "combined"})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Match:
+    """One node of the match tree.
+
+    ``kind`` is a leaf kind (``"string"``, ``"number"``, ``"boolean"``,
+    ``"null"``, ``"id"``, ``"ref"``, ``"mismatch"`` for values of different JSON
+    types, ``"missing"``/``"excess"`` for unmatched elements, ``"absent"`` for a
+    tuple slot neither side has) or a container kind (``"object"``,
+    ``"reorder"``, ``"fixed"``, ``"prefix"``, ``"combined"``).
+    ``gold_path``/``pred_path`` are JSON Pointers into the gold and candidate
+    documents with original indices (``None`` when that side has no element).
+    ``mapped`` is, for a reference leaf, the candidate id its gold target maps to.
+    """
+
+    kind: str
+    score: float
+    gold: Any
+    pred: Any
+    gold_path: str | None
+    pred_path: str | None
+    children: tuple["Row", ...] = ()
+    mapped: Any = None
+    confidence: float = 1.0
+
+    @property
+    def path(self) -> str:
+        """The gold-side path, or the candidate path for a candidate-only node."""
+        return self.gold_path if self.gold_path is not None else (self.pred_path or "")
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.kind in LEAF_KINDS
+
+    def walk(self) -> Iterator["Match"]:
+        """Every node of the subtree, depth first, parents before children."""
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(row.node for row in reversed(node.children))
+
+    def leaves(self) -> Iterator["Match"]:
+        """The leaf nodes of the subtree, left to right."""
+        return (n for n in self.walk() if not n.children and n.kind in LEAF_KINDS)
+
+    def __repr__(self) -> str:
+        return f"Match({self.kind!r}, score={self.score!r}, path={self.path!r}, children={len(self.children)})"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Row:
+    """One aligned row of a container.
+
+    ``kind``: ``"pair"``, ``"missing"`` (gold only), ``"excess"`` (candidate
+    only) or ``"absent"`` (a tuple slot neither side has). ``gold_key`` and
+    ``pred_key`` are the object key or the *original* list index on each side.
+    ``weight`` is the share of the parent's score carried by the row's value
+    (0 for rows excused by ``ignoreExcess``/``ignoreMissing``); for objects,
+    ``key_score`` is the key similarity and ``key_weight`` the share carried by
+    the key (non-zero only with ``keyImportance``).
+    """
+
+    kind: str
+    gold_key: Any
+    pred_key: Any
+    weight: float
+    node: Match
+    key_score: float | None = None
+    key_weight: float = 0.0

@@ -1,0 +1,97 @@
+"""Every reference conformance case, run through the public API (SPEC.md; cases in ../shared).
+
+A case that conflicts with a deliberate departure of SPEC.md A2 is listed in
+``ALLOWED`` with the departure's number and a reason, and is checked against
+*our* documented behaviour instead (``instead``). Every other case must pass.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from conformance import CASES, BY_ID, aligner_kwargs, case_params, check_score, is_referential, matches
+from pydantic_aligner import Aligner, DataError, ParseError, SchemaError
+
+_D1_GATE = "no JSON Schema validation gate: the candidate is scored structurally; strict=True reproduces the reference's 0"
+_D1_TEXT = "a str candidate is LLM text: unreadable text raises ParseError (lenient=True scores 0), never a silent 0"
+
+# case id -> (departure, reason, what we do instead)
+ALLOWED: dict[str, tuple[str, str, dict]] = {
+    "tests/test_api.py::test_metric_invalid_pred_returns_score_only_when_description_disabled": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_api.py::test_metric_validation_edge_cases_cover_nested_type_and_item_constraints::minItems": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_api.py::test_metric_validation_edge_cases_cover_nested_type_and_item_constraints::maxItems": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_describe.py::test_metric_invalid_pred_with_generate_description_full_returns_dict": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_describe.py::test_describe_invalid_pred_renders_validation_error_text": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_feedback.py::test_feedback_invalid_pred_renders_validation_error_text": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_repair.py::test_repair_invalid_pred_returns_empty_with_sentinel_residual": ("D1", _D1_GATE, {"score": 0.5, "tol": 0, "strict_score": 0.0}),
+    "tests/test_feedback.py::test_feedback_validation_failure_path_returns_degenerate_result": ("D1", _D1_TEXT, {"error": "parse", "lenient_score": 0.0}),
+    "tests/test_feedback.py::test_metric_validation_failure_with_feedback_renders_error_text": ("D1", _D1_TEXT, {"error": "parse", "lenient_score": 0.0}),
+    "tests/test_api.py::test_metric_invalid_gold_raises": ("D1", "no validation gate; the gold is only validated with strict=True (DataError)", {"score": 0.5, "tol": 0, "strict_error": "data"}),
+    "tests/test_dicts.py::test_object_schema_without_properties_does_not_crash": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
+    "tests/test_dicts.py::test_undeclared_gold_key_warns_and_scores_zero_instead_of_crashing::metric": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
+    "tests/test_dicts.py::test_undeclared_gold_key_warns_and_scores_zero_instead_of_crashing::align": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
+    "tests/test_primitives.py::test_unknown_primitive_score_name_raises_clear_error::1": ("D5", "an unknown comparator is a SchemaError when the Aligner is built, not at the first call", {"error": "schema", "match": 'Unsupported score "semantic" for schema type "string"'}),
+    "tests/test_primitives.py::test_unknown_primitive_score_name_raises_clear_error::2": ("D5", "an unknown comparator is a SchemaError when the Aligner is built, not at the first call", {"error": "schema", "match": 'Unsupported score "gaussian" for schema type "number"'}),
+}
+
+
+def run_score(case: dict) -> float:
+    aligner = Aligner(case["schema"], **aligner_kwargs(case))
+    return aligner.align(case["gold"], case["pred"]).score
+
+
+def _score_of(case_id: str) -> float:
+    return run_score(BY_ID[case_id])
+
+
+SCORING = [c for c in CASES if not is_referential(c)]
+
+
+@pytest.mark.parametrize("case", case_params(SCORING))
+def test_case(case):
+    if case["id"] in ALLOWED:
+        departure, reason, instead = ALLOWED[case["id"]]
+        check_departure(case, instead)
+        return
+    expect = case["expect"]
+    if expect.get("error") == "construction":
+        with pytest.raises(SchemaError) as info:
+            Aligner(case["schema"], **aligner_kwargs(case))
+        assert matches(expect.get("match"), str(info.value)), str(info.value)
+        return
+    if case["options"]["call"] == "construct":
+        Aligner(case["schema"], **aligner_kwargs(case))
+        return
+    if expect.get("error") == "call":
+        pytest.skip("call-time errors of result methods are checked with repairs/feedback")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = run_score(case)
+    check_score(value, expect, _score_of)
+    if "expect_warning" in case:
+        texts = [str(w.message) for w in caught]
+        assert any(matches(case["expect_warning"], t) for t in texts), texts
+
+
+_ERRORS = {"schema": SchemaError, "data": DataError, "parse": ParseError}
+
+
+def check_departure(case: dict, instead: dict) -> None:
+    kwargs = aligner_kwargs(case)
+    if "error" in instead:
+        with pytest.raises(_ERRORS[instead["error"]]) as info:
+            Aligner(case["schema"], **kwargs).align(case["gold"], case["pred"])
+        assert matches(instead.get("match"), str(info.value)), str(info.value)
+    else:
+        check_score(run_score(case), instead, _score_of)
+    if "strict_score" in instead:
+        assert Aligner(case["schema"], strict=True, **kwargs).score(case["gold"], case["pred"]) == instead["strict_score"]
+    if "strict_error" in instead:
+        with pytest.raises(_ERRORS[instead["strict_error"]]):
+            Aligner(case["schema"], strict=True, **kwargs).align(case["gold"], case["pred"])
+    if "lenient_score" in instead:
+        result = Aligner(case["schema"], lenient=True, **kwargs).align(case["gold"], case["pred"])
+        assert result.score == instead["lenient_score"]
+        assert result.problems and "unreadable" in result.problems[0].message
