@@ -190,41 +190,41 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
     if pos.special is not None:
         s, mapped = _special(pos, g, p, ctx)
         kind = "id" if pos.special.__class__ is IdSpec else "ref"
-        return Match(kind, s, g, p, gptr, pptr, mapped=mapped)
+        return Match(kind, s, g, p, gptr, pptr, mapped=mapped, pos=pos)
     if g is None or p is None:
         if g is None and p is None:
-            return Match("null", 1.0, g, p, gptr, pptr)
+            return Match("null", 1.0, g, p, gptr, pptr, pos=pos)
         if p is None and pos.allowed is not None and "null" not in pos.allowed:
             ctx.problems.append(Problem("pred", pptr or "", "null where the schema does not allow it"))
-        return Match("null", pos.null_score, g, p, gptr, pptr)
+        return Match("null", pos.null_score, g, p, gptr, pptr, pos=pos)
     kg = _KIND.get(type(g)) or _gold_kind(g, loc)
     kp = _KIND.get(type(p)) or kind_of(p)
     if kp != kg:
         got = kp or type(p).__name__
         ctx.problems.append(Problem("pred", pptr or "", f"expected {kg} (as in the gold), got {got}"))
-        return Match("mismatch", 0.0, g, p, gptr, pptr)
+        return Match("mismatch", 0.0, g, p, gptr, pptr, pos=pos)
     h = pos.kinds.get(kg)
     if h is None:
         h = _ANY.kinds[kg]
         ctx.problems.append(Problem("gold", gptr or "", f"{kg} value where the schema allows {sorted(pos.allowed or ())}; scored with default comparators"))
-    return _align_h(h, g, p, ctx, loc, gptr, pptr)
+    return _align_h(h, g, p, ctx, loc, gptr, pptr, pos)
 
 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
 
 
-def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
+def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, pos: Pos) -> Match:
     t = h.tag
     if t == OBJ:
         s, rows = _object(h, g, p, ctx, loc, gptr, pptr)
-        return Match("object", s, g, p, gptr, pptr, rows)
+        return Match("object", s, g, p, gptr, pptr, rows, pos=pos)
     if t == ARR:
         s, rows, kind = _array(h, g, p, ctx, loc, gptr, pptr)
-        return Match(kind, s, g, p, gptr, pptr, rows)
+        return Match(kind, s, g, p, gptr, pptr, rows, pos=pos)
     if t == UNION:
         b, _ = _pick_branch(h, g, p, ctx, loc)
-        return _align_h(b, g, p, ctx, loc, gptr, pptr)
-    return Match(_LEAF_KIND[t], _score_h(h, g, p, ctx, loc), g, p, gptr, pptr)
+        return _align_h(b, g, p, ctx, loc, gptr, pptr, pos)
+    return Match(_LEAF_KIND[t], _score_h(h, g, p, ctx, loc), g, p, gptr, pptr, pos=pos)
 
 
 def _child(ptr: str | None, token: Any) -> str | None:
@@ -298,9 +298,9 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
             acc += w * s
         elif tree:
             if gk is not None:
-                built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None), 0.0))
+                built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0))
             else:
-                built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk)), 0.0))
+                built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0))
     values = acc / tw if tw > 0.0 else 1.0
     ki, vi = h.ki, h.vi
     if ki == 0.0:
@@ -409,11 +409,11 @@ def _prefix(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr, pptr, scale: flo
             total += w
             if tree:
                 if hg:
-                    built.append(("missing", k, None, w, Match("missing", 0.0, g[k], None, _child(gptr, k), None)))
+                    built.append(("missing", k, None, w, Match("missing", 0.0, g[k], None, _child(gptr, k), None, pos=slot)))
                 else:
-                    built.append(("excess", None, k, w, Match("excess", 0.0, None, p[k], None, _child(pptr, k))))
+                    built.append(("excess", None, k, w, Match("excess", 0.0, None, p[k], None, _child(pptr, k), pos=slot)))
         elif tree:
-            built.append(("absent", None, None, 0.0, Match("absent", 0.0, None, None, _child(gptr, k), _child(pptr, k))))
+            built.append(("absent", None, None, 0.0, Match("absent", 0.0, None, None, _child(gptr, k), _child(pptr, k), pos=slot)))
     s = acc / total if total > 0.0 else 1.0
     if tree:
         for kind, gk, pk, w, node in built:
@@ -456,7 +456,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
                 node = align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
                 rows.append(Row(PAIR, L + i, L + j, alpha, node))
             elif rk == MISSING:
-                rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, _child(gptr, L + i), None)))
+                rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, _child(gptr, L + i), None, pos=h.items)))
             else:
-                rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, _child(pptr, L + j))))
+                rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, _child(pptr, L + j), pos=h.items)))
     return s, kind

@@ -11,7 +11,7 @@ up to rounding, so the deficit ``1 - score`` decomposes exactly over the leaves.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 __all__ = ["Match", "Row", "LEAF_KINDS", "CONTAINER_KINDS"]
@@ -35,6 +35,10 @@ class Match:
     ``gold_path``/``pred_path`` are JSON Pointers into the gold and candidate
     documents with original indices (``None`` when that side has no element).
     ``mapped`` is, for a reference leaf, the candidate id its gold target maps to.
+    ``confidence`` is how unambiguous the pairing that produced this node was
+    (1.0 unless confidence is computed). ``pos`` is the compiled schema
+    position the node was scored under (internal; ``pos.path`` is its schema
+    pointer).
     """
 
     kind: str
@@ -46,6 +50,7 @@ class Match:
     children: tuple["Row", ...] = ()
     mapped: Any = None
     confidence: float = 1.0
+    pos: Any = field(default=None, repr=False)
 
     @property
     def path(self) -> str:
