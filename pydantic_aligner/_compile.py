@@ -328,6 +328,7 @@ class _Compiler:
 
     def fill_typed(self, p: Pos, node: dict, path: str) -> None:
         kinds, nullable = self.node_kinds(node, path)
+        p.wl_scalar = "enum" in node or node.get("type") in ("string", "integer", "boolean")
         if kinds is None:
             has_keywords = any(k in node for k in EXTENSION_KEYWORDS - _POSITION_KEYWORDS)
             if not has_keywords:
@@ -509,6 +510,7 @@ class _Compiler:
                 p.null_score = bp.null_score
             if "valueWeight" not in node:
                 p.weight = bp.weight
+            p.wl_scalar = bp.wl_scalar or "enum" in node
             if p.special is None and bp.special is not None:
                 spec = bp.special
                 p.special = RefSpec(spec.scope, spec.kind, True) if isinstance(spec, RefSpec) else spec
@@ -563,6 +565,7 @@ class _Compiler:
             return
         scope = node[key]
         kinds, nullable = self._special_kinds(p, node, path, key)
+        p.wl_scalar = False
         if key == "idScope":
             p.special = IdSpec(scope, kinds)
             self.id_positions.append(p)

@@ -81,7 +81,7 @@ class RefSpec:
 class Pos:
     """One compiled schema position."""
 
-    __slots__ = ("path", "null_score", "weight", "special", "kinds", "allowed", "any", "uid")
+    __slots__ = ("path", "null_score", "weight", "special", "kinds", "allowed", "any", "uid", "wl_scalar")
 
     def __init__(self, path: str) -> None:
         self.path = path  # JSON Pointer of the schema node ("#" is the root)
@@ -92,6 +92,9 @@ class Pos:
         self.allowed: frozenset[str] | None = None  # JSON kinds the schema allows (None: any)
         self.any = False  # the schema says nothing: kinds are the inferred defaults
         self.uid = 0
+        # "exactly comparable" scalar (enum, or type exactly string/integer/boolean):
+        # used as a Weisfeiler-Leman label (SPEC 9.5)
+        self.wl_scalar = False
 
     def __repr__(self) -> str:
         return f"Pos({self.path!r}, kinds={sorted(self.kinds)})"

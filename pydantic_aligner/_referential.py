@@ -1,12 +1,619 @@
-"""Referential alignment (idScope / ref). Implemented in the referential issue."""
+"""Referential alignment: records with identifiers, and references to them (SPEC 9).
+
+Identifier values are arbitrary labels, so a candidate that numbers its
+records differently must still score 1.0. Per scope, a bijection between gold
+and candidate identifiers is inferred by assignment on the records' other
+fields (their own identifiers masked), with structure (joint 1-WL colours of
+the reference graph) breaking ties; references are then scored through it.
+
+Build time (:class:`Referential`): scopes are discovered on the compiled plan,
+so ``$ref``/``$defs`` and unions are seen too; references to unknown scopes,
+duplicate declarations and type mismatches raise :class:`SchemaError`; scopes
+are ordered by their dependencies (Kahn's algorithm, lexicographic ties).
+Per call (:meth:`Referential.prepare`): records and references are collected
+from both documents, the gold's integrity is checked (:class:`DataError`
+naming the data path), and the mappings are derived into the call context.
+
+Cycles between scopes (D8): they are solved by iteration, property-only
+mappings first, then each member again with the others' current mappings,
+until no mapping changes (at most ``CYCLE_ROUNDS`` rounds; a warning if it does
+not settle).
+"""
 
 from __future__ import annotations
 
+import warnings
+from typing import Any
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from ._assign import quantize
+from ._compile import escape_token
+from ._engine import Ctx, _score_h, sim_matrix
+from ._errors import AlignerWarning, DataError, SchemaError
+from ._plan import ARR, OBJ, UNION, IdSpec, Plan, Pos, RefSpec, kind_of
+from ._wl import Graph, refine
+
+__all__ = ["Referential", "CYCLE_ROUNDS"]
+
+#: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
+CYCLE_ROUNDS = 10
+
+_MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)
+
+
+def _id_value(v: Any) -> Any:
+    """An identifier as a hashable primitive, or None."""
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+        return None
+    return v
+
+
+def _pointer(path: tuple) -> str:
+    return "".join("/" + escape_token(t) for t in path)
+
+
+class Scope:
+    __slots__ = ("name", "kind", "path", "definers", "deps", "record_objs")
+
+    def __init__(self, name: str, kind: str, path: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.path = path  # schema path of the id field
+        self.definers: dict[int, tuple] = {}  # id(definer object) -> id suffix (keys)
+        self.record_objs: dict[int, Any] = {}  # id(definer object) -> definer (handler or Pos)
+        self.deps: set[str] = set()
+
+
+# ---------------------------------------------------------------------------
+# build time
+
+
+def _children(obj: Any):
+    """(child Pos, edge token, enters array element) of a handler."""
+    t = obj.tag
+    if t == OBJ:
+        for k, vp in obj.props.items():
+            yield vp, ("p", k), False
+        for _, vp in obj.patterns:
+            yield vp, ("a",), False
+        if obj.extra is not None:
+            yield obj.extra, ("a",), False
+    elif t == ARR:
+        for i, vp in enumerate(obj.prefix):
+            yield vp, ("x", i), True
+        if obj.items is not None:
+            yield obj.items, ("i",), True
+
+
+def _discover(plan: Plan) -> tuple[dict[str, Scope], list[tuple[RefSpec, Pos]]]:
+    scopes: dict[str, Scope] = {}
+    refs: dict[int, tuple[RefSpec, Pos]] = {}
+    visited: set = set()
+
+    def walk_pos(pos: Pos, definer: Any, suffix: tuple, pending: bool) -> None:
+        if pos.any or len(suffix) > 32:
+            return
+        key = (pos.uid, id(definer), suffix, pending)
+        if key in visited:
+            return
+        visited.add(key)
+        sp = pos.special
+        if sp is not None:
+            if isinstance(sp, RefSpec):
+                refs.setdefault(id(pos), (sp, pos))
+                return
+            if pending:
+                definer, suffix = pos, ()
+            if definer is None:
+                raise SchemaError(
+                    f"idScope {sp.scope!r} must lie under an array (items or prefixItems): its records are array elements",
+                    pos.path,
+                )
+            if _MAP in suffix:
+                raise SchemaError(f"idScope {sp.scope!r} sits inside a map value between its record and the id", pos.path)
+            scope = scopes.get(sp.scope)
+            if scope is None:
+                scope = scopes[sp.scope] = Scope(sp.scope, sp.kind, pos.path)
+            elif scope.path != pos.path:
+                raise SchemaError(f"idScope {sp.scope!r} is declared twice: at {scope.path} and at {pos.path}", pos.path)
+            scope.definers[id(definer)] = suffix
+            scope.record_objs[id(definer)] = definer
+            return
+        for h in pos.kinds.values():
+            walk_h(h, definer, suffix, pending)
+
+    def walk_h(h: Any, definer: Any, suffix: tuple, pending: bool) -> None:
+        if h.tag == UNION:
+            for b in h.branches:
+                walk_h(b, definer, suffix, pending)
+            return
+        if pending:
+            definer, suffix = h, ()
+        if h.tag == OBJ:
+            for vp, edge, _ in _children(h):
+                walk_pos(vp, definer, suffix + ((edge[1],) if edge[0] == "p" else (_MAP,)), False)
+        elif h.tag == ARR:
+            for vp, _, _ in _children(h):
+                walk_pos(vp, None, (), True)
+
+    walk_pos(plan.root, None, (), False)
+    out_refs = list(refs.values())
+    for spec, pos in out_refs:
+        scope = scopes.get(spec.scope)
+        if scope is None:
+            raise SchemaError(f"ref to undefined idScope {spec.scope!r}", pos.path)
+        if scope.kind != spec.kind:
+            raise SchemaError(
+                f"ref to idScope {spec.scope!r} holds {spec.kind} values but the identifiers of that scope are {scope.kind}",
+                pos.path,
+            )
+    return scopes, out_refs
+
+
+def _refs_under(obj: Any) -> set[str]:
+    """Scopes referenced anywhere below a record definer (handler or Pos)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, Pos):
+            if o.any:
+                continue
+            if isinstance(o.special, RefSpec):
+                found.add(o.special.scope)
+                continue
+            if o.special is not None:
+                continue
+            stack.extend(o.kinds.values())
+        elif o.tag == UNION:
+            stack.extend(o.branches)
+        else:
+            stack.extend(vp for vp, _, _ in _children(o))
+    return found
+
+
+def _kahn(scopes: dict[str, Scope]) -> tuple[list[str], list[str]]:
+    """Dependency order (SPEC 9.2) and the scopes left in cycles."""
+    deps = {s: set(sc.deps) for s, sc in scopes.items()}
+    dependents: dict[str, set[str]] = {s: set() for s in scopes}
+    for s, ds in deps.items():
+        for d in ds:
+            dependents[d].add(s)
+    queue = sorted(s for s, ds in deps.items() if not ds)
+    order: list[str] = []
+    while queue:
+        s = queue.pop(0)
+        order.append(s)
+        ready = []
+        for t in dependents[s]:
+            deps[t].discard(s)
+            if not deps[t] and t not in order and t not in queue:
+                ready.append(t)
+        queue.extend(sorted(ready))
+    rest = sorted(s for s in scopes if s not in order)
+    return order, rest
+
+
+# ---------------------------------------------------------------------------
+# per-call data index
+
+
+class _Ref:
+    __slots__ = ("scope", "spec", "value", "dpath", "epath", "frames")
+
+    def __init__(self, spec: RefSpec, value: Any, dpath: tuple, epath: tuple, frames: tuple) -> None:
+        self.scope = spec.scope
+        self.spec = spec
+        self.value = value
+        self.dpath = dpath
+        self.epath = epath
+        self.frames = frames  # ((pos, value, via_array), ...) from the root to the ref
+
+
+class _Index:
+    """Records and references of one document."""
+
+    __slots__ = ("records", "refs", "under")
+
+    def __init__(self) -> None:
+        self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
+        self.refs: list[_Ref] = []
+        self.under: dict[tuple, list[_Ref]] | None = None
+
+    def refs_under(self, dpath: tuple) -> list[_Ref]:
+        if self.under is None:
+            under: dict[tuple, list[_Ref]] = {}
+            for r in self.refs:
+                for k in range(len(r.dpath)):
+                    under.setdefault(r.dpath[:k], []).append(r)
+            self.under = under
+        return self.under.get(dpath, [])
+
 
 class Referential:
-    def __init__(self, plan, options) -> None:
+    """Scope discovery at build time, mapping derivation per call."""
+
+    __slots__ = ("plan", "options", "scopes", "order", "cyclic", "definers", "relevant", "ref_sites")
+
+    def __init__(self, plan: Plan, options: dict) -> None:
         self.plan = plan
         self.options = options
+        self.scopes, self.ref_sites = _discover(plan)
+        for name, scope in self.scopes.items():
+            for obj in scope.record_objs.values():
+                scope.deps |= _refs_under(obj) - {name}
+        self.order, self.cyclic = _kahn(self.scopes)
+        plan.scopes = self.scopes
+        plan.scope_order = tuple(self.order + self.cyclic)
+        plan.degraded = frozenset(self.cyclic)
+        # definer object id -> [(scope, suffix)]
+        self.definers: dict[int, list[tuple[str, tuple]]] = {}
+        for name in sorted(self.scopes):
+            for oid, suffix in self.scopes[name].definers.items():
+                self.definers.setdefault(oid, []).append((name, suffix))
+        self.relevant = self._relevant_positions()
 
-    def prepare(self, ctx, gold, pred) -> None:
-        return None
+    def _relevant_positions(self) -> set[int]:
+        """uids of positions from which an id, a ref or a record definer can be reached."""
+        parents: dict[int, set[int]] = {}
+        hits: set[int] = set()
+        seen: set[int] = set()
+        stack = [self.plan.root]
+        while stack:
+            pos = stack.pop()
+            if pos.uid in seen or pos.any:
+                continue
+            seen.add(pos.uid)
+            if pos.special is not None:
+                hits.add(pos.uid)
+                continue
+            hstack = list(pos.kinds.values())
+            while hstack:
+                h = hstack.pop()
+                if h.tag == UNION:
+                    hstack.extend(h.branches)
+                    continue
+                if id(h) in self.definers:
+                    hits.add(pos.uid)
+                for vp, _, _ in _children(h):
+                    parents.setdefault(vp.uid, set()).add(pos.uid)
+                    stack.append(vp)
+        out = set(hits)
+        frontier = list(hits)
+        while frontier:
+            u = frontier.pop()
+            for par in parents.get(u, ()):
+                if par not in out:
+                    out.add(par)
+                    frontier.append(par)
+        return out
+
+    # -- data walk ----------------------------------------------------------
+    def index(self, doc: Any) -> _Index:
+        idx = _Index()
+        for name in self.scopes:
+            idx.records[name] = []
+        relevant = self.relevant
+        definers = self.definers
+
+        def walk(pos: Pos, v: Any, dpath: tuple, epath: tuple, frames: tuple, via_array: bool) -> None:
+            sp = pos.special
+            if sp is not None:
+                if isinstance(sp, RefSpec):
+                    idx.refs.append(_Ref(sp, v, dpath, epath, frames))
+                elif via_array:
+                    for name, _ in definers.get(id(pos), ()):
+                        idx.records[name].append((v, _id_value(v), dpath, pos))
+                return
+            if v is None or pos.uid not in relevant:
+                return
+            h = pos.kinds.get(kind_of(v))
+            if h is None:
+                return
+            if h.tag == UNION:
+                h = _walk_branch(h, v)
+            if via_array:
+                for name, suffix in definers.get(id(h), ()):
+                    rid = v
+                    for key in suffix:
+                        rid = rid.get(key) if isinstance(rid, dict) else None
+                    idx.records[name].append((v, _id_value(rid), dpath, h))
+            if h.tag == OBJ:
+                for key, val in v.items():
+                    vp = h.props.get(key)
+                    edge = ("p", key)
+                    if vp is None:
+                        vp = h.value_pos(key)
+                        edge = ("a",)
+                        if vp is None:
+                            continue
+                    walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False)), False)
+            elif h.tag == ARR:
+                L = len(h.prefix)
+                for i, val in enumerate(v):
+                    if i < L:
+                        vp, edge = h.prefix[i], ("x", i)
+                    elif h.items is not None:
+                        vp, edge = h.items, ("i",)
+                    else:
+                        break
+                    walk(vp, val, (*dpath, i), (*epath, edge), (*frames, (vp, val, True)), True)
+
+        root = self.plan.root
+        walk(root, doc, (), (), ((root, doc, False),), False)
+        return idx
+
+    # -- per call -------------------------------------------------------------
+    def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
+        gidx = self.index(gold)
+        pidx = self.index(pred)
+        gold_ids = self._check_gold(gidx)
+        for name in self.scopes:
+            ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
+        for name in self.order:
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True)
+        if self.cyclic:
+            self._solve_cycle(ctx, gidx, pidx, gold_ids)
+        ctx.mask_scope = None
+        ctx.mask_all = False
+
+    def _solve_cycle(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict) -> None:
+        for name in self.cyclic:
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False)
+        for _ in range(CYCLE_ROUNDS):
+            changed = False
+            for name in self.cyclic:
+                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True)
+                if new != ctx.mappings[name]:
+                    changed = True
+                ctx.mappings[name] = new
+            if not changed:
+                return
+        warnings.warn(
+            f"identifier mappings of the mutually referencing idScopes {self.cyclic} did not settle after "
+            f"{CYCLE_ROUNDS} rounds; the last round is used",
+            AlignerWarning,
+            stacklevel=4,
+        )
+
+    def _check_gold(self, gidx: _Index) -> dict[str, set]:
+        ids: dict[str, set] = {}
+        for name, recs in gidx.records.items():
+            seen: dict[Any, tuple] = {}
+            for _, rid, dpath, _ in recs:
+                if rid is None:
+                    continue
+                if rid in seen:
+                    raise DataError(
+                        f"duplicate id {rid!r} in idScope {name!r} (first at {_pointer(seen[rid])!r}); gold identifiers must be unique",
+                        _pointer(dpath),
+                    )
+                seen[rid] = dpath
+            ids[name] = set(seen)
+        for r in gidx.refs:
+            if r.value is None:
+                if r.spec.nullable:
+                    continue
+                raise DataError(f"null reference into idScope {r.scope!r} (the ref field is not nullable)", _pointer(r.dpath))
+            rid = _id_value(r.value)
+            if rid is None or rid not in ids[r.scope]:
+                raise DataError(f"Dangling ref: {r.value!r} is not the id of any gold record in idScope {r.scope!r}", _pointer(r.dpath))
+        return ids
+
+    def _derive(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool) -> dict:
+        grecs = gidx.records[name]
+        precs = pidx.records[name]
+        n, m = len(grecs), len(precs)
+        if n == 0:
+            return {}
+        mapping: dict[Any, Any] = {}
+        if m == 0:
+            return {rid: None for _, rid, _, _ in grecs if rid is not None}
+        ctx.mask_scope = name
+        ctx.mask_all = mask_all
+        try:
+            C = _record_matrix(grecs, precs, ctx)
+        finally:
+            ctx.mask_scope = None
+            ctx.mask_all = False
+        opts = self.options
+        wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
+        if wl:
+            W = self._structure(name, ctx, gidx, pidx, blend=opts["wl_integration"] == "blend")
+        if wl and opts["wl_integration"] == "blend":
+            lam = opts["wl_blend_lambda"]
+            F = quantize((1.0 - lam) * C + lam * W)
+        elif wl:
+            F = quantize(C) * float(min(n, m) + 1) + W  # lexicographic: attributes, then structure
+        else:
+            F = quantize(C)
+        rows, cols = linear_sum_assignment(F, maximize=True)
+        assigned = dict(zip(rows.tolist(), cols.tolist()))
+        used: set = set()
+        for i, (_, gid, _, _) in enumerate(grecs):
+            if gid is None:
+                continue
+            j = assigned.get(i)
+            pid = precs[j][1] if j is not None else None
+            if pid is not None and pid not in used:
+                mapping[gid] = pid
+                used.add(pid)
+            else:
+                mapping[gid] = None
+        if opts["warn_on_ambiguous_mapping"] and n >= 2:
+            _warn_ambiguous(name, F, grecs, wl)
+        return mapping
+
+    # -- structure --------------------------------------------------------------
+    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, *, blend: bool) -> np.ndarray:
+        resolved = {s: mp for s, mp in ctx.mappings.items() if s != name}
+        gg = self._graph(name, gidx, resolved, gold=True, blend=blend)
+        pg = self._graph(name, pidx, resolved, gold=False, blend=blend)
+        gcol, pcol = refine(gg, pg, self.options["wl_rounds"])
+        gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in gidx.records[name]]
+        pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in pidx.records[name]]
+        return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
+
+    def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool, blend: bool) -> Graph:
+        g = Graph()
+        for rec, rid, _, definer in idx.records[name]:
+            if rid is not None and rid not in g.seeds:
+                g.add_vertex(rid, _scalars(definer, rec) if blend else ())
+        vertices = set(g.seeds)
+        groups: dict[tuple, list] = {}
+        for r in idx.refs:
+            if r.scope != name:
+                continue
+            f = _carrier_frame(r.frames)
+            ckey = r.dpath[:f]
+            entry = groups.get(ckey)
+            if entry is None:
+                cpos, cval, _ = r.frames[f]
+                entry = groups[ckey] = [r.epath[:f], cpos, cval, []]
+            entry[3].append((r.epath[f:], r.value))
+        hub = 0
+        for ckey, (cepath, cpos, cval, eps) in groups.items():
+            endpoints = [(role, v) for role, v in sorted(eps, key=lambda e: repr(e[0])) if _id_value(v) is not None and v in vertices]
+            if not endpoints:
+                continue
+            label = self._carrier_label(name, idx, ckey, cepath, cpos, cval, resolved, gold)
+            if len(endpoints) == 1:
+                (role, v) = endpoints[0]
+                g.add(v, v, ("unary", role), label)
+            elif len(endpoints) == 2 and endpoints[0][0] != endpoints[1][0]:
+                (r0, v0), (r1, v1) = endpoints
+                g.add(v0, v1, ("edge", r0, r1), label)
+            else:
+                key = ("__hub__", hub)
+                hub += 1
+                g.add_vertex(key, ())
+                for role, v in endpoints:
+                    g.add(v, key, ("member", role), label)
+        return g
+
+    def _carrier_label(self, name: str, idx: _Index, ckey: tuple, cepath: tuple, cpos: Pos, cval: Any, resolved: dict, gold: bool) -> tuple:
+        items = list(_scalars(cpos, cval))
+        for r in idx.refs_under(ckey):
+            if r.scope == name or r.scope not in resolved:
+                continue
+            value = r.value
+            if gold:
+                try:
+                    value = resolved[r.scope].get(value)
+                except TypeError:
+                    value = None
+            items.append(("xref", r.scope, repr(r.epath[len(cepath):]), value))
+        return tuple(sorted(items, key=repr))
+
+
+def _walk_branch(h: Any, v: Any) -> Any:
+    """The union branch the data walk follows (discriminator tag, else most declared keys present)."""
+    if h.disc_prop is not None and isinstance(v, dict):
+        try:
+            b = h.disc_map.get(v.get(h.disc_prop))
+        except TypeError:
+            b = None
+        if b is not None:
+            return b
+    if isinstance(v, dict):
+        return max(h.branches, key=lambda b: sum(k in b.props for k in v) if b.tag == OBJ else -1)
+    return h.branches[0]
+
+
+def _allows_object(pos: Pos) -> bool:
+    return pos.allowed is None or "object" in pos.allowed
+
+
+def _carrier_frame(frames: tuple) -> int:
+    """Index of the carrier frame of a reference (SPEC 9.5 "Carriers")."""
+    r = len(frames) - 1
+    for t in range(1, r + 1):
+        pos, _, via_array = frames[t]
+        if via_array and _allows_object(pos):
+            return t
+    for t in range(r, 0, -1):
+        if frames[t][2]:
+            return t
+    return r - 1
+
+
+def _scalars(definer: Any, value: Any) -> tuple:
+    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr."""
+    if not isinstance(value, dict):
+        return ()
+    if isinstance(definer, Pos):
+        h = definer.kinds.get("object")
+        if h is None:
+            return ()
+        if h.tag == UNION:
+            h = _walk_branch(h, value)
+    else:
+        h = definer
+    if h.tag != OBJ:
+        return ()
+    out = []
+    for key, vp in h.props.items():
+        if not vp.wl_scalar or key not in value:
+            continue
+        v = value[key]
+        if isinstance(v, (dict, list)):
+            continue
+        out.append((type(v).__name__, key, v))
+    return tuple(sorted(out, key=repr))
+
+
+def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
+    """Masked record similarity matrix (SPEC 9.4 step 2)."""
+    G = [r[0] for r in grecs]
+    P = [r[0] for r in precs]
+    definers = {id(r[3]) for r in grecs} | {id(r[3]) for r in precs}
+    if len(definers) == 1:
+        d = grecs[0][3]
+        if isinstance(d, Pos):
+            return sim_matrix(d, G, P, ctx, None, G, P, 0)
+        return _handler_matrix(d, G, P, ctx)
+    out = np.zeros((len(G), len(P)))
+    for i, (g, _, _, dg) in enumerate(grecs):
+        for j, (p, _, _, dp) in enumerate(precs):
+            if dg is dp:
+                out[i, j] = _cell(dg, g, p, ctx, G, P, i)
+    return out
+
+
+def _cell(definer: Any, g: Any, p: Any, ctx: Ctx, G: list, P: list, i: int) -> float:
+    from ._engine import score
+
+    if isinstance(definer, Pos):
+        return score(definer, g, p, ctx, (None, i, G, P))
+    if kind_of(g) != kind_of(p):
+        return 0.0
+    return _score_h(definer, g, p, ctx, (None, i, G, P))
+
+
+def _handler_matrix(h: Any, G: list, P: list, ctx: Ctx) -> np.ndarray:
+    rows = [[_cell(h, g, p, ctx, G, P, i) for p in P] for i, g in enumerate(G)]
+    return np.array(rows, dtype=np.float64).reshape(len(G), len(P))
+
+
+def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool) -> None:
+    groups: dict[bytes, list] = {}
+    for i, (_, gid, _, _) in enumerate(grecs):
+        if gid is not None:
+            groups.setdefault(F[i].tobytes(), []).append(gid)
+    ambiguous = sorted((g for grp in groups.values() if len(grp) > 1 for g in grp), key=repr)
+    if not ambiguous:
+        return
+    if wl:
+        msg = (
+            f"Residual ambiguous mapping in idScope {name!r} after WL refinement: gold ids {ambiguous} remain "
+            "structurally indistinguishable (graph automorphism or 1-WL blind spot); arbitrary assignment used."
+        )
+    else:
+        msg = f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; arbitrary assignment used."
+    warnings.warn(msg, AlignerWarning, stacklevel=5)

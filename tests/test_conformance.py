@@ -32,6 +32,8 @@ ALLOWED: dict[str, tuple[str, str, dict]] = {
     "tests/test_dicts.py::test_object_schema_without_properties_does_not_crash": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
     "tests/test_dicts.py::test_undeclared_gold_key_warns_and_scores_zero_instead_of_crashing::metric": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
     "tests/test_dicts.py::test_undeclared_gold_key_warns_and_scores_zero_instead_of_crashing::align": ("D2", "undeclared keys are scored with an inferred schema; identical inputs score 1.0", {"score": 1.0, "tol": 0}),
+    "tests/test_referential.py::test_cycle_in_scope_dependency_warns_and_completes": ("D8", "scopes that reference each other are solved by iteration (no degraded fallback, no warning when the mappings settle)", {"score": 1.0, "tol": 0, "no_warning": True}),
+    "tests/test_referential.py::test_ref_to_idscope_hidden_in_oneof_raises_at_construction": ("D6", "idScope declarations under oneOf/anyOf/$ref are discovered, so the ref is not dangling", {"builds": True}),
     "tests/test_primitives.py::test_unknown_primitive_score_name_raises_clear_error::1": ("D5", "an unknown comparator is a SchemaError when the Aligner is built, not at the first call", {"error": "schema", "match": 'Unsupported score "semantic" for schema type "string"'}),
     "tests/test_primitives.py::test_unknown_primitive_score_name_raises_clear_error::2": ("D5", "an unknown comparator is a SchemaError when the Aligner is built, not at the first call", {"error": "schema", "match": 'Unsupported score "gaussian" for schema type "number"'}),
 }
@@ -46,7 +48,7 @@ def _score_of(case_id: str) -> float:
     return run_score(BY_ID[case_id])
 
 
-SCORING = [c for c in CASES if not is_referential(c)]
+SCORING = CASES
 
 
 @pytest.mark.parametrize("case", case_params(SCORING))
@@ -68,11 +70,20 @@ def test_case(case):
         pytest.skip("call-time errors of result methods are checked with repairs/feedback")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        value = run_score(case)
-    check_score(value, expect, _score_of)
+        aligner = Aligner(case["schema"], **aligner_kwargs(case))
+        built = len(caught)
+        result = aligner.align(case["gold"], case["pred"])
+    check_score(result.score, expect, _score_of)
+    texts = [str(w.message) for w in caught]
     if "expect_warning" in case:
-        texts = [str(w.message) for w in caught]
-        assert any(matches(case["expect_warning"], t) for t in texts), texts
+        at = texts[:built] if case.get("expect_warning_at") == "construction" else texts
+        assert any(matches(case["expect_warning"], t) for t in at), texts
+    if case.get("expect_no_warning"):
+        assert not texts, texts
+    if "expect_mapping" in case:
+        for scope, expected in case["expect_mapping"].items():
+            got = {str(k): v for k, v in result.mappings[scope].items()}
+            assert got == expected
 
 
 _ERRORS = {"schema": SchemaError, "data": DataError, "parse": ParseError}
@@ -80,6 +91,13 @@ _ERRORS = {"schema": SchemaError, "data": DataError, "parse": ParseError}
 
 def check_departure(case: dict, instead: dict) -> None:
     kwargs = aligner_kwargs(case)
+    if instead.get("builds"):
+        Aligner(case["schema"], **kwargs)
+        return
+    if instead.get("no_warning"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            check_score(run_score(case), instead, _score_of)
     if "error" in instead:
         with pytest.raises(_ERRORS[instead["error"]]) as info:
             Aligner(case["schema"], **kwargs).align(case["gold"], case["pred"])
