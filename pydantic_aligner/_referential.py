@@ -33,7 +33,7 @@ from ._compile import escape_token
 from ._engine import Ctx, _score_h, sim_matrix
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._plan import ARR, OBJ, UNION, IdSpec, Plan, Pos, RefSpec, kind_of
-from ._wl import Graph, refine
+from ._wl import Graph, individualize, refine
 
 __all__ = ["Referential", "CYCLE_ROUNDS"]
 
@@ -424,17 +424,10 @@ class Referential:
             ctx.mask_all = False
         opts = self.options
         wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
+        W = W_ir = None
         if wl:
-            W = self._structure(name, ctx, gidx, pidx, blend=opts["wl_integration"] == "blend")
-        if wl and opts["wl_integration"] == "blend":
-            lam = opts["wl_blend_lambda"]
-            F = quantize((1.0 - lam) * C + lam * W)
-        elif wl:
-            F = quantize(C) * float(min(n, m) + 1) + W  # lexicographic: attributes, then structure
-        else:
-            F = quantize(C)
-        rows, cols = linear_sum_assignment(F, maximize=True)
-        assigned = dict(zip(rows.tolist(), cols.tolist()))
+            W, W_ir = self._structure(name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend")
+        assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"])
         used: set = set()
         for i, (_, gid, _, _) in enumerate(grecs):
             if gid is None:
@@ -447,24 +440,55 @@ class Referential:
             else:
                 mapping[gid] = None
         if opts["warn_on_ambiguous_mapping"] and n >= 2:
-            _warn_ambiguous(name, F, grecs, wl)
+            _warn_ambiguous(name, bijection(C, W, opts["wl_integration"], opts["wl_blend_lambda"])[1], grecs, wl)
         return mapping
 
     # -- structure --------------------------------------------------------------
-    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, *, blend: bool) -> np.ndarray:
-        resolved = {s: mp for s, mp in ctx.mappings.items() if s != name}
-        gg = self._graph(name, gidx, resolved, gold=True, blend=blend)
-        pg = self._graph(name, pidx, resolved, gold=False, blend=blend)
-        gcol, pcol = refine(gg, pg, self.options["wl_rounds"])
-        gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in gidx.records[name]]
-        pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in pidx.records[name]]
-        return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
+    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``.
 
-    def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool, blend: bool) -> Graph:
+        Two joint 1-WL runs share one reference graph. Seeded with the
+        records' exactly-comparable scalars (SPEC 9.5's blend seeds), colours
+        tell twins apart by *who* they are connected to; that run is then
+        individualised (:func:`~._wl.individualize`) so symmetric structures
+        (cycles, twins pointing at twins) are paired consistently. In
+        ``tie_break`` mode a second, attribute-blind run (the reference's
+        seeds) is added, so structure still breaks ties between twins whose
+        scalars differ across the two sides (a typo in a twin's name).
+        """
+        resolved = {s: mp for s, mp in ctx.mappings.items() if s != name}
+        grecs, precs = gidx.records[name], pidx.records[name]
+        gg = self._graph(name, gidx, resolved, gold=True)
+        pg = self._graph(name, pidx, resolved, gold=False)
+        rounds = self.options["wl_rounds"]
+        cols = refine(gg, pg, rounds)
+        W = _agreement(cols, grecs, precs)
+        W_ir = W
+        if rounds is None:
+            grow: dict = {}
+            for i, (_, rid, _, _) in enumerate(grecs):
+                grow.setdefault(rid, i)
+            prow: dict = {}
+            for j, (_, rid, _, _) in enumerate(precs):
+                prow.setdefault(rid, j)
+            best = C.max(axis=1)
+
+            def allowed(u: Any, v: Any) -> bool:
+                i, j = grow.get(u), prow.get(v)
+                return i is None or j is None or C[i, j] == best[i]
+
+            W_ir = _agreement(individualize(gg, pg, cols, rounds, allowed), grecs, precs)
+        if blend:
+            return W, W_ir
+        plain = ({v: () for v in gg.seeds}, {v: () for v in pg.seeds})
+        Wp = _agreement(refine(gg, pg, rounds, seeds=plain), grecs, precs)
+        return W + Wp, W_ir + Wp
+
+    def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
         for rec, rid, _, definer in idx.records[name]:
             if rid is not None and rid not in g.seeds:
-                g.add_vertex(rid, _scalars(definer, rec) if blend else ())
+                g.add_vertex(rid, _scalars(definer, rec))
         vertices = set(g.seeds)
         groups: dict[tuple, list] = {}
         for r in idx.refs:
@@ -510,6 +534,46 @@ class Referential:
                     value = None
             items.append(("xref", r.scope, repr(r.epath[len(cepath):]), value))
         return tuple(sorted(items, key=repr))
+
+
+def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
+    """Row -> column assignment of records from attribute costs ``C`` and structure ``W`` (SPEC 9.7).
+
+    * ``W is None``: maximise the quantised attribute similarity alone.
+    * ``"tie_break"``: a lexicographic solve: the attribute total first, the
+      structural agreement (the sum of ``W`` over the pairs) second. Structure can therefore
+      only choose among assignments whose quantised attribute totals are
+      *exactly* equal (integers in 1e-9 units), never override a genuine
+      attribute preference, however small (the reference's epsilon can; 19.5).
+    * ``"blend"``: ``(1 - lam) * C + lam * W``.
+
+    Returns the assignment and the integer matrix it was solved on.
+
+    >>> import numpy as np
+    >>> C = np.array([[1.0, 1.0], [1.0, 1.0]])
+    >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> bijection(C, None)[0], bijection(C, W)[0]
+    ({0: 0, 1: 1}, {0: 1, 1: 0})
+    >>> C = np.array([[0.5, 0.5 - 1e-8], [0.5, 0.5]])
+    >>> bijection(C, W)[0]  # 1e-8 of attribute preference beats structure
+    {0: 0, 1: 1}
+    """
+    n, m = C.shape
+    if W is None:
+        F = quantize(C)
+    elif mode == "blend":
+        F = quantize((1.0 - lam) * C + lam * W)
+    else:
+        F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
+    rows, cols = linear_sum_assignment(F, maximize=True)
+    return dict(zip(rows.tolist(), cols.tolist())), F
+
+
+def _agreement(cols: tuple[dict, dict], grecs: list, precs: list) -> np.ndarray:
+    gcol, pcol = cols
+    gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in grecs]
+    pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in precs]
+    return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
 
 
 def _walk_branch(h: Any, v: Any) -> Any:

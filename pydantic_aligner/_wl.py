@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable
 
-__all__ = ["Graph", "refine"]
+__all__ = ["Graph", "individualize", "refine"]
 
 
 class Graph:
@@ -36,11 +36,12 @@ def _relabel(signatures: dict[Any, Any]) -> dict[Any, int]:
     return {k: table[s] for k, s in signatures.items()}
 
 
-def refine(gold: Graph, pred: Graph, rounds: int | None = None) -> tuple[dict, dict]:
+def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
     """Final colours ``({gold vertex: colour}, {pred vertex: colour})`` of joint 1-WL.
 
     ``rounds=None`` refines until the partition is stable (at most one round
-    per vertex); ``rounds=0`` keeps the seed partition.
+    per vertex); ``rounds=0`` keeps the seed partition. ``seeds`` overrides
+    the graphs' own vertex seeds (used for individualisation).
 
     >>> g, p = Graph(), Graph()
     >>> for graph, (a, b, c) in ((g, (1, 2, 3)), (p, ("z", "y", "x"))):
@@ -58,9 +59,10 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None) -> tuple[dict, d
         for src, dst, role, label in graph.incidences:
             adj[(side, src)].append(("out", role, label, (side, dst)))
             adj[(side, dst)].append(("in", role, label, (side, src)))
-    seeds = {(0, v): s for v, s in gold.seeds.items()}
-    seeds.update({(1, v): s for v, s in pred.seeds.items()})
-    colour = _relabel({k: ("c0", seeds[k]) for k in keys})
+    gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
+    start = {(0, v): s for v, s in gs.items()}
+    start.update({(1, v): s for v, s in ps.items()})
+    colour = _relabel({k: ("c0", start[k]) for k in keys})
     limit = len(keys) if rounds is None else min(rounds, len(keys))
     count = len(set(colour.values()))
     for _ in range(limit):
@@ -77,3 +79,78 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None) -> tuple[dict, d
         {v: colour[(0, v)] for v in gold.seeds},
         {v: colour[(1, v)] for v in pred.seeds},
     )
+
+
+def _histogram(colours: dict) -> dict:
+    out: dict = {}
+    for c in colours.values():
+        out[c] = out.get(c, 0) + 1
+    return out
+
+
+def individualize(
+    gold: Graph,
+    pred: Graph,
+    colours: tuple[dict, dict],
+    rounds: int | None = None,
+    allowed: Any = None,
+    max_steps: int = 64,
+    max_tries: int = 32,
+) -> tuple[dict, dict]:
+    """Break the symmetries 1-WL leaves, consistently on both sides.
+
+    1-WL gives every vertex of, say, a directed cycle the same colour, and an
+    assignment that picks freely among them can pair the gold cycle with the
+    candidate cycle inconsistently. Individualisation-refinement fixes that:
+    while a colour class of connected gold vertices has several members, give
+    its first gold vertex ``u`` and a candidate vertex ``v`` of the same colour
+    one fresh colour, refine again, and keep the result if both sides still
+    have the same colour histogram (``v`` can be the image of ``u`` under an
+    isomorphism); otherwise try the next ``v`` (at most ``max_tries``). It only
+    runs while the two histograms agree, i.e. while the candidate's reference
+    graph looks isomorphic to the gold's; ``allowed(u, v)`` restricts the
+    candidates (attribute ties). Vertex order decides which of several
+    equivalent choices is made; any of them gives the same structure.
+
+    >>> g, p = Graph(), Graph()
+    >>> for graph, vs in ((g, (1, 2, 3)), (p, ("c", "a", "b"))):
+    ...     for v in vs:
+    ...         graph.add_vertex(v)
+    ...     for a, b in zip(vs, vs[1:] + vs[:1]):
+    ...         graph.add(a, b, "next", ())
+    >>> cg, cp = refine(g, p)
+    >>> len(set(cg.values()))  # a directed 3-cycle: one colour
+    1
+    >>> cg, cp = individualize(g, p, (cg, cp))
+    >>> [cp["c"] == cg[1], cp["a"] == cg[2], cp["b"] == cg[3]]
+    [True, True, True]
+    """
+    gcol, pcol = colours
+    if _histogram(gcol) != _histogram(pcol):
+        return gcol, pcol
+    degree: dict = {}
+    for src, dst, _, _ in gold.incidences:
+        degree[src] = degree.get(src, 0) + 1
+        degree[dst] = degree.get(dst, 0) + 1
+    stuck: set = set()
+    for _ in range(max_steps):
+        classes: dict[int, list] = {}
+        for v in gold.seeds:
+            if degree.get(v) and v not in stuck:
+                classes.setdefault(gcol[v], []).append(v)
+        amb = sorted(c for c, vs in classes.items() if len(vs) > 1)
+        if not amb:
+            break
+        u = classes[amb[0]][0]
+        cands = [v for v in pred.seeds if pcol[v] == gcol[u] and (allowed is None or allowed(u, v))]
+        for v in cands[:max_tries]:
+            gs = {x: ("ir", gcol[x]) for x in gold.seeds}
+            ps = {x: ("ir", pcol[x]) for x in pred.seeds}
+            gs[u] = ps[v] = ("individual",)
+            ng, npc = refine(gold, pred, rounds, seeds=(gs, ps))
+            if _histogram(ng) == _histogram(npc):
+                gcol, pcol = ng, npc
+                break
+        else:
+            stuck.add(u)
+    return gcol, pcol
