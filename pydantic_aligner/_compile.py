@@ -471,7 +471,7 @@ class _Compiler:
         if h.prefix and h.items is not None:
             if pi + ri <= 0:
                 raise self.error(path, "prefixImportance and restImportance sum to 0; at least one must be positive")
-            h.pi, h.ri = pi / (pi + ri), ri / (pi + ri)
+            h.pi, h.ri = pi / (pi + ri), 1.0 - pi / (pi + ri)  # pi + ri == 1.0 exactly: identical lists score 1.0
         elif h.prefix:
             h.pi, h.ri = 1.0, 0.0
         else:
