@@ -1,0 +1,133 @@
+"""Seeded invoice pairs for the performance benchmarks.
+
+A gold invoice has N line items (description, quantity, unit price, SKU). The
+candidate is the same invoice as an extraction model might return it: items
+shuffled, typos in descriptions, numeric jitter, 5% of items dropped and 5%
+inserted.
+
+    >>> from invoices import invoice_pair
+    >>> gold, pred = invoice_pair(10, seed=0)
+    >>> len(gold["items"]), sorted(gold["items"][0])
+    (10, ['description', 'quantity', 'sku', 'unit_price'])
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+
+NOUNS = ["bolt", "washer", "bracket", "hinge", "cable", "sensor", "valve", "gasket", "panel", "switch", "relay", "fuse",
+         "filter", "pump", "motor", "spring", "clamp", "nozzle", "gear", "bearing"]
+ADJS = ["steel", "brass", "heavy-duty", "mini", "compact", "industrial", "coated", "reinforced", "thermal", "waterproof"]
+
+SCHEMA = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "number": {"type": "string", "score": "exact"},
+        "vendor": {"type": "string", "score": "jaro_winkler"},
+        "items": {
+            "type": "array",
+            "order": "align",
+            "items": {
+                "type": "object",
+                "keyScore": "exact",
+                "properties": {
+                    "description": {"type": "string", "score": "levenshtein", "threshold": 0.5},
+                    "quantity": {"type": "integer", "score": "relative"},
+                    "unit_price": {"type": "number", "score": "relative"},
+                    "sku": {"type": "string", "score": "exact"},
+                },
+            },
+        },
+    },
+}
+
+
+def _typo(text: str, rng: random.Random) -> str:
+    if len(text) < 3:
+        return text
+    i = rng.randrange(len(text) - 1)
+    op = rng.randrange(3)
+    if op == 0:
+        return text[:i] + text[i + 1 :]
+    if op == 1:
+        return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+    return text[:i] + rng.choice("aeiourst") + text[i:]
+
+
+def _item(rng: random.Random, k: int) -> dict:
+    return {
+        "description": f"{rng.choice(ADJS)} {rng.choice(NOUNS)} {rng.randrange(10, 99)}mm",
+        "quantity": rng.randrange(1, 50),
+        "unit_price": round(rng.uniform(0.5, 500.0), 2),
+        "sku": f"SKU-{k:05d}-{rng.randrange(100, 999)}",
+    }
+
+
+def invoice_pair(n: int, seed: int = 0) -> tuple[dict, dict]:
+    """(gold, candidate) invoices with ``n`` gold line items."""
+    rng = random.Random(seed)
+    gold = {"number": f"INV-{seed:06d}", "vendor": "Northwind Traders", "items": [_item(rng, k) for k in range(n)]}
+    items = copy.deepcopy(gold["items"])
+    drop = max(1, n // 20) if n >= 10 else 0
+    for _ in range(drop):
+        items.pop(rng.randrange(len(items)))
+    for it in items:
+        if rng.random() < 0.3:
+            it["description"] = _typo(it["description"], rng)
+        if rng.random() < 0.2:
+            it["unit_price"] = round(it["unit_price"] * rng.uniform(0.95, 1.05), 2)
+        if rng.random() < 0.1:
+            it["quantity"] += rng.choice([-1, 1])
+    for _ in range(drop):
+        items.insert(rng.randrange(len(items) + 1), _item(rng, 90_000 + rng.randrange(9_999)))
+    rng.shuffle(items)
+    pred = {"number": gold["number"], "vendor": "Northwind Trader", "items": items}
+    return gold, pred
+
+
+def nested_pair(n_orders: int, seed: int = 0) -> tuple[dict, dict, dict]:
+    """A nested document (orders holding line items holding tags): (schema, gold, candidate)."""
+    rng = random.Random(seed)
+
+    def order(k: int) -> dict:
+        return {
+            "order_id": f"O-{k:04d}",
+            "customer": f"{rng.choice(ADJS)} {rng.choice(NOUNS)} ltd",
+            "lines": [dict(_item(rng, 100 * k + j), tags=rng.sample(ADJS, 3)) for j in range(rng.randrange(2, 6))],
+        }
+
+    gold = {"orders": [order(k) for k in range(n_orders)]}
+    pred = copy.deepcopy(gold)
+    for o in pred["orders"]:
+        rng.shuffle(o["lines"])
+        for line in o["lines"]:
+            if rng.random() < 0.3:
+                line["description"] = _typo(line["description"], rng)
+            rng.shuffle(line["tags"])
+            if rng.random() < 0.2:
+                line["tags"][0] = rng.choice(NOUNS)
+    rng.shuffle(pred["orders"])
+    line_schema = copy.deepcopy(SCHEMA["properties"]["items"]["items"])
+    line_schema["properties"]["tags"] = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {
+            "orders": {
+                "type": "array",
+                "order": "align",
+                "items": {
+                    "type": "object",
+                    "keyScore": "exact",
+                    "properties": {
+                        "order_id": {"type": "string", "score": "exact"},
+                        "customer": {"type": "string", "score": "jaro_winkler"},
+                        "lines": {"type": "array", "order": "align", "items": line_schema},
+                    },
+                },
+            }
+        },
+    }
+    return schema, gold, pred
