@@ -14,28 +14,94 @@ from ._alignment import Alignment
 from ._comparators import ScoreContext, context_comparator, register_comparator
 from ._engine import Problem
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, ParseError, SchemaError
+from ._markers import (
+    Align,
+    AlignMarker,
+    Comparator,
+    IdScope,
+    KeyComparator,
+    KeyImportance,
+    NullScore,
+    Order,
+    PrefixImportance,
+    PrefixWeights,
+    Ref,
+    RestImportance,
+    ValueImportance,
+    Weight,
+    aligned,
+    class_markers,
+    iter_markers,
+)
 from ._parse import Parsed, parse_json_text
+from ._translate import to_json_schema
 from ._tree import Match, Row
+from ._attribution import AttributionEntry, AttributionResult
+from ._describe import DescriptionEntry, DescriptionResult
+from ._feedback import FeedbackEntry, FeedbackResult
+from ._patch import PatchError, apply_patch
+from ._repairs import REPAIR_KINDS, Repair, RepairResult
+from ._templates import (
+    COMPACT_FEEDBACK_TEMPLATES,
+    DEFAULT_DESCRIPTION_TEMPLATES,
+    DEFAULT_FEEDBACK_TEMPLATES,
+    check_templates,
+    load_templates,
+)
 
 __all__ = [
+    "AttributionEntry",
+    "AttributionResult",
+    "COMPACT_FEEDBACK_TEMPLATES",
+    "DEFAULT_DESCRIPTION_TEMPLATES",
+    "DEFAULT_FEEDBACK_TEMPLATES",
+    "DescriptionEntry",
+    "DescriptionResult",
+    "FeedbackEntry",
+    "FeedbackResult",
+    "PatchError",
+    "REPAIR_KINDS",
+    "Repair",
+    "RepairResult",
+    "apply_patch",
+    "check_templates",
+    "load_templates",
+    "Align",
+    "AlignMarker",
     "Aligner",
     "AlignerError",
     "AlignerWarning",
     "Alignment",
+    "Comparator",
     "ComparatorError",
     "DataError",
+    "IdScope",
+    "KeyComparator",
+    "KeyImportance",
     "Match",
+    "NullScore",
+    "Order",
     "ParseError",
     "Parsed",
+    "PrefixImportance",
+    "PrefixWeights",
     "Problem",
+    "Ref",
+    "RestImportance",
     "Row",
     "SchemaError",
     "ScoreContext",
+    "ValueImportance",
+    "Weight",
     "align",
+    "aligned",
+    "class_markers",
     "context_comparator",
+    "iter_markers",
     "parse_json_text",
     "register_comparator",
     "score",
+    "to_json_schema",
 ]
 
 __version__ = "0.1.0"

@@ -8,7 +8,7 @@ import math
 from typing import Any, Callable, Mapping
 
 from ._alignment import Alignment
-from ._comparators import check_custom_comparators
+from ._comparators import check_custom_comparators, registry_version
 from ._compile import compile_schema
 from ._engine import Ctx, Problem, align as _align_tree
 from ._errors import DataError, ParseError, SchemaError
@@ -103,8 +103,10 @@ class Aligner:
         self.lenient = lenient
         self.model = None
         if schema is not None and not isinstance(schema, (dict, bool)) and _is_model_type(schema):
+            from ._lint import lint_type
             from ._translate import to_json_schema
 
+            lint_type(schema, comparators)
             self.model = schema
             schema = to_json_schema(schema)
         self.schema = schema
@@ -240,23 +242,40 @@ def _build_validator(schema: Any):
 
 
 @functools.lru_cache(maxsize=256)
-def _cached_aligner(schema_key: str, options_key: tuple) -> Aligner:
+def _cached_aligner(schema_key: str, options_key: tuple, registry_version: int) -> Aligner:
     return Aligner(json.loads(schema_key), **dict(options_key))
 
 
+@functools.lru_cache(maxsize=256)
+def _cached_model_aligner(model: Any, options_key: tuple, registry_version: int) -> Aligner:
+    return Aligner(model, **dict(options_key))
+
+
 def _aligner_for(schema: Any, options: dict) -> Aligner:
+    """A compiled Aligner for the module-level functions, cached by schema (or model) and options."""
     if isinstance(schema, Aligner):
         if options:
             raise SchemaError("options cannot be combined with an Aligner instance")
         return schema
-    if isinstance(schema, dict) and "comparators" not in options:
+    if "comparators" in options:
+        return Aligner(schema, **options)
+    try:
+        okey = tuple(sorted(options.items()))
+        hash(okey)
+    except TypeError:
+        return Aligner(schema, **options)
+    version = registry_version()
+    if isinstance(schema, dict):
         try:
             key = json.dumps(schema, sort_keys=True)
-            okey = tuple(sorted(options.items()))
-            hash(okey)
         except (TypeError, ValueError):
             return Aligner(schema, **options)
-        return _cached_aligner(key, okey)
+        return _cached_aligner(key, okey, version)
+    if schema is not None and not isinstance(schema, bool) and _is_model_type(schema):
+        try:
+            return _cached_model_aligner(schema, okey, version)
+        except TypeError:  # an unhashable type expression
+            return Aligner(schema, **options)
     return Aligner(schema, **options)
 
 
@@ -279,8 +298,8 @@ def score(gold: Any, pred: Any, schema: Any = None, **options: Any) -> float:
     """The score in [0, 1] of ``pred`` against ``gold``: ``align(...).score``.
 
     >>> from pydantic_aligner import score
-    >>> score([1, 2, 3], [1, 3, 2])
-    0.5
+    >>> score([1, 2, 3], [1, 3, 2])  # inferred: an ordered list of numbers compared with invdiff
+    0.6666666666666666
     >>> score([1, 2, 3], [1, 3, 2], schema={"type": "array", "order": "align", "items": {"type": "integer"}})
     1.0
     """

@@ -66,6 +66,170 @@ class Alignment:
         """Every node of the match tree, depth first."""
         return self.root.walk()
 
+    # ------------------------------------------------------------------
+    # attribution, repairs, feedback, describe (SPEC 11-15)
+
+    def attribution(self, granularity: str = "leaf", include_empty_positions: bool = False, min_contribution: float = 0.0):
+        """Where the deficit ``1 - score`` comes from (SPEC 11): an :class:`AttributionResult`.
+
+        ``granularity``: ``"leaf"`` (the additive decomposition: contributions
+        add up to ``1 - score``), ``"subtree"`` (one entry per internal node)
+        or ``"all"``. ``include_empty_positions`` adds the empty tuple slots
+        (weight 0); ``min_contribution`` drops smaller entries. Entries are
+        sorted by contribution, largest first.
+
+        >>> from pydantic_aligner import align
+        >>> res = align({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1]}).attribution()
+        >>> [(e.path, e.leaf_kind, e.contribution) for e in res]
+        [('/b/1', 'missing', 0.25), ('/a', 'number', 0.0), ('/b/0', 'number', 0.0)]
+        """
+        from ._attribution import attribute
+
+        return attribute(self, granularity, include_empty_positions, min_contribution)
+
+    def repairs(
+        self,
+        granularity: str = "leaf",
+        min_delta: float = 0.0,
+        top_k: int | None = None,
+        rank_by: str = "score_delta",
+        include_pairing_ambiguous: bool = False,
+        ambiguity_threshold: float = 0.30,
+    ):
+        """Ranked, typed repair operations on the candidate (SPEC 12, D7): a :class:`RepairResult`.
+
+        ``rank_by``: ``"score_delta"`` (delta, ties by path, op, kind),
+        ``"expected_gain"`` (delta times pairing confidence) or
+        ``"confidence"``. ``min_delta`` keeps operations worth at least that
+        much (the two halves of a key rename stay together); ``top_k`` keeps
+        the first ``k`` fixes (a rename pair is one fix). ``granularity``:
+        ``"leaf"``, ``"subtree"`` (one ``subtree_replace`` of the root) or
+        ``"all"``. ``include_pairing_ambiguous`` appends ``"describe"``
+        diagnostics for pairings less confident than ``ambiguity_threshold``.
+
+        >>> from pydantic_aligner import align
+        >>> tags = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
+        >>> r = align(["a", "b", "c"], ["b", "x", "a"], schema=tags)
+        >>> [(op.op, op.path, op.kind) for op in r.repairs()]
+        [('remove', '/1', 'list_item_excess'), ('add', '/-', 'list_item_missing')]
+        """
+        from ._repairs import repairs
+
+        return repairs(self, granularity, min_delta, top_k, rank_by, include_pairing_ambiguous, ambiguity_threshold)
+
+    def to_json_patch(self) -> list[dict]:
+        """Every repair as one valid RFC 6902 patch (list of dicts) for the candidate (D7).
+
+        Value replacements come first (original indices), then removals
+        (highest index first), then additions at their final positions. Applying
+        it to the candidate gives a document that scores 1.0 against the gold.
+
+        >>> from pydantic_aligner import align
+        >>> ints = {"type": "array", "items": {"type": "integer", "score": "exact"}}
+        >>> schema = {"type": "object", "keyScore": "exact", "properties": {"a": ints}}
+        >>> align({"a": [1, 2, 3]}, {"a": [0, 1, 3], "b": 1}, schema).to_json_patch()
+        [{'op': 'remove', 'path': '/b'}, {'op': 'remove', 'path': '/a/0'}, {'op': 'add', 'path': '/a/1', 'value': 2}]
+        """
+        from ._repairs import json_patch
+
+        return json_patch(self)
+
+    def patched(self) -> Any:
+        """A copy of the candidate with :meth:`to_json_patch` applied (scores 1.0 against the gold).
+
+        >>> from pydantic_aligner import align
+        >>> align({"a": [1, 2], "b": "x"}, {"a": [2], "c": "x"}, schema={"type": "object", "keyScore": "exact"}).patched()
+        {'a': [1, 2], 'b': 'x'}
+        """
+        from ._patch import apply_patch
+
+        return apply_patch(self.pred, self.to_json_patch())
+
+    def feedback(
+        self,
+        top_k: int | None = 5,
+        min_delta: float = 0.0,
+        style: str = "gepa",
+        templates: Any = None,
+        referential: str = "literal",
+        include_synthesis_line: bool = True,
+        *,
+        granularity: str = "leaf",
+        rank_by: str = "score_delta",
+        dominant_fraction_threshold: float = 0.60,
+        include_pairing_ambiguous: bool = False,
+        ambiguity_threshold: float = 0.30,
+        include_metadata: bool = False,
+    ):
+        """Optimizer-shaped text about what to fix (SPEC 13): a :class:`FeedbackResult` (``str()`` is the text).
+
+        The ``top_k`` largest fixes (``None``: all), each with its path and
+        the score it recovers, then a line naming the dominant kind of error.
+        ``style``: ``"gepa"`` (default templates), ``"compact"`` or ``"json"``
+        (no text; structured ``entries``). ``templates`` (a dict, or a TOML
+        file path, see :func:`load_templates`) overrides template strings.
+        ``referential="semantic"`` describes wrong references by the record
+        they should point to.
+
+        >>> from pydantic_aligner import align
+        >>> print(align({"name": "Ada", "age": 36}, {"name": "Ada", "age": 63}, schema={"type": "object", "properties": {
+        ...     "name": {"type": "string"}, "age": {"type": "integer", "score": "exact"}}}).feedback())
+        The prediction scored 0.50 (deficit 0.50). Top 1 of 1 fix locations:
+        1. /age: expected 36, got 63. Fixing this recovers +0.500.
+        <BLANKLINE>
+        Focus on primitive-value errors — they account for 100% of the deficit shown.
+        """
+        from ._feedback import feedback
+
+        return feedback(
+            self,
+            top_k=top_k,
+            min_delta=min_delta,
+            style=style,
+            templates=templates,
+            referential=referential,
+            include_synthesis_line=include_synthesis_line,
+            granularity=granularity,
+            rank_by=rank_by,
+            dominant_fraction_threshold=dominant_fraction_threshold,
+            include_pairing_ambiguous=include_pairing_ambiguous,
+            ambiguity_threshold=ambiguity_threshold,
+            include_metadata=include_metadata,
+        )
+
+    def describe(
+        self,
+        style: str = "default",
+        templates: Any = None,
+        *,
+        show_confidence: bool = False,
+        include_ambiguous: bool = False,
+        ambiguity_threshold: float = 0.30,
+    ):
+        """A plain-English walk of the alignment (SPEC 14): a :class:`DescriptionResult` (``str()`` is the text).
+
+        >>> from pydantic_aligner import align
+        >>> print(align({"a": 1}, {"a": 1}).describe())
+        The predicted output perfectly matches the gold.
+        """
+        from ._describe import describe
+
+        return describe(
+            self, style, templates, show_confidence=show_confidence, include_ambiguous=include_ambiguous, ambiguity_threshold=ambiguity_threshold
+        )
+
+    @property
+    def confidence(self) -> float:
+        """How unambiguous the pairings were overall (SPEC 15; 1.0 unless ``compute_confidence=True``).
+
+        >>> from pydantic_aligner import align
+        >>> align(["a"], ["b"]).confidence
+        1.0
+        """
+        from ._confidence import confidence_of
+
+        return confidence_of(self)
+
     def breakdown(self, depth: int = 1) -> list[tuple[str, float, float]]:
         """``(path, score, weight)`` of the nodes down to ``depth`` levels below the root.
 

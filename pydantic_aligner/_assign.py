@@ -34,11 +34,12 @@ def quantize(S: np.ndarray) -> np.ndarray:
     return np.rint(S * QUANTUM)
 
 
-def assign(S: np.ndarray) -> dict[int, int]:
+def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     """Gold index -> candidate index for the positive pairs of the best assignment of ``S``.
 
     Lexicographic objective: the total quantised similarity first, the number
-    of positive pairs second. Remaining ties go to scipy's deterministic choice.
+    of positive pairs second, and (when given) the number of ``prefer``-red
+    pairs third. Remaining ties go to scipy's deterministic choice.
     """
     n, m = S.shape
     if n == 0 or m == 0:
@@ -48,6 +49,8 @@ def assign(S: np.ndarray) -> dict[int, int]:
         return {}
     Q = quantize(S)
     W = Q * float(min(n, m) + 1) + pos
+    if prefer is not None:
+        W = W * float(min(n, m) + 1) + (prefer & pos)
     if n == 1:
         j = int(np.argmax(W[0]))
         return {0: j} if pos[0, j] else {}

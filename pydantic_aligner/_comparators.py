@@ -165,10 +165,34 @@ def _date_pair(tolerance: float) -> Callable:
 # number metrics (D4: NaN vs NaN is 1, NaN vs a number 0, equal infinities 1)
 
 
+_EXACT_INT = 2**53  # beyond this, ints are compared as integers, not floats
+
+
+def _big_int_pair(core_name: str, a: int, b: int) -> float:
+    """Integers that floats cannot hold exactly (64-bit ids, 10**400): exact integer arithmetic."""
+    if a == b:
+        return 1.0
+    d = abs(a - b)
+    if core_name == "invdiff":
+        return 1 / (1 + d)
+    if core_name == "relative":
+        return max(0.0, 1.0 - d / max(abs(a), abs(b)))
+    return 0.0 if core_name == "exact" else -1.0
+
+
 def _num_pair(core: Callable[[float, float], float]) -> Callable:
+    name = core.__name__.lstrip("_")
+
     def pair(a: Any, b: Any) -> float:
-        a = float(a)
-        b = float(b)
+        if type(a) is int and type(b) is int and (abs(a) > _EXACT_INT or abs(b) > _EXACT_INT):
+            s = _big_int_pair(name, a, b)
+            if s >= 0.0:
+                return s
+        try:
+            a = float(a)
+            b = float(b)
+        except OverflowError:
+            return 1.0 if a == b else 0.0
         if a == b:
             return 1.0
         if a != a or b != b:
@@ -181,7 +205,9 @@ def _num_pair(core: Callable[[float, float], float]) -> Callable:
 
 
 def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
-    def matrix(golds: list, preds: list) -> np.ndarray:
+    def matrix(golds: list, preds: list) -> np.ndarray | None:
+        if any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
+            return None  # the pair path compares them as integers
         a = np.asarray(golds, dtype=_F64)[:, None]
         b = np.asarray(preds, dtype=_F64)[None, :]
         with np.errstate(all="ignore"):
@@ -211,7 +237,7 @@ def _relative_np(a, b):
     return np.maximum(0.0, 1.0 - np.abs(a - b) / np.maximum(np.abs(a), np.abs(b)))
 
 
-def _exact_num(a, b):
+def _exact(a, b):
     return 0.0  # equality is handled before the core is called
 
 
@@ -260,6 +286,12 @@ class BoundComparator:
 
 
 _GLOBAL_REGISTRY: dict[str, Callable] = {}
+_REGISTRY_VERSION = [0]
+
+
+def registry_version() -> int:
+    """Bumped by every :func:`register_comparator`, so cached aligners see new registrations."""
+    return _REGISTRY_VERSION[0]
 
 
 def register_comparator(name: str, fn: Callable) -> None:
@@ -277,6 +309,7 @@ def register_comparator(name: str, fn: Callable) -> None:
     """
     _check_custom_name(name, fn)
     _GLOBAL_REGISTRY[name] = fn
+    _REGISTRY_VERSION[0] += 1
 
 
 def _check_custom_name(name: Any, fn: Any) -> None:
@@ -357,7 +390,7 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
         if name == "relative":
             return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np))
         if name == "exact":
-            return BoundComparator(name, _num_pair(_exact_num), _num_matrix(_exact_num_np))
+            return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np))
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             core, core_np = _tol_funcs(name, default if tolerance is None else tolerance)

@@ -174,8 +174,8 @@ class _Compiler:
         if not _is_real(v) or not math.isfinite(v):
             raise self.error(path, f"{key} must be a real number, got {v!r}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
-            rng = f"[{lo:g}, {hi:g}]" if hi is not None else f">= {lo:g}"
-            raise self.error(path, f"{key} must be in {rng}, got {v!r}")
+            rng = f"in [{lo:g}, {hi:g}]" if hi is not None else f">= {lo:g}"
+            raise self.error(path, f"{key} must be {rng}, got {v!r}")
         return float(v)
 
     def flag(self, node: dict, key: str, path: str) -> bool:
@@ -202,9 +202,15 @@ class _Compiler:
                 raise self.error(path, f"$ref {ref!r} does not resolve (no {part!r})")
         return target, ref
 
-    def deref(self, node: Any, path: str) -> tuple[Any, str]:
-        """Follow ``$ref`` chains; siblings of a ``$ref`` win over its target."""
+    def deref(self, node: Any, path: str) -> tuple[Any, str, str]:
+        """Follow ``$ref`` chains; siblings of a ``$ref`` win over its target.
+
+        Returns the merged node, the path its own keywords are reported at (the
+        referencing node when it has siblings) and the path its children live
+        under (the target's).
+        """
         seen: set[str] = set()
+        cpath = path
         while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
             if ref in seen:
@@ -217,9 +223,10 @@ class _Compiler:
             if not isinstance(target, dict):
                 raise self.error(tpath, f"a schema must be an object or a boolean, got {type(target).__name__}")
             node = {**target, **siblings}
+            cpath = tpath
             if not siblings:
                 path = tpath
-        return node, path
+        return node, path, cpath
 
     # -- positions ----------------------------------------------------------
     def pos(self, schema: Any, path: str) -> Pos:
@@ -233,10 +240,10 @@ class _Compiler:
             hit = self.memo.get(key)
             if hit is not None:
                 return hit
-            node, npath = self.deref(schema, path)
+            node, npath, cpath = self.deref(schema, path)
             p = self.new_pos(npath)
             self.memo[key] = p
-            self.fill(p, node, npath)
+            self.fill(p, node, npath, cpath)
             return p
         p = self.new_pos(path)
         self.fill(p, schema, path)
@@ -258,24 +265,25 @@ class _Compiler:
             if close:
                 self.warn(f"{path}: unknown keyword {key!r} is ignored; did you mean {close[0]!r}?")
 
-    def fill(self, p: Pos, node: dict, path: str) -> None:
+    def fill(self, p: Pos, node: dict, path: str, cpath: str | None = None) -> None:
+        cpath = path if cpath is None else cpath
         self.check_keywords(node, path)
         if "allOf" in node:
             branches = node["allOf"]
             if not isinstance(branches, list) or len(branches) != 1:
                 n = len(branches) if isinstance(branches, list) else "?"
                 raise self.error(path, f"allOf with {n} branches is not supported (only a single branch)")
-            inner, _ = self.deref(branches[0], f"{path}/allOf/0")
+            inner, _, _ = self.deref(branches[0], f"{cpath}/allOf/0")
             if isinstance(inner, bool):
                 inner = {}
             rest = {k: v for k, v in node.items() if k != "allOf"}
-            self.fill(p, {**inner, **rest}, path)
+            self.fill(p, {**inner, **rest}, path, cpath)
             return
         self.position_keywords(p, node, path)
         if "anyOf" in node or "oneOf" in node:
-            self.fill_union(p, node, path)
+            self.fill_union(p, node, path, cpath)
         else:
-            self.fill_typed(p, node, path)
+            self.fill_typed(p, node, path, cpath)
         if "idScope" in node or "ref" in node:
             self.special_from_node(p, node, path)
 
@@ -326,7 +334,7 @@ class _Compiler:
         kinds.discard(KIND_NULL)
         return kinds, nullable
 
-    def fill_typed(self, p: Pos, node: dict, path: str) -> None:
+    def fill_typed(self, p: Pos, node: dict, path: str, cpath: str) -> None:
         kinds, nullable = self.node_kinds(node, path)
         p.wl_scalar = "enum" in node or node.get("type") in ("string", "integer", "boolean")
         if kinds is None:
@@ -350,9 +358,9 @@ class _Compiler:
             elif kind == KIND_BOOLEAN:
                 p.kinds[kind] = BoolLeaf()
             elif kind == KIND_OBJECT:
-                p.kinds[kind] = self.object_handler(node, path)
+                p.kinds[kind] = self.object_handler(node, path, cpath)
             elif kind == KIND_ARRAY:
-                p.kinds[kind] = self.array_handler(node, path)
+                p.kinds[kind] = self.array_handler(node, path, cpath)
 
     def leaf_comparators(self, node: dict, path: str, kinds: set[str]) -> dict[str, BoundComparator]:
         leaf_kinds = [k for k in (KIND_STRING, KIND_NUMBER) if k in kinds]
@@ -381,13 +389,13 @@ class _Compiler:
                 out[k] = resolve_comparator(fallback, k, self.custom, tolerance)
         return out
 
-    def object_handler(self, node: dict, path: str) -> ObjHandler:
+    def object_handler(self, node: dict, path: str, cpath: str) -> ObjHandler:
         h = ObjHandler()
         props = node.get("properties", {})
         if not isinstance(props, dict):
             raise self.error(path, f"properties must be an object, got {type(props).__name__}")
         for key, sub in props.items():
-            h.props[key] = self.pos(sub, f"{path}/properties/{escape_token(key)}")
+            h.props[key] = self.pos(sub, f"{cpath}/properties/{escape_token(key)}")
         if h.props and sum(p.weight for p in h.props.values()) <= 0:
             raise self.error(path, "the valueWeights of the properties sum to 0; at least one must be positive")
         name = node.get("keyScore", "jaro")
@@ -407,7 +415,7 @@ class _Compiler:
         h.ki, h.vi = ki / (ki + vi), vi / (ki + vi)
         extra = node.get("additionalProperties")
         if isinstance(extra, dict):
-            h.extra = self.pos(extra, f"{path}/additionalProperties")
+            h.extra = self.pos(extra, f"{cpath}/additionalProperties")
         elif extra is not None and not isinstance(extra, bool):
             raise self.error(path, "additionalProperties must be a schema or a boolean")
         pats = node.get("patternProperties", {})
@@ -418,12 +426,13 @@ class _Compiler:
             try:
                 creg = re.compile(rx)
             except re.error as e:
-                raise self.error(f"{path}/patternProperties", f"invalid regular expression {rx!r}: {e}") from None
-            compiled.append((creg, self.pos(sub, f"{path}/patternProperties/{escape_token(rx)}")))
-        h.patterns = tuple(compiled)
+                raise self.error(f"{cpath}/patternProperties", f"invalid regular expression {rx!r}: {e}") from None
+            compiled.append((creg, self.pos(sub, f"{cpath}/patternProperties/{escape_token(rx)}")))
+        # several matching patterns: the first by pattern text (never the schema's key order)
+        h.patterns = tuple(sorted(compiled, key=lambda rp: rp[0].pattern))
         return h
 
-    def array_handler(self, node: dict, path: str) -> ArrHandler:
+    def array_handler(self, node: dict, path: str, cpath: str) -> ArrHandler:
         h = ArrHandler()
         prefix = node.get("prefixItems")
         items = node.get("items", None)
@@ -434,13 +443,13 @@ class _Compiler:
             if not isinstance(prefix, list):
                 raise self.error(path, "prefixItems must be a list of schemas")
             key = "prefixItems" if "prefixItems" in node else "items"
-            h.prefix = tuple(self.pos(s, f"{path}/{key}/{i}") for i, s in enumerate(prefix))
+            h.prefix = tuple(self.pos(s, f"{cpath}/{key}/{i}") for i, s in enumerate(prefix))
         if items is None:
             h.items = None if prefix is not None else _ANY
         elif items is False:
             h.items = None
         else:
-            h.items = self.pos(items, f"{path}/{tail_key}")
+            h.items = self.pos(items, f"{cpath}/{tail_key}")
         order = node.get("order", "fixed")
         if order not in ("fixed", "align"):
             raise self.error(path, f'order must be "fixed" or "align", got {order!r}')
@@ -479,7 +488,7 @@ class _Compiler:
         return h
 
     # -- unions ---------------------------------------------------------------
-    def fill_union(self, p: Pos, node: dict, path: str) -> None:
+    def fill_union(self, p: Pos, node: dict, path: str, cpath: str) -> None:
         key = "anyOf" if "anyOf" in node else "oneOf"
         if "anyOf" in node and "oneOf" in node:
             raise self.error(path, "a node with both anyOf and oneOf is not supported")
@@ -489,21 +498,26 @@ class _Compiler:
         inherited = {k: v for k, v in node.items() if k in EXTENSION_KEYWORDS and k not in _POSITION_KEYWORDS}
         branches: list[tuple[Pos, dict, Any]] = []  # (pos, dereferenced node, raw)
         nullable = False
+        score_used = "score" not in inherited
         for i, b in enumerate(raw):
-            bpath = f"{path}/{key}/{i}"
-            bnode, _ = self.deref(b, bpath) if isinstance(b, dict) else ({}, bpath)
+            bpath = f"{cpath}/{key}/{i}"
+            bnode, _, bcpath = self.deref(b, bpath) if isinstance(b, dict) else ({}, bpath, bpath)
             if isinstance(bnode, dict) and (bnode.get("type") == "null" or ("const" in bnode and bnode["const"] is None)):
                 nullable = True
                 continue
-            if inherited:
-                merged = {**inherited, **bnode}
+            applicable = self.inheritable(inherited, bnode, bpath)
+            score_used = score_used or "score" in applicable
+            if applicable:
+                # keywords on the union node win over the member's own (as siblings of $ref win)
                 bp = self.new_pos(bpath)
-                self.fill(bp, merged, bpath)
+                self.fill(bp, {**bnode, **applicable}, bpath, bcpath)
             else:
                 bp = self.pos(b, bpath)
             if bp.allowed is None or KIND_NULL in bp.allowed:
                 nullable = True
             branches.append((bp, bnode, b))
+        if not score_used:
+            raise self.error(path, f'Unsupported score "{inherited["score"]}" for every member of the {key}')
         if len(branches) == 1:  # nullable wrapper: the position is the branch
             bp = branches[0][0]
             if "nullScore" not in node:
@@ -531,6 +545,17 @@ class _Compiler:
             else:
                 p.kinds[kind] = UnionHandler(tuple(handlers), disc_prop if kind == KIND_OBJECT else None, disc_map if kind == KIND_OBJECT else None)
 
+    def inheritable(self, inherited: dict, bnode: Any, bpath: str) -> dict:
+        """The union-level keywords that apply to one member (a comparator only where it exists)."""
+        if not inherited or "score" not in inherited or not isinstance(bnode, dict):
+            return inherited
+        kinds, _ = self.node_kinds(bnode, bpath)
+        leaf = [k for k in (KIND_STRING, KIND_NUMBER) if kinds is None or k in kinds]
+        name = inherited["score"]
+        if any(isinstance(name, str) and resolve_comparator(name, k, self.custom) is not None for k in leaf):
+            return inherited
+        return {k: v for k, v in inherited.items() if k not in ("score", "tolerance", "threshold")}
+
     def discriminator(self, node: dict, path: str, branches: list) -> tuple[str | None, dict]:
         d = node.get("discriminator")
         if d is None:
@@ -548,7 +573,7 @@ class _Compiler:
             if not tags:
                 sub = bnode.get("properties", {}).get(prop) if isinstance(bnode, dict) else None
                 if isinstance(sub, dict):
-                    sub, _ = self.deref(sub, path)
+                    sub = self.deref(sub, path)[0]
                     if "const" in sub:
                         tags = [sub["const"]]
                     elif isinstance(sub.get("enum"), list):

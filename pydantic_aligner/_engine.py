@@ -14,12 +14,14 @@ from. The engine never imports Pydantic and never reads a raw schema.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
 from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
 from ._comparators import ScoreContext
+from ._confidence import pair_confidences
 from ._compile import any_pos, escape_token
 from ._errors import DataError
 from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, _KIND_BY_TYPE, kind_of
@@ -59,7 +61,7 @@ class Problem:
 class Ctx:
     """Per-call state. A compiled plan is shared; a context never is."""
 
-    __slots__ = ("gold_root", "pred_root", "mappings", "pred_ids", "mask_scope", "mask_all", "problems")
+    __slots__ = ("gold_root", "pred_root", "mappings", "pred_ids", "mask_scope", "mask_all", "problems", "conf")
 
     def __init__(self, gold_root: Any, pred_root: Any) -> None:
         self.gold_root = gold_root
@@ -69,6 +71,8 @@ class Ctx:
         self.mask_scope: str | None = None
         self.mask_all = False
         self.problems: list[Problem] = []
+        # (method, temperature) when pairing confidences are computed (tree mode only), else None
+        self.conf: tuple[str, float] | None = None
 
 
 # ---------------------------------------------------------------------------
@@ -237,10 +241,16 @@ def _child(ptr: str | None, token: Any) -> str | None:
 # objects
 
 
-def _key_rows(h: Any, g: dict, p: dict) -> list[tuple[Any, Any, float]]:
-    """(gold key or None, candidate key or None, key similarity) rows, canonical order."""
+def _key_rows(
+    h: Any, g: dict, p: dict, conf: tuple | None = None, out_conf: list | None = None, *, ctx: Ctx | None = None, loc: Any = None
+) -> list[tuple[Any, Any, float]]:
+    """(gold key or None, candidate key or None, key similarity) rows, canonical order.
+
+    With ``conf`` (tree mode, confidence requested) ``out_conf`` receives the
+    pairing confidence of each row (1.0 for unmatched rows).
+    """
     cmp = h.key_cmp
-    if h.key_exact or (g.keys() == p.keys() and cmp.name in _INJECTIVE and not cmp.custom):
+    if h.key_exact or (conf is None and g.keys() == p.keys() and cmp.name in _INJECTIVE and not cmp.custom):
         rows: list[tuple[Any, Any, float]] = []
         spare = iter([k for k in p if k not in g])
         for gk in g:
@@ -252,22 +262,33 @@ def _key_rows(h: Any, g: dict, p: dict) -> list[tuple[Any, Any, float]]:
                 rows.append((None, pk, 0.0))
             rows.append((gk, None, 0.0))
         rows.extend((None, pk, 0.0) for pk in spare)
+        if out_conf is not None:
+            out_conf.extend(1.0 for _ in rows)  # exact keys: margins are 1
         return rows
     G, P = list(g), list(p)
     if cmp.matrix is not None:
         K = cmp.matrix(G, P)
+    elif cmp.wants_context:
+        sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
+        K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
     else:
         K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
     if h.key_threshold > 0.0:
         K[K < h.key_threshold] = 0.0
     out = []
-    for kind, i, j in canonical_rows(len(G), len(P), assign(K)):
+    # a comparator that can rate distinct keys 1.0 (custom, date): equal keys win ties, so identical objects pair up
+    prefer = None if (cmp.name in _INJECTIVE and not cmp.custom) else np.array([[a == b for b in P] for a in G], dtype=bool).reshape(len(G), len(P))
+    plan = canonical_rows(len(G), len(P), assign(K, prefer))
+    for kind, i, j in plan:
         if kind == PAIR:
             out.append((G[i], P[j], float(K[i, j])))
         elif kind == MISSING:
             out.append((G[i], None, 0.0))
         else:
             out.append((None, P[j], 0.0))
+    if out_conf is not None:
+        pcs = iter(pair_confidences(K, [(i, j) for kind, i, j in plan if kind == PAIR], conf[0], conf[1]))
+        out_conf.extend(next(pcs) if kind == PAIR else 1.0 for kind, _, _ in plan)
     return out
 
 
@@ -275,13 +296,14 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
     tree = gptr is not None
     if not g and not p:
         return 1.0, ()
-    rows = _key_rows(h, g, p)
+    kconf: list | None = [] if tree and ctx.conf is not None else None
+    rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
     props = h.props
     acc = 0.0
     tw = 0.0
     ksum = 0.0
     built = []
-    for gk, pk, ks in rows:
+    for r, (gk, pk, ks) in enumerate(rows):
         key = gk if gk is not None else pk
         vpos = props.get(key) or h.value_pos(key) or _ANY
         w = vpos.weight
@@ -291,6 +313,8 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
             sub = (loc, gk, g, p)
             if tree:
                 node = align(vpos, g[gk], p[pk], ctx, sub, _child(gptr, gk), _child(pptr, pk))
+                if kconf is not None and kconf[r] != 1.0:
+                    node = replace(node, confidence=kconf[r])
                 s = node.score
                 built.append(("pair", gk, pk, w, node, ks))
             else:
@@ -349,6 +373,8 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
     if any(_KIND.get(type(v)) != k for v in preds):
         return None
     h = pos.kinds.get(k) or _ANY.kinds[k]
+    if h.tag not in (STR, NUM, BOOL):
+        return None
     if h.tag == BOOL:
         ga = np.array(golds, dtype=bool)[:, None]
         pa = np.array(preds, dtype=bool)[None, :]
@@ -356,9 +382,8 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
     c = h.cmp
     if c.matrix is None or c.wants_context:
         return None
-    try:
-        M = c.matrix(golds, preds)
-    except OverflowError:
+    M = c.matrix(golds, preds)
+    if M is None:
         return None
     if h.threshold > 0.0:
         M[M < h.threshold] = 0.0
@@ -451,9 +476,15 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         alpha = scale / D if D > 0 else 0.0
         wm = 0.0 if h.ignore_missing else alpha
         we = 0.0 if h.ignore_excess else alpha
+        pconf = None
+        if h.align and ctx.conf is not None and S is not None:
+            pairs = [(i, j) for rk, i, j in plan if rk == PAIR]
+            pconf = dict(zip(pairs, pair_confidences(S, pairs, ctx.conf[0], ctx.conf[1])))
         for rk, i, j in plan:
             if rk == PAIR:
                 node = align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
+                if pconf is not None and pconf[i, j] != 1.0:
+                    node = replace(node, confidence=pconf[i, j])
                 rows.append(Row(PAIR, L + i, L + j, alpha, node))
             elif rk == MISSING:
                 rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, _child(gptr, L + i), None, pos=h.items)))

@@ -65,11 +65,13 @@ class ComparatorError(AlignerError, ValueError):
 class ParseError(AlignerError, ValueError):
     """Candidate text could not be read as JSON.
 
-    ``position`` is the character offset where reading failed (or ``None``).
+    ``position`` is the character offset where reading failed (or ``None``);
+    ``side`` is ``"pred"`` or ``"gold"``.
     """
 
-    def __init__(self, message: str, position: int | None = None) -> None:
+    def __init__(self, message: str, position: int | None = None, side: str = "pred") -> None:
         self.position = position
+        self.side = side
         self.problem = message
         super().__init__(message if position is None else f"{message} (at character {position})")
 

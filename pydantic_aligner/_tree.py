@@ -5,8 +5,11 @@ tuple of :class:`Row`; each row says whether it is a pair, a gold-only
 (*missing*) or candidate-only (*excess*) element, or an empty tuple slot
 (*absent*), where the element sits in each original document, and which share
 of the parent's score it carries (``weight``, the coefficient alpha of SPEC 11).
-For every container ``score == sum(row.weight * row.node.score) + sum(row.key_weight * row.key_score)``
-up to rounding, so the deficit ``1 - score`` decomposes exactly over the leaves.
+For every container the deficit decomposes over its rows,
+``1 - score == sum(row.weight * (1 - row.node.score)) + sum(row.key_weight * (1 - row.key_score))``
+up to rounding, and so, recursively, over the leaves. (Vacuous parts, such as
+the empty tail of a tuple or a list whose every row is excused, score 1.0 and
+have no row, so the row weights alone may sum to less than 1.)
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ class Match:
     tuple slot neither side has) or a container kind (``"object"``,
     ``"reorder"``, ``"fixed"``, ``"prefix"``, ``"combined"``).
     ``gold_path``/``pred_path`` are JSON Pointers into the gold and candidate
-    documents with original indices (``None`` when that side has no element).
+    documents with original indices (``None`` when that side has no element;
+    an ``"absent"`` tuple slot carries the slot's path on both sides).
     ``mapped`` is, for a reference leaf, the candidate id its gold target maps to.
     ``confidence`` is how unambiguous the pairing that produced this node was
     (1.0 unless confidence is computed). ``pos`` is the compiled schema

@@ -25,6 +25,6 @@ def test_snippets_run(page: Path, monkeypatch, tmp_path):
     namespace: dict = {"__name__": f"docs_{page.stem}"}
     for i, code in enumerate(blocks):
         try:
-            exec(compile(code, f"{page.name}[block {i}]", "exec"), namespace)
+            exec(compile(code, f"{page.name}[block {i}]", "exec", dont_inherit=True), namespace)
         except Exception as e:  # pragma: no cover - the failure message is the point
             raise AssertionError(f"{page.name} block {i} failed: {e!r}\n---\n{code}") from e

@@ -1,0 +1,600 @@
+"""Repair operations (SPEC 12, departure D7): what to change in the candidate, and what it is worth.
+
+Each :class:`Repair` is an RFC 6902 operation on the *candidate* document:
+``op`` ("add", "remove", "replace"; "describe" for diagnostics), ``path`` (a
+JSON Pointer into the candidate with its original indices; an ``add`` path
+says where the gold content goes: its final index in an ordered list or tuple,
+``<list>/-`` in an order-agnostic list), ``value`` (what to write, with
+identifiers and references in the candidate's identifier space) and ``delta``
+(exact score gain ``c * (1 - s)`` of the position under the chosen pairing).
+Leaf repair deltas add up to ``1 - score``.
+
+>>> from pydantic_aligner import align
+>>> r = align({"title": "Matrix", "year": 1999}, {"title": "Matrix", "year": 2000})
+>>> [(op.op, op.path, op.value, op.delta, op.kind) for op in r.repairs()]
+[('replace', '/year', 1999, 0.25, 'primitive_replace')]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._errors import SchemaError
+from ._patch import IdSpace, parse_pointer, patch_order, pointer
+from ._plan import ARR, UNION
+from ._tree import CONTAINER_KINDS, Match
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._alignment import Alignment
+
+__all__ = ["Repair", "RepairResult", "repairs", "REPAIR_KINDS", "RANK_BY"]
+
+#: Every repair kind (SPEC 12, plus ``id_fix`` of D7).
+REPAIR_KINDS = (
+    "primitive_replace",
+    "primitive_replace_reorder",
+    "list_item_add",
+    "list_item_remove",
+    "list_item_missing",
+    "list_item_excess",
+    "key_add",
+    "key_remove",
+    "key_rename_add",
+    "key_rename_remove",
+    "ref_fix",
+    "ref_fix_no_target",
+    "id_fix",
+    "null_value_replace",
+    "subtree_replace",
+    "pairing_ambiguous",
+)
+RANK_BY = ("score_delta", "expected_gain", "confidence")
+_GRANULARITIES = ("leaf", "subtree", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class Repair:
+    """One repair operation on the candidate.
+
+    ``kind`` is one of :data:`REPAIR_KINDS`; ``gold``/``pred`` are the values
+    on each side (``None`` where a side has none); ``gold_path``/``pred_path``
+    locate them in each document; ``list_path`` is the candidate path of the
+    enclosing list for list operations; the two halves of a key rename share a
+    ``pair_id``; ``confidence`` is the confidence of the pairing the repair
+    relies on (1.0 unless confidence is computed). ``id_fix`` (delta 0)
+    rewrites a record identifier so that references resolve once the patch is
+    applied (D7).
+
+    >>> from pydantic_aligner import align
+    >>> op = align([1, 2], [1]).repairs()[0]
+    >>> op.to_patch()
+    {'op': 'add', 'path': '/1', 'value': 2}
+    """
+
+    op: str
+    path: str
+    kind: str
+    delta: float
+    value: Any = None
+    gold: Any = None
+    pred: Any = None
+    gold_path: str | None = None
+    pred_path: str | None = None
+    list_path: str | None = None
+    pair_id: str = ""
+    confidence: float = 1.0
+    _orig: tuple = field(default=(), repr=False, compare=False)
+    _final: tuple = field(default=(), repr=False, compare=False)
+
+    @property
+    def score_delta(self) -> float:
+        """Alias of ``delta`` (the reference library's name)."""
+        return self.delta
+
+    def to_patch(self) -> dict:
+        """This operation as an RFC 6902 dict (its path as written alone, see :meth:`Alignment.to_json_patch`)."""
+        d: dict[str, Any] = {"op": self.op, "path": self.path}
+        if self.op in ("add", "replace"):
+            d["value"] = self.value
+        return d
+
+    def to_dict(self) -> dict:
+        """Every public field as plain data."""
+        d = asdict(self)
+        d.pop("_orig")
+        d.pop("_final")
+        return d
+
+
+class RepairResult:
+    """The ranked repair operations of an alignment.
+
+    ``total_delta`` is the sum of the deltas of the returned leaf operations
+    (of the root operation for ``granularity="subtree"``) and ``residual =
+    total_delta - (1 - score)``: zero (to float rounding) unless filters
+    dropped operations. ``notes`` explains path conventions that apply.
+    Iterable, indexable and sized; diagnostics (``op == "describe"``) come last.
+
+    >>> from pydantic_aligner import align
+    >>> res = align({"a": 1, "b": 2}, {"a": 1, "c": 2}, schema={"type": "object", "keyScore": "exact"}).repairs()
+    >>> [(op.kind, op.path) for op in res], abs(res.residual) < 1e-12
+    ([('key_add', '/b'), ('key_remove', '/c')], True)
+    """
+
+    __slots__ = ("granularity", "notes", "ops", "residual", "score", "total_delta")
+
+    def __init__(self, score: float, ops: tuple[Repair, ...], granularity: str, total: float, notes: tuple[str, ...]) -> None:
+        self.score = score
+        self.ops = ops
+        self.granularity = granularity
+        self.total_delta = total
+        self.residual = total - (1.0 - score)
+        self.notes = notes
+
+    def __iter__(self) -> Iterator[Repair]:
+        return iter(self.ops)
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def __getitem__(self, i: int) -> Repair:
+        return self.ops[i]
+
+    def __repr__(self) -> str:
+        return f"RepairResult(score={self.score!r}, ops={len(self.ops)}, residual={self.residual:.3g})"
+
+    def to_dict(self) -> dict:
+        """Plain-data form."""
+        return {
+            "score": self.score,
+            "granularity": self.granularity,
+            "total_delta": self.total_delta,
+            "residual": self.residual,
+            "notes": list(self.notes),
+            "ops": [o.to_dict() for o in self.ops],
+        }
+
+
+# ---------------------------------------------------------------------------
+
+
+def _check_number(name: str, v: Any) -> None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0.0:
+        raise SchemaError(f"{name} must be a number >= 0, got {v!r}")
+
+
+def check_options(granularity: str, min_delta: float, top_k: Any, rank_by: str, ambiguity_threshold: float = 0.3) -> None:
+    """Validate the options shared by :meth:`Alignment.repairs` and :meth:`Alignment.feedback`."""
+    if granularity not in _GRANULARITIES:
+        raise SchemaError(f"granularity must be one of {_GRANULARITIES}, got {granularity!r}")
+    _check_number("min_delta", min_delta)
+    if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 0):
+        raise SchemaError(f"top_k must be None or an int >= 0, got {top_k!r}")
+    if rank_by not in RANK_BY:
+        raise SchemaError(f"rank_by must be one of {RANK_BY}, got {rank_by!r}")
+    _check_number("ambiguity_threshold", ambiguity_threshold)
+
+
+def _arr_shape(node: Match) -> tuple[int, bool]:
+    """(prefix length, tail is order-agnostic) of a list node."""
+    kind = node.kind
+    if kind == "reorder":
+        return 0, True
+    if kind == "fixed":
+        return 0, False
+    if kind == "prefix":
+        return len(node.children), False
+    pos = node.pos
+    h = pos.kinds.get("array") if pos is not None else None
+    cands = list(h.branches) if h is not None and h.tag == UNION else [h]
+    for b in cands:
+        if b is not None and b.tag == ARR and b.prefix and b.items is not None:
+            return len(b.prefix), b.align
+    return 0, False  # pragma: no cover - a combined node always has such a handler
+
+
+class _Builder:
+    def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str) -> None:
+        self.alignment = alignment
+        self.ids = IdSpace(alignment)
+        self.confs = confs
+        self.granularity = granularity
+        self.ops: list[Repair] = []
+        self.pairs = 0
+        self.has_reorder = False
+        self.root = root
+
+    def conf(self, node: Match) -> float:
+        return self.confs.get(id(node), node.confidence)
+
+    def tr(self, node: Match) -> Any:
+        return self.ids.translate(node.pos, node.gold)
+
+    def add(self, **kw: Any) -> None:
+        self.ops.append(Repair(**kw))
+
+    # -- leaves ---------------------------------------------------------------
+    def leaf(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
+        kind = node.kind
+        s = node.score
+        path = pointer(orig)
+        common = {"gold": node.gold, "pred": node.pred, "gold_path": node.gold_path, "pred_path": node.pred_path, "list_path": list_path}
+        if kind == "id":
+            sp = node.pos.special if node.pos is not None else None
+            if sp is None or node.gold is None or not self.ids.has(sp.scope):
+                return
+            target = self.ids(sp.scope, node.gold)
+            if node.pred != target or type(node.pred) is not type(target):
+                self.add(
+                    op="replace",
+                    path=path,
+                    kind="id_fix",
+                    delta=0.0,
+                    value=target,
+                    confidence=self.conf(node),
+                    _orig=orig,
+                    _final=final,
+                    **common,
+                )
+            return
+        if s >= 1.0:
+            return
+        delta = c * (1.0 - s)
+        if kind == "ref":
+            sp = node.pos.special
+            g = node.gold
+            if g is None:
+                op_kind, value = "null_value_replace", None
+            else:
+                value = self.ids(sp.scope, g)
+                mapped = self.alignment.mappings.get(sp.scope, {}).get(g) if _hashable(g) else None
+                op_kind = "ref_fix" if mapped is not None else "ref_fix_no_target"
+            self.add(
+                op="replace",
+                path=path,
+                kind=op_kind,
+                delta=delta,
+                value=value,
+                confidence=self.conf(node),
+                _orig=orig,
+                _final=final,
+                **common,
+            )
+            return
+        if kind == "null":
+            op_kind = "null_value_replace"
+        elif kind in ("string", "number", "boolean", "mismatch"):
+            op_kind = "primitive_replace_reorder" if in_reorder else "primitive_replace"
+        else:  # pragma: no cover - missing/excess/absent are handled as rows
+            return
+        self.add(
+            op="replace",
+            path=path,
+            kind=op_kind,
+            delta=delta,
+            value=self.tr(node),
+            confidence=self.conf(node),
+            _orig=orig,
+            _final=final,
+            **common,
+        )
+
+    # -- containers -------------------------------------------------------------
+    def visit(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
+        if node.kind not in CONTAINER_KINDS:
+            self.leaf(node, c, orig, final, in_reorder, list_path)
+            return
+        if self.granularity == "all" and node.score < 1.0:
+            self.subtree(node, c, orig, final)
+        if node.kind == "object":
+            self.object(node, c, orig, final)
+        else:
+            self.array(node, c, orig, final)
+
+    def subtree(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
+        self.add(
+            op="replace",
+            path=pointer(orig),
+            kind="subtree_replace",
+            delta=c * (1.0 - node.score),
+            value=self.tr(node),
+            gold=node.gold,
+            pred=node.pred,
+            gold_path=node.gold_path,
+            pred_path=node.pred_path,
+            confidence=self.conf(node),
+            _orig=orig,
+            _final=final,
+        )
+
+    def object(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
+        cconf = self.conf(node)
+        for r in node.children:
+            v = r.node
+            if r.kind == "pair":
+                if r.gold_key == r.pred_key:
+                    self.visit(v, c * r.weight, (*orig, r.pred_key), (*final, r.pred_key), False, None)
+                    continue
+                self.pairs += 1
+                pid = f"repair_pair_{self.pairs}"
+                ks = r.key_score if r.key_score is not None else 0.0
+                gain = c * r.key_weight * (1.0 - ks) + c * r.weight * (1.0 - v.score)
+                vconf = self.conf(v)
+                common = {
+                    "gold": v.gold,
+                    "pred": v.pred,
+                    "gold_path": v.gold_path,
+                    "pred_path": v.pred_path,
+                    "pair_id": pid,
+                    "confidence": vconf,
+                }
+                self.add(
+                    op="remove",
+                    path=pointer((*orig, r.pred_key)),
+                    kind="key_rename_remove",
+                    delta=0.0,
+                    _orig=(*orig, r.pred_key),
+                    _final=(*final, r.pred_key),
+                    **common,
+                )
+                self.add(
+                    op="add",
+                    path=pointer((*orig, r.gold_key)),
+                    kind="key_rename_add",
+                    delta=gain,
+                    value=self.tr(v),
+                    _orig=(*orig, r.gold_key),
+                    _final=(*final, r.gold_key),
+                    **common,
+                )
+            elif r.kind == "missing":
+                self.add(
+                    op="add",
+                    path=pointer((*orig, r.gold_key)),
+                    kind="key_add",
+                    delta=c * (r.weight + r.key_weight),
+                    value=self.tr(v),
+                    gold=v.gold,
+                    gold_path=v.gold_path,
+                    confidence=cconf,
+                    _orig=(*orig, r.gold_key),
+                    _final=(*final, r.gold_key),
+                )
+            elif r.kind == "excess":
+                self.add(
+                    op="remove",
+                    path=pointer((*orig, r.pred_key)),
+                    kind="key_remove",
+                    delta=c * (r.weight + r.key_weight),
+                    pred=v.pred,
+                    pred_path=v.pred_path,
+                    confidence=cconf,
+                    _orig=(*orig, r.pred_key),
+                    _final=(*final, r.pred_key),
+                )
+
+    def array(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
+        rows = node.children
+        L, tail_align = _arr_shape(node)
+        reorder = node.kind == "reorder"
+        self.has_reorder = self.has_reorder or tail_align
+        n_prefix = L if node.kind in ("combined", "prefix") else 0
+        # final layout: kept candidate elements keep their relative order
+        final_of: dict[int, int] = {}
+        add_at: dict[int, Any] = {}
+        cnt = 0
+        for t in range(min(n_prefix, len(rows))):
+            r = rows[t]
+            if r.kind == "pair":
+                final_of[r.pred_key] = cnt
+                cnt += 1
+            elif r.kind == "missing":
+                add_at[t] = cnt
+                cnt += 1
+        tail = range(n_prefix, len(rows))
+        if tail_align:
+            kept = sorted(rows[t].pred_key for t in tail if rows[t].kind == "pair" or (rows[t].kind == "excess" and rows[t].weight == 0.0))
+            for j in kept:
+                final_of[j] = cnt
+                cnt += 1
+            for t in tail:
+                if rows[t].kind == "missing" and rows[t].weight > 0.0:
+                    add_at[t] = "-"
+        else:
+            for t in tail:
+                r = rows[t]
+                if r.kind == "pair" or (r.kind == "excess" and r.weight == 0.0):
+                    final_of[r.pred_key] = cnt
+                    cnt += 1
+                elif r.kind == "missing" and r.weight > 0.0:
+                    add_at[t] = cnt
+                    cnt += 1
+        lpath = pointer(orig)
+        cconf = self.conf(node)
+        for t, r in enumerate(rows):
+            v = r.node
+            in_tail = t >= n_prefix
+            if r.kind == "pair":
+                j = r.pred_key
+                self.visit(v, c * r.weight, (*orig, j), (*final, final_of[j]), reorder, lpath)
+            elif r.kind == "missing":
+                if t not in add_at:
+                    continue  # excused (ignoreMissing)
+                at = add_at[t]
+                self.add(
+                    op="add",
+                    path=pointer((*orig, at)),
+                    kind="list_item_missing" if reorder else "list_item_add",
+                    delta=c * r.weight,
+                    value=self.tr(v),
+                    gold=v.gold,
+                    gold_path=v.gold_path,
+                    list_path=lpath,
+                    confidence=cconf,
+                    _orig=(*orig, at),
+                    _final=(*final, at),
+                )
+            elif r.kind == "excess":
+                if in_tail and r.weight == 0.0:
+                    continue  # excused (ignoreExcess)
+                j = r.pred_key
+                self.add(
+                    op="remove",
+                    path=pointer((*orig, j)),
+                    kind="list_item_excess" if reorder else "list_item_remove",
+                    delta=c * r.weight,
+                    pred=v.pred,
+                    pred_path=v.pred_path,
+                    list_path=lpath,
+                    confidence=cconf,
+                    _orig=(*orig, j),
+                    _final=(*final, j),
+                )
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
+def _path_key(path: str) -> tuple:
+    out = []
+    for t in parse_pointer(path):
+        if t.isdigit():
+            out.append((0, int(t), ""))
+        elif t == "-":
+            out.append((2, 0, ""))
+        else:
+            out.append((1, 0, t))
+    return tuple(out)
+
+
+def rank_key(op: Repair, rank_by: str) -> tuple:
+    """Sort key of ``op`` under ``rank_by`` (deltas compared to 1e-12)."""
+    d = round(op.delta, 12)
+    base = (_path_key(op.path), op.op, op.kind)
+    if rank_by == "expected_gain":
+        return (-round(op.delta * op.confidence, 12), -d, *base)
+    if rank_by == "confidence":
+        return (-round(op.confidence, 12), -d, *base)
+    return (-d, *base)
+
+
+def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Repair], tuple[str, ...]]:
+    """Every repair operation of ``alignment`` at ``granularity`` (unranked, unfiltered), and the notes."""
+    from ._confidence import confidence_map
+
+    root, confs = confidence_map(alignment)
+    b = _Builder(alignment, root, confs, granularity)
+    if granularity == "subtree" and root.kind in CONTAINER_KINDS:
+        if root.score < 1.0:
+            b.subtree(root, 1.0, (), ())
+    else:
+        b.visit(root, 1.0, (), (), False, None)
+    notes = []
+    if b.has_reorder:
+        notes.append("order-agnostic lists: paths point at the candidate's own elements (original indices); additions append ('<list>/-')")
+    if b.ids.active:
+        notes.append(
+            "identifiers and references are written in the candidate's identifier space "
+            "(the bijection's ids; unmatched records keep their gold id unless the candidate uses it)"
+        )
+    return b.ops, tuple(notes)
+
+
+def diagnostics(alignment: Alignment, threshold: float) -> list[Repair]:
+    """``pairing_ambiguous`` notes for order-agnostic lists and objects whose pairing confidence is below ``threshold``."""
+    from ._confidence import confidence_map
+
+    root, confs = confidence_map(alignment)
+    out = []
+    for node in root.walk():
+        if node.kind in ("reorder", "object") and node.children:
+            c = confs.get(id(node), 1.0)
+            if c < threshold:
+                path = node.pred_path if node.pred_path is not None else node.path
+                out.append(
+                    Repair(
+                        op="describe",
+                        path=path,
+                        kind="pairing_ambiguous",
+                        delta=0.0,
+                        gold_path=node.gold_path,
+                        pred_path=node.pred_path,
+                        confidence=c,
+                    )
+                )
+    return out
+
+
+def rank(ops: list[Repair], rank_by: str) -> list[Repair]:
+    """``ops`` sorted by :func:`rank_key`."""
+    return sorted(ops, key=lambda o: rank_key(o, rank_by))
+
+
+def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:
+    """Ops with ``delta >= min_delta``; the halves of a rename go together (decided by the add)."""
+    if min_delta <= 0.0:
+        return list(ops)
+    keep_pairs = {o.pair_id for o in ops if o.kind == "key_rename_add" and o.delta >= min_delta}
+    return [o for o in ops if (o.pair_id in keep_pairs if o.pair_id else o.delta >= min_delta)]
+
+
+def units(ops: list[Repair]) -> list[list[Repair]]:
+    """Ranked ops grouped into fixes: a rename pair is one fix (at its first half's rank), others are alone."""
+    groups: list[list[Repair]] = []
+    by_pair: dict[str, list[Repair]] = {}
+    for o in ops:
+        if o.pair_id:
+            g = by_pair.get(o.pair_id)
+            if g is None:
+                g = by_pair[o.pair_id] = []
+                groups.append(g)
+            g.append(o)
+        else:
+            groups.append([o])
+    for g in groups:  # the add half first
+        g.sort(key=lambda o: o.kind != "key_rename_add")
+    return groups
+
+
+def repairs(
+    alignment: Alignment,
+    granularity: str = "leaf",
+    min_delta: float = 0.0,
+    top_k: int | None = None,
+    rank_by: str = "score_delta",
+    include_pairing_ambiguous: bool = False,
+    ambiguity_threshold: float = 0.30,
+) -> RepairResult:
+    """The ranked repairs of ``alignment`` (see :meth:`Alignment.repairs`)."""
+    check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
+    ops, notes = build_ops(alignment, granularity)
+    ops = filter_min_delta(rank(ops, rank_by), min_delta)
+    if top_k is not None:
+        ops = [o for g in units(ops)[:top_k] for o in g]
+        ops = rank(ops, rank_by)
+    if granularity == "subtree":
+        total = sum(o.delta for o in ops)
+    else:
+        total = sum(o.delta for o in ops if o.kind != "subtree_replace")
+    if include_pairing_ambiguous:
+        ops = ops + diagnostics(alignment, ambiguity_threshold)
+    return RepairResult(alignment.score, tuple(ops), granularity, total, notes)
+
+
+def json_patch(alignment: Alignment) -> list[dict]:
+    """Every leaf repair as one RFC 6902 patch, ordered to apply in sequence (D7)."""
+    ops, _ = build_ops(alignment, "leaf")
+    out = []
+    for o in patch_order(ops):
+        d: dict[str, Any] = {"op": o.op, "path": pointer(o._final if o.op == "add" else o._orig)}
+        if o.op in ("add", "replace"):
+            d["value"] = o.value
+        out.append(d)
+    return out

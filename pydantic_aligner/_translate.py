@@ -1,0 +1,261 @@
+"""Pydantic types -> JSON Schema with Object Aligner keywords (:func:`to_json_schema`).
+
+Pydantic generates the schema; our markers add their keywords through
+``__get_pydantic_json_schema__`` while the gate of :mod:`._markers` is open,
+and a :class:`~pydantic.json_schema.GenerateJsonSchema` subclass (used only
+here) states the defaults for models explicitly:
+
+* object keys are compared exactly: ``"keyScore": "exact"`` on every model,
+  dataclass and TypedDict object and on every ``dict[str, X]`` map;
+* ``Literal``, ``Enum`` and ``UUID`` values are compared exactly (``"score": "exact"``);
+* ``date`` and ``datetime`` values use the ``"date"`` comparator;
+* lists, sets and frozensets are order-agnostic (``"order": "align"``);
+  ``tuple[X, ...]`` is ordered (``"order": "fixed"``).
+
+Markers always win over these defaults. Keywords that a marker puts on an
+``Optional``/union node are moved into the union members they apply to (a
+list keyword onto the list member, ...), so an explicit marker is never
+shadowed by a member's default. The output is canonical: dict keys sorted
+recursively (lists such as ``prefixItems``, ``required`` and ``anyOf`` keep
+their order), byte-identical across runs and processes under
+``json.dumps``.
+"""
+
+# no `from __future__ import annotations`: it would leak into the doctests, whose models need real annotations
+
+import copy
+import json
+from typing import Any
+
+from pydantic import BaseModel, PydanticUserError, TypeAdapter
+from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, PydanticUndefinedAnnotation
+from pydantic.json_schema import GenerateJsonSchema
+
+from ._errors import SchemaError
+from ._markers import _NUMBER_ONLY, _STRING_ONLY, class_markers, emitting
+
+__all__ = ["to_json_schema", "type_name"]
+
+#: Keywords of a schema *position* (they stay on a union node).
+_POSITION = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
+_LEAF = frozenset({"score", "threshold", "tolerance"})
+_OBJECT = frozenset({"keyScore", "keyThreshold", "keyImportance", "valueImportance"})
+_ARRAY = frozenset({"order", "ignoreExcess", "ignoreMissing", "prefixWeights", "prefixImportance", "restImportance"})
+
+
+def type_name(tp: Any) -> str:
+    """A short readable name for a type (``Graph``, ``list[Item]``).
+
+    >>> from pydantic_aligner._translate import type_name
+    >>> type_name(list[int])
+    'list[int]'
+    """
+    if isinstance(tp, type) and not getattr(tp, "__args__", None):
+        return tp.__qualname__ if "<locals>" not in tp.__qualname__ else tp.__name__
+    text = repr(tp)
+    return text.replace("typing.", "").replace("__main__.", "")
+
+
+# ---------------------------------------------------------------------------
+# the generator: explicit defaults
+
+
+def _is_value(v: Any) -> bool:
+    return isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+
+class _AlignerJsonSchema(GenerateJsonSchema):
+    """Pydantic's generator plus the aligner's defaults for models (used only by :func:`to_json_schema`)."""
+
+    def _object_defaults(self, js: dict, cls: Any) -> dict:
+        if js.get("type") != "object" and "properties" not in js:
+            return js  # e.g. a RootModel around a list
+        js = {**js, "keyScore": "exact"}
+        for m in class_markers(cls):
+            js.update(m.json_schema_keywords())
+        return js
+
+    def model_schema(self, schema: Any) -> Any:
+        return self._object_defaults(super().model_schema(schema), schema["cls"])
+
+    def dataclass_schema(self, schema: Any) -> Any:
+        return self._object_defaults(super().dataclass_schema(schema), schema["cls"])
+
+    def typed_dict_schema(self, schema: Any) -> Any:
+        return self._object_defaults(super().typed_dict_schema(schema), schema.get("cls"))
+
+    def dict_schema(self, schema: Any) -> Any:
+        return {**super().dict_schema(schema), "keyScore": "exact"}
+
+    def list_schema(self, schema: Any) -> Any:
+        return {**super().list_schema(schema), "order": "align"}
+
+    def set_schema(self, schema: Any) -> Any:
+        return {**super().set_schema(schema), "order": "align"}
+
+    def frozenset_schema(self, schema: Any) -> Any:
+        return {**super().frozenset_schema(schema), "order": "align"}
+
+    def generator_schema(self, schema: Any) -> Any:
+        return {**super().generator_schema(schema), "order": "align"}
+
+    def tuple_schema(self, schema: Any) -> Any:
+        js = super().tuple_schema(schema)
+        if "items" in js and "prefixItems" not in js:
+            js = {**js, "order": "fixed"}
+        return js
+
+    def literal_schema(self, schema: Any) -> Any:
+        js = super().literal_schema(schema)
+        if any(_is_value(v) for v in schema["expected"]):
+            js = {**js, "score": "exact"}
+        return js
+
+    def enum_schema(self, schema: Any) -> Any:
+        js = super().enum_schema(schema)
+        if any(_is_value(getattr(m, "value", m)) for m in schema["members"]):
+            js = {**js, "score": "exact"}
+        return js
+
+    def uuid_schema(self, schema: Any) -> Any:
+        return {**super().uuid_schema(schema), "score": "exact"}
+
+    def date_schema(self, schema: Any) -> Any:
+        return {**super().date_schema(schema), "score": "date"}
+
+    def datetime_schema(self, schema: Any) -> Any:
+        return {**super().datetime_schema(schema), "score": "date"}
+
+
+# ---------------------------------------------------------------------------
+# post-processing: unions and canonical form
+
+
+def _deref(node: Any, root: dict, depth: int = 0) -> Any:
+    while isinstance(node, dict) and isinstance(node.get("$ref"), str) and node["$ref"].startswith("#/") and depth < 64:
+        target: Any = root
+        for part in node["$ref"][2:].split("/"):
+            part = part.replace("~1", "/").replace("~0", "~")
+            if not isinstance(target, dict) or part not in target:
+                return node
+            target = target[part]
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}} if isinstance(target, dict) else target
+        depth += 1
+    return node
+
+
+def _kinds(node: Any, root: dict, depth: int = 0) -> set[str]:
+    """JSON kinds ("string", "number", "object", "array", ...) a schema node accepts, for routing keywords."""
+    node = _deref(node, root)
+    if not isinstance(node, dict) or depth > 32:
+        return set()
+    out: set[str] = set()
+    for key in ("anyOf", "oneOf"):
+        for b in node.get(key, ()) or ():
+            out |= _kinds(b, root, depth + 1)
+    t = node.get("type")
+    names = [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
+    for name in names:
+        out.add("number" if name == "integer" else name)
+    if not names:
+        for v in node.get("enum", []) + ([node["const"]] if "const" in node else []):
+            if isinstance(v, str):
+                out.add("string")
+            elif _is_value(v):
+                out.add("number")
+        if any(k in node for k in ("properties", "additionalProperties", "patternProperties")):
+            out.add("object")
+        if any(k in node for k in ("items", "prefixItems")):
+            out.add("array")
+    return out
+
+
+def _leaf_families(movable: dict) -> set[str]:
+    """The leaf kinds a union's comparator keywords apply to (by comparator name)."""
+    name = movable.get("score")
+    if name in _STRING_ONLY:
+        return {"string"}
+    if name in _NUMBER_ONLY:
+        return {"number"}
+    return {"string", "number"}
+
+
+def _push_into_unions(node: Any, root: dict) -> None:
+    """Move non-position keywords of union nodes into the members they apply to (outer markers win)."""
+    if isinstance(node, list):
+        for x in node:
+            _push_into_unions(x, root)
+        return
+    if not isinstance(node, dict):
+        return
+    for key in ("anyOf", "oneOf"):
+        branches = node.get(key)
+        if not isinstance(branches, list):
+            continue
+        movable = {k: v for k, v in node.items() if k in _LEAF | _OBJECT | _ARRAY}
+        leaf = _leaf_families(movable)
+        for kw, value in movable.items():
+            family = leaf if kw in _LEAF else {"object"} if kw in _OBJECT else {"array"}
+            targets = [b for b in branches if isinstance(b, dict) and family & _kinds(b, root)]
+            if not targets:
+                continue  # applies nowhere: left in place (the model checks report it)
+            for b in targets:
+                b[kw] = value  # a nested union member is pushed further down when it is visited
+            del node[kw]
+    for v in node.values():
+        _push_into_unions(v, root)
+
+
+def _canonical(obj: Any) -> Any:
+    if isinstance(obj, dict):
+        out = {k: _canonical(obj[k]) for k in sorted(obj)}
+        if out.get("uniqueItems") is True and isinstance(out.get("default"), list):
+            out["default"] = sorted(out["default"], key=lambda v: json.dumps(v, sort_keys=True))
+        return out
+    if isinstance(obj, list):
+        return [_canonical(x) for x in obj]
+    return obj
+
+
+# ---------------------------------------------------------------------------
+
+
+def to_json_schema(tp: Any, *, mode: str = "validation") -> dict[str, Any]:
+    """The JSON Schema of a Pydantic model (or any type Pydantic can describe) with aligner keywords.
+
+    Markers (:class:`Weight`, :class:`Comparator`, :class:`Order`, ...) become
+    extension keywords; the defaults for models are stated explicitly (exact
+    keys, exact ``Literal``/``Enum``/``UUID``, ``date`` comparator for dates,
+    order-agnostic lists). ``mode`` is Pydantic's JSON Schema mode
+    (``"validation"``, the schema LLMs are given, or ``"serialization"``).
+    The result is canonical (sorted keys) and is what ``Aligner(Model)`` compiles.
+    ``Model.model_json_schema()`` is unaffected.
+
+    >>> from typing import Annotated
+    >>> from pydantic import BaseModel
+    >>> from pydantic_aligner import Comparator, Weight, to_json_schema
+    >>> class Movie(BaseModel):
+    ...     title: Annotated[str, Comparator("jaro_winkler"), Weight(2)]
+    ...     genres: list[str]
+    >>> schema = to_json_schema(Movie)
+    >>> schema["properties"]["title"]
+    {'score': 'jaro_winkler', 'title': 'Title', 'type': 'string', 'valueWeight': 2.0}
+    >>> schema["properties"]["genres"]["order"], schema["keyScore"]
+    ('align', 'exact')
+    >>> "valueWeight" in str(Movie.model_json_schema())
+    False
+    """
+    if mode not in ("validation", "serialization"):
+        raise SchemaError(f'mode must be "validation" or "serialization", got {mode!r}')
+    name = type_name(tp)
+    try:
+        if isinstance(tp, type) and issubclass(tp, BaseModel) and not tp.__pydantic_complete__:
+            tp.model_rebuild(raise_errors=True)
+        with emitting():
+            schema = TypeAdapter(tp).json_schema(mode=mode, schema_generator=_AlignerJsonSchema)
+    except (PydanticUserError, PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, PydanticUndefinedAnnotation) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise SchemaError(f"Pydantic cannot describe {name} as JSON Schema: {first}", name) from e
+    schema = copy.deepcopy(schema)
+    _push_into_unions(schema, schema)
+    return _canonical(schema)

@@ -1,0 +1,6 @@
+"""Optional integrations; each module imports its framework lazily (install the matching extra).
+
+* :mod:`pydantic_aligner.integrations.dspy`: metrics for ``dspy.GEPA`` and ``dspy.Evaluate`` (extra ``dspy``).
+* :mod:`pydantic_aligner.integrations.gepa`: an evaluator for the standalone ``gepa`` default adapter (extra ``gepa``).
+* :mod:`pydantic_aligner.integrations.pydantic_evals`: an ``Evaluator`` for pydantic-evals datasets (extra ``evals``).
+"""

@@ -1,0 +1,155 @@
+"""Test helpers: assert that a structured output matches a gold value well enough.
+
+* :func:`assert_matches` raises ``AssertionError`` listing the top repairs when
+  the score is below ``min_score`` (works with or without pytest, and under
+  ``python -O``).
+* :class:`Matches` compares with ``==``: ``assert pred == Matches(gold, min_score=0.9)``.
+  With the pytest plugin (installed with the package; disable with
+  ``-p no:pydantic_aligner``) a failing comparison shows the score and the
+  top repairs.
+
+>>> from pydantic_aligner.testing import Matches, assert_matches
+>>> r = assert_matches({"name": "Ada", "age": 36}, {"name": "Ada", "age": 36})
+>>> r.score
+1.0
+>>> {"tags": ["b", "a"]} == Matches({"tags": ["a", "b"]}, schema={"type": "object", "properties": {
+...     "tags": {"type": "array", "order": "align", "items": {"type": "string"}}}})
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["assert_matches", "Matches", "failure_lines"]
+
+_ALIGN_KEYS = frozenset(
+    {
+        "schema",
+        "id_disambiguation",
+        "wl_integration",
+        "wl_blend_lambda",
+        "wl_rounds",
+        "strict",
+        "comparators",
+        "warn_on_ambiguous_mapping",
+        "compute_confidence",
+        "confidence_method",
+        "confidence_entropy_temperature",
+        "lenient",
+    }
+)
+
+
+def _check_min_score(min_score: Any) -> float:
+    if isinstance(min_score, bool) or not isinstance(min_score, (int, float)) or not 0.0 <= min_score <= 1.0:
+        raise ValueError(f"min_score must be a number in [0, 1], got {min_score!r}")
+    return float(min_score)
+
+
+def _align(gold: Any, pred: Any, opts: dict):
+    from ._aligner import align
+
+    unknown = set(opts) - _ALIGN_KEYS
+    if unknown:
+        raise TypeError(f"unknown option(s) {sorted(unknown)}; expected schema= or Aligner options")
+    opts = dict(opts)
+    schema = opts.pop("schema", None)
+    return align(gold, pred, schema, **opts)
+
+
+def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
+    """The lines that explain a failed match: the score, then the top ``limit`` repairs.
+
+    >>> from pydantic_aligner import align
+    >>> failure_lines(align({"a": 1}, {"a": 2}), 1.0)
+    ['alignment score 0.500 < min_score 1.000', '  /a: expected 1, got 2 (+0.500)']
+    """
+    from ._feedback import display_path, format_value
+
+    lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
+    ops = result.repairs(top_k=limit)
+    for op in ops:
+        if op.kind in ("key_rename_remove", "id_fix"):
+            continue
+        where = display_path(op.path)
+        if op.op == "replace":
+            what = f"expected {format_value(op.gold)}, got {format_value(op.pred)}"
+        elif op.op == "add":
+            what = f"missing {format_value(op.gold)}"
+            if op.kind == "key_rename_add":
+                what = f"key {display_path(op.pred_path)!s} should be {display_path(op.gold_path)}"
+        else:
+            what = f"extraneous {format_value(op.pred)}"
+        lines.append(f"  {where}: {what} (+{op.delta:.3f})")
+    hidden = len(result.repairs()) - len(ops)
+    if hidden > 0:
+        lines.append(f"  ... and {hidden} more repair(s)")
+    return lines
+
+
+def assert_matches(pred: Any, gold: Any, *, min_score: float = 1.0, **opts: Any):
+    """Assert that ``pred`` scores at least ``min_score`` against ``gold``; returns the :class:`Alignment`.
+
+    ``opts`` are ``schema=`` (a JSON Schema, a Pydantic model or an
+    :class:`Aligner`) and :class:`Aligner` options. The ``AssertionError``
+    lists the score and the top repairs.
+
+    >>> from pydantic_aligner.testing import assert_matches
+    >>> assert_matches({"name": "Ada", "age": 63}, {"name": "Ada", "age": 36})
+    Traceback (most recent call last):
+    ...
+    AssertionError: alignment score 0.518 < min_score 1.000
+      /age: expected 36, got 63 (+0.482)
+    """
+    __tracebackhide__ = True
+    min_score = _check_min_score(min_score)
+    result = _align(gold, pred, opts)
+    if result.score < min_score:
+        raise AssertionError("\n".join(failure_lines(result, min_score)))
+    return result
+
+
+class Matches:
+    """``pred == Matches(gold, min_score=..., **opts)`` is true when ``pred`` scores at least ``min_score``.
+
+    After a comparison, ``result`` holds the :class:`Alignment`. When the
+    comparison succeeded, ``repr`` is the compared value (so pytest's diff
+    hides matching parts, as dirty-equals does).
+
+    >>> from pydantic_aligner.testing import Matches
+    >>> m = Matches({"a": 1, "b": 2}, min_score=0.5)
+    >>> {"a": 1, "b": 3} == m, round(m.result.score, 3)
+    (True, 0.75)
+    """
+
+    __hash__ = None  # type: ignore[assignment]
+    __pydantic_aligner_matches__ = True
+
+    def __init__(self, gold: Any, *, min_score: float = 1.0, **opts: Any) -> None:
+        self.gold = gold
+        self.min_score = _check_min_score(min_score)
+        self.opts = opts
+        self.result = None
+        self._other: Any = None
+        self._ok: bool | None = None
+
+    def __eq__(self, other: Any) -> bool:
+        self._other = other
+        self.result = _align(self.gold, other, self.opts)
+        self._ok = self.result.score >= self.min_score
+        return self._ok
+
+    def __ne__(self, other: Any) -> bool:
+        return not self.__eq__(other)
+
+    def __repr__(self) -> str:
+        if self._ok:
+            return repr(self._other)
+        return f"Matches({self.gold!r}, min_score={self.min_score})"
+
+    def explain(self, limit: int = 10) -> list[str]:
+        """Why the last comparison failed (empty before any comparison or after a success)."""
+        if self.result is None or self._ok:
+            return []
+        return failure_lines(self.result, self.min_score, limit)

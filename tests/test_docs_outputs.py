@@ -1,0 +1,39 @@
+"""The outputs shown in docs/feedback.md, docs/repairs.md and docs/integrations.md are what the snippets print.
+
+Blocks of a page run in order in one namespace (as in tests/test_docs.py); the
+```text block right after a ```python block must equal what that block printed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["feedback.md", "repairs.md", "integrations.md"]
+FENCE = re.compile(r"```(python|text)\n(.*?)```", re.S)
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_printed_output_matches_the_page(name, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    pytest.importorskip("dspy") if name == "integrations.md" else None
+    blocks = FENCE.findall((ROOT / "docs" / name).read_text(encoding="utf-8"))
+    namespace: dict = {"__name__": f"docs_{Path(name).stem}"}
+    printed = None
+    checked = 0
+    for i, (lang, body) in enumerate(blocks):
+        if lang == "python":
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                exec(compile(body, f"{name}[block {i}]", "exec", dont_inherit=True), namespace)
+            printed = buf.getvalue()
+        elif printed is not None:
+            assert printed.rstrip("\n") == body.rstrip("\n"), f"{name} block {i}:\n{printed}"
+            printed = None
+            checked += 1
+    assert checked >= 5

@@ -1,0 +1,429 @@
+"""Repairs, attribution and the JSON Patch (SPEC 11-12, D3, D7): exactness and applicability."""
+
+from __future__ import annotations
+
+import json
+
+import jsonpatch
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies_repairs import triples
+
+from pydantic_aligner import Aligner, Alignment, PatchError, SchemaError, align, apply_patch
+from pydantic_aligner._engine import Ctx
+from pydantic_aligner._engine import align as engine_align
+
+SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _check_exact(a: Aligner, gold, pred) -> Alignment:
+    r = a.align(gold, pred)
+    deficit = 1.0 - r.score
+    ops = r.repairs()
+    assert abs(sum(o.delta for o in ops) - deficit) <= 1e-12
+    assert abs(ops.residual) <= 1e-12
+    att = r.attribution(include_empty_positions=True)
+    assert abs(sum(e.contribution for e in att) - deficit) <= 1e-12
+    assert abs(att.residual) <= 1e-12
+    assert all(o.delta >= 0.0 for o in ops) and all(e.contribution >= 0.0 for e in att)
+    return r
+
+
+# ---------------------------------------------------------------------------
+# properties
+
+
+@SETTINGS
+@given(triples())
+def test_deltas_and_contributions_add_up_to_the_deficit(t):
+    schema, gold, pred = t
+    _check_exact(Aligner(schema), gold, pred)
+
+
+@SETTINGS
+@given(triples())
+def test_applying_the_patch_scores_one(t):
+    schema, gold, pred = t
+    a = Aligner(schema)
+    r = a.align(gold, pred)
+    patch = r.to_json_patch()
+    json.dumps(patch)  # plain JSON
+    patched = jsonpatch.apply_patch(pred, patch)
+    assert a.score(gold, patched) == 1.0, (patch, patched)
+    assert apply_patch(pred, patch) == patched  # our applier agrees with the independent one
+    assert r.patched() == patched
+
+
+@SETTINGS
+@given(triples())
+def test_subtree_repair_closes_the_whole_deficit(t):
+    schema, gold, pred = t
+    a = Aligner(schema)
+    r = a.align(gold, pred)
+    ops = r.repairs(granularity="subtree")
+    if r.score == 1.0:
+        assert len(ops) == 0
+        return
+    assert len(ops) == 1 and ops[0].path == "" and abs(ops[0].delta - (1.0 - r.score)) <= 1e-12
+    assert a.score(gold, jsonpatch.apply_patch(pred, [ops[0].to_patch()])) == 1.0
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from(["a", "ab", "b", "cat", 0.5]),
+    lambda ch: st.lists(ch, max_size=4) | st.dictionaries(st.sampled_from(["a", "b", "ab", "c"]), ch, max_size=3),
+    max_leaves=10,
+)
+_doc = st.lists(_json, max_size=4) | st.dictionaries(st.sampled_from(["a", "b", "ab"]), _json, max_size=3)
+
+
+@SETTINGS
+@given(_doc, _doc)
+def test_inferred_schema_patch_scores_one(gold, pred):
+    a = Aligner(None)
+    _check_exact(a, gold, pred)
+    assert a.score(gold, jsonpatch.apply_patch(pred, a.align(gold, pred).to_json_patch())) == 1.0
+
+
+# id/ref graphs: meaningful once referential alignment derives the bijection
+GRAPH = {
+    "type": "object",
+    "properties": {
+        "nodes": {
+            "type": "array",
+            "order": "align",
+            "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "idScope": "node"}, "label": {"type": "string", "score": "exact"}},
+            },
+        },
+        "edges": {
+            "type": "array",
+            "order": "align",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "src": {"type": "integer", "ref": "node"},
+                    "dst": {"type": "integer", "ref": "node"},
+                    "rel": {"type": "string", "score": "exact"},
+                },
+            },
+        },
+    },
+}
+
+
+@st.composite
+def graphs(draw, offset=0):
+    n = draw(st.integers(0, 4))
+    ids = draw(st.lists(st.integers(0, 6), min_size=n, max_size=n, unique=True))
+    nodes = [{"id": i + offset, "label": draw(st.sampled_from(["A", "B", "C"]))} for i in ids]
+    edges = []
+    if ids:
+        for _ in range(draw(st.integers(0, 3))):
+            edges.append(
+                {
+                    "src": draw(st.sampled_from(ids)) + offset,
+                    "dst": draw(st.sampled_from(ids)) + offset,
+                    "rel": draw(st.sampled_from(["r", "s"])),
+                }
+            )
+    return {"nodes": nodes, "edges": edges}
+
+
+@SETTINGS
+@given(graphs(), graphs(offset=3))
+def test_graph_patch_scores_one(gold, pred):
+    a = Aligner(GRAPH)
+    r = _check_exact(a, gold, pred)
+    patched = jsonpatch.apply_patch(pred, r.to_json_patch())
+    assert a.score(gold, patched) == 1.0, (r.mappings, r.to_json_patch(), patched)
+
+
+# ---------------------------------------------------------------------------
+# D7 paths and patch order
+
+
+EXACT_LIST = {"type": "array", "items": {"type": "string", "score": "exact"}}
+ALIGN_LIST = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
+
+
+def test_ordered_list_paths_are_original_and_final_indices():
+    r = align(["a", "b", "c", "d"], ["x", "a", "c", "y", "d"], EXACT_LIST)
+    got = sorted((o.op, o.path, o.value) for o in r.repairs())
+    assert got == [("add", "/1", "b"), ("remove", "/0", None), ("remove", "/3", None)]
+    assert r.to_json_patch() == [
+        {"op": "remove", "path": "/3"},
+        {"op": "remove", "path": "/0"},
+        {"op": "add", "path": "/1", "value": "b"},
+    ]
+    assert r.patched() == ["a", "b", "c", "d"]
+
+
+def test_order_agnostic_list_points_at_the_candidate_element_and_appends():
+    r = align(["alpha", "beta", "gamma"], ["beta", "gamma", "delta"], {"type": "array", "order": "align", "items": {"type": "string"}})
+    (op,) = r.repairs()
+    assert (op.op, op.path, op.kind, op.value, op.pred, op.list_path) == (
+        "replace",
+        "/2",
+        "primitive_replace_reorder",
+        "alpha",
+        "delta",
+        "",
+    )
+    r = align(["a", "b", "c"], ["c", "x", "a"], ALIGN_LIST)
+    assert [(o.op, o.path, o.kind) for o in r.repairs()] == [("remove", "/1", "list_item_excess"), ("add", "/-", "list_item_missing")]
+    assert sorted(r.patched()) == ["a", "b", "c"]
+
+
+def test_nested_additions_follow_the_elements_they_go_into():
+    # the outer list loses element 0, so the inner list of candidate element 2 ends up at index 1
+    schema = {
+        "type": "array",
+        "items": {"type": "object", "keyScore": "exact", "properties": {"k": {"type": "string", "score": "exact"}, "tags": EXACT_LIST}},
+    }
+    gold = [{"k": "p", "tags": ["a", "b"]}, {"k": "q", "tags": ["c", "d"]}]
+    pred = [{"k": "zz", "tags": []}, {"k": "p", "tags": ["a", "b"]}, {"k": "q", "tags": ["d"]}]
+    r = align(gold, pred, schema)
+    add = next(o for o in r.repairs() if o.op == "add")
+    assert add.path == "/2/tags/0"  # candidate element 2 (original index), gold item goes to position 0
+    assert r.to_json_patch()[-1] == {"op": "add", "path": "/1/tags/0", "value": "c"}
+    assert r.patched() == gold
+
+
+def test_tuple_and_tail_layout():
+    schema = {
+        "type": "array",
+        "prefixItems": [{"type": "string"}, {"type": "integer", "score": "exact"}],
+        "items": {"type": "string", "score": "exact"},
+        "order": "align",
+        "prefixImportance": 1,
+        "restImportance": 1,
+    }
+    a = Aligner(schema)
+    r = a.align(["a", 1, "t1", "t2"], ["a"])
+    assert [(o.op, o.path, o.kind) for o in sorted(r.repairs(), key=lambda o: o.path)] == [
+        ("add", "/-", "list_item_add"),
+        ("add", "/-", "list_item_add"),
+        ("add", "/1", "list_item_add"),
+    ]
+    assert r.patched() == ["a", 1, "t1", "t2"]
+    assert a.score(["a", 1], ["a", 2, "junk"]) < 1.0
+    assert a.align(["a", 1], ["a", 2, "junk"]).patched() == ["a", 1]
+
+
+def test_excused_rows_are_left_alone():
+    r = align(["a"], ["x", "a", "y"], {**ALIGN_LIST, "ignoreExcess": True})
+    assert r.score == 1.0 and len(r.repairs()) == 0 and r.to_json_patch() == []
+    r = align(["a", "b"], ["b", "z"], {**EXACT_LIST, "ignoreMissing": True})
+    assert [o.kind for o in r.repairs()] == ["list_item_remove"]
+    assert Aligner({**EXACT_LIST, "ignoreMissing": True}).score(["a", "b"], r.patched()) == 1.0
+
+
+def test_key_rename_pair():
+    schema = {"type": "object", "keyScore": "jaro", "keyImportance": 1, "properties": {"phoneNumber": {"type": "string", "score": "exact"}}}
+    r = align({"phoneNumber": "555-1234"}, {"phone": "555-9999"}, schema)
+    add, rem = r.repairs()
+    assert (add.kind, add.op, add.path, add.value) == ("key_rename_add", "add", "/phoneNumber", "555-1234")
+    assert (rem.kind, rem.op, rem.path, rem.delta) == ("key_rename_remove", "remove", "/phone", 0.0)
+    assert add.pair_id == rem.pair_id != "" and abs(add.delta - (1 - r.score)) < 1e-12
+    assert r.patched() == {"phoneNumber": "555-1234"}
+    # atomic filtering, one fix for top_k
+    assert len(r.repairs(min_delta=add.delta)) == 2 and len(r.repairs(min_delta=add.delta + 1e-9)) == 0
+    assert len(r.repairs(top_k=1)) == 2
+
+
+def test_null_mismatch_and_root_replacements():
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {"a": {"type": ["string", "null"], "nullScore": 0.25}, "b": {"type": "integer"}},
+    }
+    r = align({"a": None, "b": 1}, {"a": "x", "b": "1"}, schema)
+    by_path = {o.path: o for o in r.repairs()}
+    assert (by_path["/a"].kind, by_path["/a"].value, by_path["/a"].delta) == ("null_value_replace", None, 0.375)
+    assert (by_path["/b"].kind, by_path["/b"].value) == ("primitive_replace", 1)
+    r = align({"a": 1}, [1, 2])
+    assert r.to_json_patch() == [{"op": "replace", "path": "", "value": {"a": 1}}]
+
+
+def test_ranking_filtering_and_errors():
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {"big": {"type": "string", "score": "exact", "valueWeight": 9}, "small": {"type": "string", "score": "exact"}},
+    }
+    r = align({"big": "x", "small": "y"}, {"big": "X", "small": "Y"}, schema)
+    assert [o.path for o in r.repairs()] == ["/big", "/small"]
+    res = r.repairs(min_delta=0.5)
+    assert [o.path for o in res] == ["/big"] and abs(res.residual + 0.1) < 1e-12
+    assert [o.path for o in r.repairs(top_k=1)] == ["/big"]
+    assert len(r.repairs(top_k=0)) == 0
+    for kw, name in [
+        ({"top_k": -1}, "top_k"),
+        ({"min_delta": -0.1}, "min_delta"),
+        ({"rank_by": "x"}, "rank_by"),
+        ({"granularity": "x"}, "granularity"),
+    ]:
+        with pytest.raises(SchemaError, match=name):
+            r.repairs(**kw)
+    with pytest.raises(SchemaError, match="min_contribution"):
+        r.attribution(min_contribution=-1)
+
+
+def test_attribution_granularities_and_paths():
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {"t": {"type": "string", "valueWeight": 2}, "g": {"type": "array", "order": "align", "items": {"type": "string"}}},
+    }
+    r = align({"t": "abc", "g": ["a", "b"]}, {"t": "abd", "g": ["b", "c"]}, schema)
+    leaves = r.attribution()
+    assert all(e.is_leaf for e in leaves) and abs(sum(e.weight for e in leaves) - 1.0) < 1e-12
+    internal = r.attribution(granularity="subtree")
+    assert sorted(e.node_kind for e in internal) == ["object", "reorder"]
+    assert abs(internal.residual) < 1e-12
+    both = r.attribution(granularity="all")
+    assert len(both) == len(leaves) + len(internal)
+    miss = next(e for e in leaves if e.leaf_kind == "missing")
+    assert (miss.path, miss.gold_path, miss.pred_path, miss.gold) == ("/g/0", "/g/0", None, "a")
+    exc = next(e for e in leaves if e.leaf_kind == "excess")
+    assert (exc.path, exc.gold_path, exc.pred_path, exc.pred) == ("/g/1", None, "/g/1", "c")
+    assert r.attribution(min_contribution=0.2).entries == tuple(e for e in leaves if e.contribution >= 0.2)
+
+
+def test_key_parts_are_attributed_with_key_importance():
+    schema = {
+        "type": "object",
+        "keyScore": "jaro",
+        "keyImportance": 1,
+        "valueImportance": 1,
+        "properties": {"userName": {"type": "string"}, "phoneNumber": {"type": "string"}},
+    }
+    r = align({"userName": "alice", "phoneNumber": "555"}, {"username": "alice", "phone": "555"}, schema)
+    keys = [e for e in r.attribution() if e.part == "key"]
+    assert [(e.path, e.weight, e.pred) for e in keys] == [("/phoneNumber", 0.25, "phone"), ("/userName", 0.25, "username")]
+    assert abs(r.attribution().residual) < 1e-12
+
+
+def test_apply_patch_errors_name_the_path():
+    with pytest.raises(PatchError, match="'/a/5'"):
+        apply_patch({"a": [1]}, [{"op": "add", "path": "/a/5", "value": 1}])
+    with pytest.raises(PatchError, match="'/b'"):
+        apply_patch({"a": 1}, [{"op": "remove", "path": "/b"}])
+    with pytest.raises(PatchError, match="test failed"):
+        apply_patch({"a": 1}, [{"op": "test", "path": "/a", "value": 2}])
+
+
+# ---------------------------------------------------------------------------
+# references and identifiers, with a given bijection (the engine scores refs through it)
+
+
+def _with_mapping(schema: dict, gold, pred, mappings: dict, pred_ids: dict) -> Alignment:
+    a = Aligner(schema)
+    ctx = Ctx(gold, pred)
+    ctx.mappings = mappings
+    ctx.pred_ids = pred_ids
+    root = engine_align(a.plan.root, gold, pred, ctx, None, "", "")
+    return Alignment(root.score, root, mappings=mappings, problems=ctx.problems, gold=gold, pred=pred, aligner=a)
+
+
+PEOPLE = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "people": {
+            "type": "array",
+            "order": "align",
+            "items": {
+                "type": "object",
+                "keyScore": "exact",
+                "properties": {"id": {"type": "integer", "idScope": "person"}, "name": {"type": "string", "score": "exact"}},
+            },
+        },
+        "rel": {
+            "type": "array",
+            "order": "align",
+            "items": {
+                "type": "object",
+                "keyScore": "exact",
+                "keyImportance": 1,
+                "properties": {"source": {"type": "integer", "ref": "person"}, "target": {"type": "integer", "ref": "person"}},
+            },
+        },
+    },
+}
+
+
+def test_ref_fix_writes_the_candidate_space_id():
+    gold = {"people": [{"id": 1, "name": "Alice"}, {"id": 2, "name": "Bob"}], "rel": [{"source": 1, "target": 2}]}
+    pred = {"people": [{"id": 53, "name": "Alice"}, {"id": 124, "name": "Bob"}], "rel": [{"source": 124, "target": 53}]}
+    r = _with_mapping(PEOPLE, gold, pred, {"person": {1: 53, 2: 124}}, {"person": {53, 124}})
+    ops = {o.path: o for o in r.repairs()}
+    assert (ops["/rel/0/source"].kind, ops["/rel/0/source"].value) == ("ref_fix", 53)
+    assert (ops["/rel/0/target"].kind, ops["/rel/0/target"].value) == ("ref_fix", 124)
+    assert r.patched()["rel"] == [{"source": 53, "target": 124}]
+    text = str(r.feedback())
+    assert "wrong reference (got 124, change to 53)" in text
+
+
+def test_missing_record_keeps_its_gold_id_or_gets_a_fresh_one():
+    schema = {
+        "type": "object",
+        "properties": {
+            "nodes": {
+                "type": "array",
+                "order": "align",
+                "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer", "idScope": "node"}, "color": {"type": "string", "score": "exact"}},
+                },
+            },
+            "edges": {
+                "type": "array",
+                "order": "align",
+                "items": {
+                    "type": "object",
+                    "properties": {"source": {"type": "integer", "ref": "node"}, "target": {"type": "integer", "ref": "node"}},
+                },
+            },
+        },
+    }
+    gold = {
+        "nodes": [{"id": 0, "color": "blue"}, {"id": 1, "color": "green"}, {"id": 9, "color": "red"}],
+        "edges": [{"source": 0, "target": 9}, {"source": 9, "target": 1}],
+    }
+    pred = {"nodes": [{"id": 0, "color": "blue"}, {"id": 1, "color": "green"}], "edges": [{"source": 0, "target": 1}]}
+    r = _with_mapping(schema, gold, pred, {"node": {0: 0, 1: 1, 9: None}}, {"node": {0, 1}})
+    kinds = {o.kind for o in r.repairs()}
+    assert {"ref_fix_no_target", "list_item_missing"} <= kinds
+    patched = r.patched()
+    assert sorted(patched["nodes"], key=lambda n: n["id"]) == gold["nodes"]
+    assert sorted(patched["edges"], key=lambda e: (e["source"], e["target"])) == sorted(
+        gold["edges"], key=lambda e: (e["source"], e["target"])
+    )
+    # the candidate already uses 9 for another record: the missing record gets a fresh id, references follow it
+    pred2 = {"nodes": [{"id": 9, "color": "blue"}, {"id": 1, "color": "green"}], "edges": [{"source": 9, "target": 1}]}
+    r2 = _with_mapping(schema, gold, pred2, {"node": {0: 9, 1: 1, 9: None}}, {"node": {9, 1}})
+    patched2 = r2.patched()
+    red = next(n for n in patched2["nodes"] if n["color"] == "red")
+    assert red["id"] == 10
+    assert {(e["source"], e["target"]) for e in patched2["edges"]} == {(9, 10), (10, 1)}
+
+
+def test_id_fix_when_the_pairing_and_the_bijection_disagree():
+    gold = {"people": [{"id": 1, "name": "Dave"}, {"id": 2, "name": "Dave"}], "rel": [{"source": 1, "target": 2}]}
+    pred = {"people": [{"id": 10, "name": "Dave"}, {"id": 20, "name": "Dave"}], "rel": [{"source": 20, "target": 10}]}
+    r = _with_mapping(PEOPLE, gold, pred, {"person": {1: 20, 2: 10}}, {"person": {10, 20}})
+    assert r.score == 1.0  # twins: the score does not see which is which
+    fixes = sorted((o.path, o.value, o.delta) for o in r.repairs() if o.kind == "id_fix")
+    assert fixes == [("/people/0/id", 20, 0.0), ("/people/1/id", 10, 0.0)]
+    assert str(r.feedback()) == "The prediction perfectly matches the gold (score 1.00)."
+
+
+def test_added_content_translates_references():
+    gold = {"people": [{"id": 1, "name": "Alice"}, {"id": 2, "name": "Bob"}], "rel": [{"source": 1, "target": 2}]}
+    pred = {"people": [{"id": 7, "name": "Alice"}, {"id": 8, "name": "Bob"}], "rel": []}
+    r = _with_mapping(PEOPLE, gold, pred, {"person": {1: 7, 2: 8}}, {"person": {7, 8}})
+    (op,) = r.repairs()
+    assert (op.kind, op.path, op.value, op.gold) == ("list_item_missing", "/rel/-", {"source": 7, "target": 8}, {"source": 1, "target": 2})
