@@ -159,6 +159,8 @@ class Aligner:
             problem = Problem("pred", "", f"unreadable: {e}")
             return Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=frozenset({"unreadable"}), aligner=self)
         ctx = Ctx(gold, pred)
+        if self.options["compute_confidence"]:
+            ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
         if self._validator is not None:
             invalid = self._strict_check(gold, pred)
             if invalid is not None:

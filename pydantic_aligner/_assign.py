@@ -19,7 +19,6 @@ skipped, then candidate skipped).
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 __all__ = ["QUANTUM", "assign", "canonical_rows", "monotone", "quantize"]
 
@@ -57,6 +56,8 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     if m == 1:
         i = int(np.argmax(W[:, 0]))
         return {i: 0} if pos[i, 0] else {}
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
+
     rows, cols = linear_sum_assignment(W, maximize=True)
     return {int(i): int(j) for i, j in zip(rows, cols) if pos[i, j]}
 

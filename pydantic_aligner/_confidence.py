@@ -145,63 +145,19 @@ def _conf(node: Match, memo: dict) -> float:
 # ---------------------------------------------------------------------------
 # the confidence-bearing tree of an alignment
 
-_HOOK: bool | None = None
-
-
-def _aligner_sets_confidence() -> bool:
-    """Whether ``Aligner.align`` passes the confidence options to the engine (``ctx.conf``)."""
-    global _HOOK
-    if _HOOK is None:
-        from ._aligner import Aligner
-
-        code = Aligner.align.__code__
-        _HOOK = "conf" in code.co_names
-    return _HOOK
 
 
 def confident_root(alignment: Alignment) -> Match:
-    """The match tree of ``alignment`` with pairing confidences, when they were asked for.
+    """The match tree of ``alignment``, whose nodes carry pairing confidences when they were asked for.
 
-    Without ``compute_confidence`` this is ``alignment.root`` (every
-    confidence 1.0). With it, the tree the engine built with confidences (the
-    root itself once ``Aligner.align`` hands the options to the engine;
-    until then the alignment is run again once, with confidences, and cached).
+    Without ``compute_confidence`` every confidence is 1.0.
 
     >>> from pydantic_aligner import align
     >>> r = align([1], [1])
     >>> confident_root(r) is r.root
     True
     """
-    aligner = alignment.aligner
-    if aligner is None or not aligner.options.get("compute_confidence"):
-        return alignment.root
-    extra = alignment._extra
-    root = extra.get("confident_root")
-    if root is not None:
-        return root
-    if _aligner_sets_confidence() or alignment.read & {"unreadable"} or _strict_failure(alignment):
-        root = alignment.root
-    else:
-        root = _realign(alignment)
-    extra["confident_root"] = root
-    return root
-
-
-def _strict_failure(alignment: Alignment) -> bool:
-    return alignment.root.kind == "mismatch" and alignment.root.gold_path == "" and bool(alignment.problems) and alignment.aligner.strict
-
-
-def _realign(alignment: Alignment) -> Match:
-    from ._engine import Ctx
-    from ._engine import align as _align_tree
-
-    aligner = alignment.aligner
-    gold, pred = alignment.gold, alignment.pred
-    ctx = Ctx(gold, pred)
-    ctx.conf = (aligner.options["confidence_method"], aligner.options["confidence_entropy_temperature"])
-    if aligner._referential is not None:
-        aligner._referential.prepare(ctx, gold, pred)
-    return _align_tree(aligner.plan.root, gold, pred, ctx, None, "", "")
+    return alignment.root
 
 
 def confidence_of(alignment: Alignment) -> float:

@@ -349,17 +349,8 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
 
 
 def sim_matrix(pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int) -> np.ndarray:
-    """All pairwise scores of ``golds`` x ``preds`` at item position ``pos``."""
-    n, m = len(golds), len(preds)
-    if pos.special is None:
-        M = _leaf_matrix(pos, golds, preds)
-        if M is not None:
-            return M
-    rows = []
-    for i, gi in enumerate(golds):
-        li = (loc, offset + i, gfull, pfull)
-        rows.append([score(pos, gi, pj, ctx, li) for pj in preds])
-    return np.array(rows, dtype=np.float64).reshape(n, m)
+    """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
+    return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset)
 
 
 def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
@@ -491,3 +482,6 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
             else:
                 rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, _child(pptr, L + j), pos=h.items)))
     return s, kind
+
+
+from . import _matrix  # noqa: E402  (imports this module back)

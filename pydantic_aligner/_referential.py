@@ -26,11 +26,11 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from ._assign import quantize
 from ._compile import escape_token
 from ._engine import Ctx, _score_h, sim_matrix
+from ._matrix import handler_matrix
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._plan import ARR, OBJ, UNION, IdSpec, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
@@ -213,15 +213,16 @@ class _Ref:
         self.value = value
         self.dpath = dpath
         self.epath = epath
-        self.frames = frames  # ((pos, value, via_array), ...) from the root to the ref
+        self.frames = frames  # ((pos, value, via_array, ordered), ...) from the root to the ref
 
 
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("records", "refs", "under")
+    __slots__ = ("records", "refs", "under", "ordered")
 
     def __init__(self) -> None:
+        self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
         self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
         self.refs: list[_Ref] = []
         self.under: dict[tuple, list[_Ref]] | None = None
@@ -310,6 +311,8 @@ class Referential:
                 elif via_array:
                     for name, _ in definers.get(id(pos), ()):
                         idx.records[name].append((v, _id_value(v), dpath, pos))
+                        if frames[-1][3]:
+                            idx.ordered.add(dpath)
                 return
             if v is None or pos.uid not in relevant:
                 return
@@ -324,6 +327,8 @@ class Referential:
                     for key in suffix:
                         rid = rid.get(key) if isinstance(rid, dict) else None
                     idx.records[name].append((v, _id_value(rid), dpath, h))
+                    if frames[-1][3]:
+                        idx.ordered.add(dpath)
             if h.tag == OBJ:
                 for key, val in v.items():
                     vp = h.props.get(key)
@@ -333,9 +338,10 @@ class Referential:
                         edge = ("a",)
                         if vp is None:
                             continue
-                    walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False)), False)
+                    walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
             elif h.tag == ARR:
                 L = len(h.prefix)
+                ordered = not h.align
                 for i, val in enumerate(v):
                     if i < L:
                         vp, edge = h.prefix[i], ("x", i)
@@ -343,10 +349,10 @@ class Referential:
                         vp, edge = h.items, ("i",)
                     else:
                         break
-                    walk(vp, val, (*dpath, i), (*epath, edge), (*frames, (vp, val, True)), True)
+                    walk(vp, val, (*dpath, i), (*epath, edge), (*frames, (vp, val, True, ordered or i < L)), True)
 
         root = self.plan.root
-        walk(root, doc, (), (), ((root, doc, False),), False)
+        walk(root, doc, (), (), ((root, doc, False, False),), False)
         return idx
 
     # -- per call -------------------------------------------------------------
@@ -486,9 +492,10 @@ class Referential:
 
     def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
-        for rec, rid, _, definer in idx.records[name]:
+        for rec, rid, dpath, definer in idx.records[name]:
             if rid is not None and rid not in g.seeds:
-                g.add_vertex(rid, _scalars(definer, rec))
+                place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
+                g.add_vertex(rid, _scalars(definer, rec) + place)
         vertices = set(g.seeds)
         groups: dict[tuple, list] = {}
         for r in idx.refs:
@@ -498,15 +505,17 @@ class Referential:
             ckey = r.dpath[:f]
             entry = groups.get(ckey)
             if entry is None:
-                cpos, cval, _ = r.frames[f]
-                entry = groups[ckey] = [r.epath[:f], cpos, cval, []]
+                cpos, cval, _, ordered = r.frames[f]
+                # a carrier's place in an ordered list or tuple is structure too
+                place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
+                entry = groups[ckey] = [r.epath[:f], cpos, cval, [], place]
             entry[3].append((r.epath[f:], r.value))
         hub = 0
-        for ckey, (cepath, cpos, cval, eps) in groups.items():
+        for ckey, (cepath, cpos, cval, eps, place) in groups.items():
             endpoints = [(role, v) for role, v in sorted(eps, key=lambda e: repr(e[0])) if _id_value(v) is not None and v in vertices]
             if not endpoints:
                 continue
-            label = self._carrier_label(name, idx, ckey, cepath, cpos, cval, resolved, gold)
+            label = self._carrier_label(name, idx, ckey, cepath, cpos, cval, resolved, gold) + place
             if len(endpoints) == 1:
                 (role, v) = endpoints[0]
                 g.add(v, v, ("unary", role), label)
@@ -565,6 +574,8 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
         F = quantize((1.0 - lam) * C + lam * W)
     else:
         F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
+
     rows, cols = linear_sum_assignment(F, maximize=True)
     return dict(zip(rows.tolist(), cols.tolist())), F
 
@@ -598,7 +609,7 @@ def _carrier_frame(frames: tuple) -> int:
     """Index of the carrier frame of a reference (SPEC 9.5 "Carriers")."""
     r = len(frames) - 1
     for t in range(1, r + 1):
-        pos, _, via_array = frames[t]
+        pos, _, via_array, _ = frames[t]
         if via_array and _allows_object(pos):
             return t
     for t in range(r, 0, -1):
@@ -641,6 +652,8 @@ def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
         d = grecs[0][3]
         if isinstance(d, Pos):
             return sim_matrix(d, G, P, ctx, None, G, P, 0)
+        if all(type(v) is dict for v in G) and all(type(v) is dict for v in P):
+            return handler_matrix(d, G, P, ctx, None, G, P, 0)
         return _handler_matrix(d, G, P, ctx)
     out = np.zeros((len(G), len(P)))
     for i, (g, _, _, dg) in enumerate(grecs):

@@ -510,3 +510,20 @@ def test_wl_rounds_zero_keeps_seeds_and_individualisation_respects_histograms():
     cols = refine(g, p)
     assert len(set(cols[0].values()) | set(cols[1].values())) == 1  # the 1-WL blind spot
     assert individualize(g, p, cols) == cols  # no consistent individualisation exists
+
+
+def test_twins_told_apart_only_by_their_place_in_an_ordered_list():
+    schema = {
+        "type": "object",
+        "properties": {
+            "people": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+                "id": {"type": "string", "idScope": "p"}, "name": {"type": "string", "score": "exact"}}}},
+            "teams": {"type": "array", "order": "fixed", "items": {"type": "object", "properties": {"lead": {"type": "string", "ref": "p"}}}},
+        },
+    }
+    gold = {"people": [{"id": "a", "name": "X"}, {"id": "b", "name": "X"}], "teams": [{"lead": "a"}, {"lead": "b"}]}
+    for people in ([{"id": "r", "name": "X"}, {"id": "q", "name": "X"}], [{"id": "q", "name": "X"}, {"id": "r", "name": "X"}]):
+        pred = {"people": people, "teams": [{"lead": "r"}, {"lead": "q"}]}
+        r = Aligner(schema).align(gold, pred)
+        assert r.mappings == {"p": {"a": "r", "b": "q"}}
+        assert r.score == 1.0
