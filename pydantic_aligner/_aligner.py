@@ -10,7 +10,10 @@ from typing import Any, Callable, Mapping
 from ._alignment import Alignment
 from ._comparators import check_custom_comparators, registry_version
 from ._compile import compile_schema
-from ._engine import Ctx, Problem, align as _align_tree
+from ._engine import Ctx, Problem, UnsupportedValue
+from ._engine import align as _align_tree
+from ._engine import score as _score_only
+from ._inputs import to_jsonable
 from ._errors import DataError, ParseError, SchemaError
 from ._plan import KIND_STRING
 from ._tree import Match
@@ -149,52 +152,54 @@ class Aligner:
         >>> r.score
         1.0
         """
+        return self._align(gold, pred, tree=True)
+
+    def score(self, gold: Any, pred: Any) -> float:
+        """The score of ``pred`` against ``gold``: ``align(gold, pred).score``, without building the tree.
+
+        >>> from pydantic_aligner import Aligner
+        >>> Aligner({"type": "string", "score": "levenshtein"}).score("kitten", "sitting")
+        0.5714285714285714
+        """
+        return self._align(gold, pred, tree=False)
+
+    # ------------------------------------------------------------------
+    def _align(self, gold: Any, pred: Any, *, tree: bool) -> Any:
         gold, _ = self._prepare(gold, "gold", pred)
         try:
             pred, read = self._prepare(pred, "pred", gold)
         except ParseError as e:
             if not self.lenient:
                 raise
-            root = Match("mismatch", 0.0, gold, pred, "", "")
+            root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
             problem = Problem("pred", "", f"unreadable: {e}")
-            return Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=frozenset({"unreadable"}), aligner=self)
-        ctx = Ctx(gold, pred)
-        if self.options["compute_confidence"]:
-            ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
+            result = Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=frozenset({"unreadable"}), aligner=self)
+            return result if tree else 0.0
         if self._validator is not None:
             invalid = self._strict_check(gold, pred)
             if invalid is not None:
-                root = Match("mismatch", 0.0, gold, pred, "", "")
-                return Alignment(0.0, root, problems=invalid, gold=gold, pred=pred, read=read, aligner=self)
-        if self._referential is not None:
-            self._referential.prepare(ctx, gold, pred)
-        root = self._run(ctx, gold, pred)
-        return Alignment(
-            root.score,
-            root,
-            mappings=ctx.mappings,
-            problems=ctx.problems,
-            gold=gold,
-            pred=pred,
-            read=read,
-            aligner=self,
-        )
-
-    def score(self, gold: Any, pred: Any) -> float:
-        """The score of ``pred`` against ``gold``: ``align(gold, pred).score``.
-
-        >>> from pydantic_aligner import Aligner
-        >>> Aligner({"type": "string", "score": "levenshtein"}).score("kitten", "sitting")
-        0.5714285714285714
-        """
-        return self.align(gold, pred).score
-
-    # ------------------------------------------------------------------
-    def _run(self, ctx: Ctx, gold: Any, pred: Any) -> Match:
+                root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
+                result = Alignment(0.0, root, problems=invalid, gold=gold, pred=pred, read=read, aligner=self)
+                return result if tree else 0.0
         try:
-            return _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
+            return self._run(gold, pred, read, tree)
+        except UnsupportedValue:
+            # a value with no JSON type (Decimal, datetime, a nested model, ...): convert both sides once, retry
+            return self._run(to_jsonable(gold, "gold"), to_jsonable(pred, "pred"), read, tree)
+
+    def _run(self, gold: Any, pred: Any, read: frozenset[str], tree: bool) -> Any:
+        ctx = Ctx(gold, pred)
+        if tree and self.options["compute_confidence"]:
+            ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
+        try:
+            if self._referential is not None:
+                self._referential.prepare(ctx, gold, pred)
+            if not tree:
+                return _score_only(self.plan.root, gold, pred, ctx)
+            root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
         except RecursionError:
             raise DataError("the document is nested too deeply to align", "") from None
+        return Alignment(root.score, root, mappings=ctx.mappings, problems=ctx.problems, gold=gold, pred=pred, read=read, aligner=self)
 
     def _root_accepts_string(self) -> bool | None:
         root = self.plan.root
@@ -207,6 +212,8 @@ class Aligner:
     def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, frozenset[str]]:
         from ._inputs import to_json
 
+        if type(value) is dict or type(value) is list:
+            return value, frozenset()  # plain data; anything without a JSON type is converted on demand
         accepts = self._root_accepts_string()
         if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
             return value, frozenset()

@@ -27,7 +27,7 @@ from ._errors import DataError
 from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, _KIND_BY_TYPE, kind_of
 from ._tree import Match, Row
 
-__all__ = ["Ctx", "Problem", "align", "score", "sim_matrix"]
+__all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
 
 _ANY = any_pos()
 _KIND = _KIND_BY_TYPE
@@ -97,13 +97,29 @@ def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
     return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
 
 
+class UnsupportedValue(DataError):
+    """A Python value with no JSON type. ``Aligner`` converts both documents to JSON data once and retries."""
+
+
+def _unsupported(v: Any, loc: Any, side: str) -> UnsupportedValue:
+    return UnsupportedValue(
+        f"a value of type {type(v).__name__} has no JSON equivalent; pass JSON values or a model instance",
+        _pointer(_loc_path(loc)),
+        side,
+    )
+
+
 def _gold_kind(g: Any, loc: Any) -> str:
     k = kind_of(g)
     if k is None:
-        raise DataError(
-            f"a value of type {type(g).__name__} has no JSON equivalent; pass JSON values or a model instance",
-            _pointer(_loc_path(loc)),
-        )
+        raise _unsupported(g, loc, "gold")
+    return k
+
+
+def _pred_kind(p: Any, loc: Any) -> str:
+    k = kind_of(p)
+    if k is None:
+        raise _unsupported(p, loc, "pred")
     return k
 
 
@@ -146,7 +162,7 @@ def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
     if g is None or p is None:
         return 1.0 if g is None and p is None else pos.null_score
     kg = _KIND.get(type(g)) or _gold_kind(g, loc)
-    if (_KIND.get(type(p)) or kind_of(p)) != kg:
+    if (_KIND.get(type(p)) or _pred_kind(p, loc)) != kg:
         return 0.0
     h = pos.kinds.get(kg) or _ANY.kinds[kg]
     return _score_h(h, g, p, ctx, loc)
@@ -202,9 +218,9 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
             ctx.problems.append(Problem("pred", pptr or "", "null where the schema does not allow it"))
         return Match("null", pos.null_score, g, p, gptr, pptr, pos=pos)
     kg = _KIND.get(type(g)) or _gold_kind(g, loc)
-    kp = _KIND.get(type(p)) or kind_of(p)
+    kp = _KIND.get(type(p)) or _pred_kind(p, loc)
     if kp != kg:
-        got = kp or type(p).__name__
+        got = kp
         ctx.problems.append(Problem("pred", pptr or "", f"expected {kg} (as in the gold), got {got}"))
         return Match("mismatch", 0.0, g, p, gptr, pptr, pos=pos)
     h = pos.kinds.get(kg)
@@ -381,6 +397,48 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
     return M
 
 
+_NAN_KEY = object()
+
+
+def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
+    """Exact-match blocking for order-agnostic lists of primitives compared exactly.
+
+    With similarities in {0, 1} from equality, the optimal assignment pairs
+    equal values, as many as both sides hold (any maximum matching of the
+    equivalence classes is optimal, and every one has the same size), so no
+    matrix and no assignment solver is needed: each gold item takes the first
+    unused equal candidate. Returns ``None`` when the list does not qualify.
+    """
+    if pos.special is not None:
+        return None
+    k = _KIND.get(type(golds[0]))
+    if k not in ("string", "number", "boolean"):
+        return None
+    h = pos.kinds.get(k) or _ANY.kinds[k]
+    if h.tag != BOOL and (h.tag not in (STR, NUM) or h.cmp.name != "exact" or h.cmp.custom):
+        return None
+    for v in golds:
+        if _KIND.get(type(v)) != k:
+            return None
+    for v in preds:
+        if _KIND.get(type(v)) != k:
+            return None
+    free: dict = {}
+    for j, v in enumerate(preds):
+        key = v if v == v else _NAN_KEY
+        lst = free.get(key)
+        if lst is None:
+            free[key] = [j]
+        else:
+            lst.append(j)
+    pairs: dict[int, int] = {}
+    for i, v in enumerate(golds):
+        lst = free.get(v if v == v else _NAN_KEY)
+        if lst:
+            pairs[i] = lst.pop(0)
+    return pairs
+
+
 def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
     L = len(h.prefix)
     has_tail = h.items is not None
@@ -446,17 +504,34 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     if n == 0 and m == 0:
         return 1.0, kind
     S = None
-    if n and m:
+    blocked = None
+    if n and m and h.align and not (tree and ctx.conf is not None):
+        blocked = _exact_blocks(h.items, gt, pt)
+    k = 0
+    total = 0.0
+    if not tree and h.align:
+        # the score needs only the pairs, summed in gold order (as the rows would be)
+        if blocked is not None:
+            k = len(blocked)
+            total = float(k)
+        elif n and m:
+            S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
+            pairs = assign(S)
+            k = len(pairs)
+            for i in sorted(pairs):
+                total += float(S[i, pairs[i]])
+        plan = ()
+    elif blocked is not None:
+        plan = canonical_rows(n, m, blocked)
+    elif n and m:
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
         plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
-    k = 0
-    total = 0.0
     for rk, i, j in plan:
         if rk == PAIR:
             k += 1
-            total += float(S[i, j])
+            total += 1.0 if S is None else float(S[i, j])
     D = n + m - k
     if h.ignore_excess:
         D -= m - k

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import _engine as E
-from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
+from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 
 __all__ = ["pos_matrix", "handler_matrix"]
 
@@ -111,7 +111,7 @@ def pos_matrix(pos: Pos, G: list, P: list, ctx: Any, loc: Any = None, gfull: lis
     if pos.special is not None:
         return _special_matrix(pos, G, P, ctx)
     gk = [_KIND.get(type(g)) or (None if g is None else E._gold_kind(g, loc)) for g in G]
-    pk = [_KIND.get(type(p)) or kind_of(p) for p in P]
+    pk = [_KIND.get(type(p)) or E._pred_kind(p, loc) for p in P]
     first = gk[0]
     if first != "null" and all(k == first for k in gk) and all(k == first for k in pk):
         h = pos.kinds.get(first) or E._ANY.kinds[first]

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._assign import quantize
 from ._compile import escape_token
-from ._engine import Ctx, _score_h, sim_matrix
+from ._engine import Ctx, _score_h, _unsupported, sim_matrix
 from ._matrix import handler_matrix
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._plan import ARR, OBJ, UNION, IdSpec, Plan, Pos, RefSpec, kind_of
@@ -305,6 +305,9 @@ class Referential:
 
         def walk(pos: Pos, v: Any, dpath: tuple, epath: tuple, frames: tuple, via_array: bool) -> None:
             sp = pos.special
+            kind = kind_of(v)
+            if kind is None:
+                raise _unsupported(v, None, "document")
             if sp is not None:
                 if isinstance(sp, RefSpec):
                     idx.refs.append(_Ref(sp, v, dpath, epath, frames))
@@ -316,7 +319,7 @@ class Referential:
                 return
             if v is None or pos.uid not in relevant:
                 return
-            h = pos.kinds.get(kind_of(v))
+            h = pos.kinds.get(kind)
             if h is None:
                 return
             if h.tag == UNION:

@@ -26,7 +26,7 @@ LEAF_KINDS = frozenset({"string", "number", "boolean", "null", "id", "ref", "mis
 CONTAINER_KINDS = frozenset({"object", "reorder", "fixed", "prefix", "combined"})
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Match:
     """One node of the match tree.
 
@@ -81,7 +81,7 @@ class Match:
         return f"Match({self.kind!r}, score={self.score!r}, path={self.path!r}, children={len(self.children)})"
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Row:
     """One aligned row of a container.
 

@@ -30,10 +30,16 @@ class Graph:
         self.incidences.append((src, dst, role, label))
 
 
-def _relabel(signatures: dict[Any, Any]) -> dict[Any, int]:
-    distinct = {s: repr(s) for s in set(signatures.values())}
-    table = {s: i for i, s in enumerate(sorted(distinct, key=distinct.__getitem__))}
-    return {k: table[s] for k, s in signatures.items()}
+def _canonical_codes(values: Any) -> dict[Any, int]:
+    """Number distinct labels in ``repr`` order: the same on both sides, independent of hashing and input order."""
+    distinct = {v: repr(v) for v in set(values)}
+    return {v: i for i, v in enumerate(sorted(distinct, key=distinct.__getitem__))}
+
+
+def _relabel(signatures: list) -> list[int]:
+    """Joint relabelling: distinct signatures (tuples of ints) numbered in their natural order."""
+    table = {s: i for i, s in enumerate(sorted(set(signatures)))}
+    return [table[s] for s in signatures]
 
 
 def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
@@ -42,6 +48,12 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     ``rounds=None`` refines until the partition is stable (at most one round
     per vertex); ``rounds=0`` keeps the seed partition. ``seeds`` overrides
     the graphs' own vertex seeds (used for individualisation).
+
+    Seeds and edge labels (direction, role, carrier label) are numbered once,
+    in ``repr`` order, by one table shared by both sides; each round's
+    signatures are then tuples of integers, relabelled in their natural
+    order. Equal structure on either side therefore gets equal colours, and
+    nothing depends on hashing or on the order vertices were listed in.
 
     >>> g, p = Graph(), Graph()
     >>> for graph, (a, b, c) in ((g, (1, 2, 3)), (p, ("z", "y", "x"))):
@@ -54,30 +66,32 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     [True, True, False]
     """
     keys: list[tuple[int, Hashable]] = [(0, v) for v in gold.seeds] + [(1, v) for v in pred.seeds]
-    adj: dict[tuple[int, Hashable], list] = {k: [] for k in keys}
+    index = {k: i for i, k in enumerate(keys)}
+    raw: list[list] = [[] for _ in keys]
     for side, graph in ((0, gold), (1, pred)):
         for src, dst, role, label in graph.incidences:
-            adj[(side, src)].append(("out", role, label, (side, dst)))
-            adj[(side, dst)].append(("in", role, label, (side, src)))
+            a, b = index[(side, src)], index[(side, dst)]
+            raw[a].append((("out", role, label), b))
+            raw[b].append((("in", role, label), a))
+    codes = _canonical_codes(e for entries in raw for e, _ in entries)
+    adj = [[(codes[e], nb) for e, nb in entries] for entries in raw]
     gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
-    start = {(0, v): s for v, s in gs.items()}
-    start.update({(1, v): s for v, s in ps.items()})
-    colour = _relabel({k: ("c0", start[k]) for k in keys})
+    start = [gs[v] if side == 0 else ps[v] for side, v in keys]
+    seed_codes = _canonical_codes(start)
+    colour = [seed_codes[s] for s in start]
     limit = len(keys) if rounds is None else min(rounds, len(keys))
-    count = len(set(colour.values()))
+    count = len(set(colour))
     for _ in range(limit):
-        sigs = {}
-        for k in keys:
-            neigh = sorted(((d, role, label, colour[nb]) for d, role, label, nb in adj[k]), key=repr)
-            sigs[k] = (colour[k], tuple(neigh))
+        sigs = [(colour[i], tuple(sorted((c, colour[nb]) for c, nb in adj[i]))) for i in range(len(keys))]
         colour = _relabel(sigs)
-        new_count = len(set(colour.values()))
+        new_count = len(set(colour))
         if new_count == count:
             break
         count = new_count
+    n_gold = len(gold.seeds)
     return (
-        {v: colour[(0, v)] for v in gold.seeds},
-        {v: colour[(1, v)] for v in pred.seeds},
+        {v: colour[i] for i, v in enumerate(gold.seeds)},
+        {v: colour[n_gold + i] for i, v in enumerate(pred.seeds)},
     )
 
 
