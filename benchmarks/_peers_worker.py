@@ -17,7 +17,6 @@ from typing import Any
 
 
 def _stickler_invoice_models():
-    from typing import List, Optional
 
     from stickler import ComparableField, ExactComparator, LevenshteinComparator, NumericComparator, StructuredModel
 
@@ -29,8 +28,8 @@ def _stickler_invoice_models():
 
     class Invoice(StructuredModel):
         number: str = ComparableField(comparator=ExactComparator(), threshold=1.0)
-        vendor: Optional[str] = ComparableField(comparator=LevenshteinComparator(), threshold=0.5)
-        items: List[LineItem] = ComparableField(weight=1.0)
+        vendor: str | None = ComparableField(comparator=LevenshteinComparator(), threshold=0.5)
+        items: list[LineItem] = ComparableField(weight=1.0)
 
     return Invoice
 
@@ -72,7 +71,8 @@ def timed(kind: str, peer: str, gold: Any, pred: Any, timeout: float, repeats: i
 
 def main() -> None:
     pairs_path, out_path, timeout = sys.argv[1], sys.argv[2], float(sys.argv[3])
-    scenarios = json.load(open(pairs_path))
+    with open(pairs_path) as f:
+        scenarios = json.load(f)
     results = {}
     for sc in scenarios:
         res = {}
@@ -80,7 +80,8 @@ def main() -> None:
             res[peer] = timed(sc["kind"], peer, sc["gold"], sc["pred"], timeout, repeats=3)
             print(f"  {sc['name']:<28} {peer:<9} {res[peer]}", file=sys.stderr, flush=True)
         results[sc["name"]] = res
-    json.dump(results, open(out_path, "w"))
+    with open(out_path, "w") as f:
+        json.dump(results, f)
 
 
 if __name__ == "__main__":

@@ -27,9 +27,9 @@ from scipy.stats import rankdata, spearmanr
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from orggraph import EDITS, generate, relabel, schema, twin_cycle_demo  # noqa: E402
+from orggraph import EDITS, generate, relabel, schema, twin_cycle_demo
 
-from pydantic_aligner import Aligner, AlignerWarning  # noqa: E402
+from pydantic_aligner import Aligner, AlignerWarning
 
 LEVELS = range(1, 10)
 
@@ -57,7 +57,7 @@ def run(golds: int, copies: int, seed: int, twin_fraction: float) -> dict:
         per_level = {"referential": [], "plain": []}
         for level in LEVELS:
             rs, ps = [], []
-            for i, g in enumerate(gold_docs):
+            for g in gold_docs:
                 cand = relabel(g, seed=rng.randrange(1 << 30))
                 for _ in range(level):
                     cand = edit(cand, rng)

@@ -37,7 +37,8 @@ sys.path.insert(0, str(HERE))
 
 from invoices import SCHEMA as INVOICE_SCHEMA  # noqa: E402
 from invoices import invoice_pair, nested_pair  # noqa: E402
-from orggraph import generate, relabel, reroute, schema as org_schema  # noqa: E402
+from orggraph import generate, relabel, reroute  # noqa: E402
+from orggraph import schema as org_schema  # noqa: E402
 
 from pydantic_aligner import Aligner  # noqa: E402
 

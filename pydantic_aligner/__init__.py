@@ -11,9 +11,12 @@ declares, and say what to fix.
 
 from ._aligner import Aligner, align, score
 from ._alignment import Alignment
+from ._attribution import AttributionEntry, AttributionResult
 from ._comparators import ScoreContext, context_comparator, register_comparator
+from ._describe import DescriptionEntry, DescriptionResult
 from ._engine import Problem
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, ParseError, SchemaError
+from ._feedback import FeedbackEntry, FeedbackResult
 from ._markers import (
     Align,
     AlignMarker,
@@ -34,11 +37,6 @@ from ._markers import (
     iter_markers,
 )
 from ._parse import Parsed, parse_json_text
-from ._translate import to_json_schema
-from ._tree import Match, Row
-from ._attribution import AttributionEntry, AttributionResult
-from ._describe import DescriptionEntry, DescriptionResult
-from ._feedback import FeedbackEntry, FeedbackResult
 from ._patch import PatchError, apply_patch
 from ._repairs import REPAIR_KINDS, Repair, RepairResult
 from ._templates import (
@@ -48,6 +46,8 @@ from ._templates import (
     check_templates,
     load_templates,
 )
+from ._translate import to_json_schema
+from ._tree import Match, Row
 
 __all__ = [
     "AttributionEntry",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import functools
 import json
 import math
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ._alignment import Alignment
 from ._comparators import check_custom_comparators, registry_version
@@ -13,8 +14,8 @@ from ._compile import compile_schema
 from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
-from ._inputs import to_jsonable
 from ._errors import DataError, ParseError, SchemaError
+from ._inputs import to_jsonable
 from ._plan import KIND_STRING
 from ._tree import Match
 
@@ -57,15 +58,15 @@ class Aligner:
     """
 
     __slots__ = (
-        "schema",
-        "model",
-        "plan",
-        "strict",
-        "lenient",
-        "options",
-        "comparators",
-        "_validator",
         "_referential",
+        "_validator",
+        "comparators",
+        "lenient",
+        "model",
+        "options",
+        "plan",
+        "schema",
+        "strict",
     )
 
     def __init__(

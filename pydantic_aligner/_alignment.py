@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from ._tree import Match
 
@@ -31,7 +32,7 @@ class Alignment:
     [('/a', 0.5), ('/b', 1.0)]
     """
 
-    __slots__ = ("score", "root", "mappings", "problems", "gold", "pred", "read", "aligner", "_extra")
+    __slots__ = ("_extra", "aligner", "gold", "mappings", "pred", "problems", "read", "root", "score")
 
     def __init__(
         self,
@@ -215,7 +216,12 @@ class Alignment:
         from ._describe import describe
 
         return describe(
-            self, style, templates, show_confidence=show_confidence, include_ambiguous=include_ambiguous, ambiguity_threshold=ambiguity_threshold
+            self,
+            style,
+            templates,
+            show_confidence=show_confidence,
+            include_ambiguous=include_ambiguous,
+            ambiguity_threshold=ambiguity_threshold,
         )
 
     @property

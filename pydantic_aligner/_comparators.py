@@ -19,20 +19,21 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
-from typing import Any, Callable, Mapping
+from datetime import UTC, date, datetime
+from typing import Any
 
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import (
+    OSA,
     DamerauLevenshtein,
     Indel,
     Jaro,
     JaroWinkler,
     LCSseq,
     Levenshtein,
-    OSA,
 )
 
 from ._errors import ComparatorError
@@ -141,11 +142,11 @@ def _parse_instant(text: str) -> datetime | None:
     try:
         if len(text) == 10:
             d = date.fromisoformat(text)
-            return datetime(d.year, d.month, d.day, tzinfo=timezone.utc)
+            return datetime(d.year, d.month, d.day, tzinfo=UTC)
         t = datetime.fromisoformat(text)
     except ValueError:
         return None
-    return t if t.tzinfo is not None else t.replace(tzinfo=timezone.utc)
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
 def _date_pair(tolerance: float) -> Callable:

@@ -17,11 +17,10 @@ import json
 import math
 import re
 import warnings
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from ._comparators import (
-    NUMBER_METRICS,
-    STRING_METRICS,
     TOLERANCE_METRICS,
     BoundComparator,
     known_names,
@@ -76,14 +75,18 @@ EXTENSION_KEYWORDS = frozenset(
 _POSITION_KEYWORDS = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
 
 _STANDARD_KEYWORDS = frozenset(
-    """$schema $id $ref $defs $anchor $dynamicRef $dynamicAnchor $vocabulary $comment definitions
-    type enum const multipleOf maximum exclusiveMaximum minimum exclusiveMinimum maxLength minLength
-    pattern maxItems minItems uniqueItems maxContains minContains maxProperties minProperties required
-    dependentRequired dependentSchemas dependencies properties patternProperties additionalProperties
-    propertyNames unevaluatedProperties items prefixItems additionalItems unevaluatedItems contains
-    allOf anyOf oneOf not if then else format contentEncoding contentMediaType contentSchema title
-    description default deprecated readOnly writeOnly examples discriminator nullable example
-    externalDocs xml""".split()
+    {
+        "$schema", "$id", "$ref", "$defs", "$anchor", "$dynamicRef", "$dynamicAnchor", "$vocabulary",
+        "$comment", "definitions", "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum",
+        "minimum", "exclusiveMinimum", "maxLength", "minLength", "pattern", "maxItems", "minItems",
+        "uniqueItems", "maxContains", "minContains", "maxProperties", "minProperties", "required",
+        "dependentRequired", "dependentSchemas", "dependencies", "properties", "patternProperties",
+        "additionalProperties", "propertyNames", "unevaluatedProperties", "items", "prefixItems",
+        "additionalItems", "unevaluatedItems", "contains", "allOf", "anyOf", "oneOf", "not", "if", "then",
+        "else", "format", "contentEncoding", "contentMediaType", "contentSchema", "title", "description",
+        "default", "deprecated", "readOnly", "writeOnly", "examples", "discriminator", "nullable", "example",
+        "externalDocs", "xml"
+    }
 )
 
 _TYPE_KINDS = {
@@ -435,7 +438,7 @@ class _Compiler:
     def array_handler(self, node: dict, path: str, cpath: str) -> ArrHandler:
         h = ArrHandler()
         prefix = node.get("prefixItems")
-        items = node.get("items", None)
+        items = node.get("items")
         tail_key = "items"
         if isinstance(items, list):  # draft-07 tuple form
             prefix, items, tail_key = items, node.get("additionalItems"), "additionalItems"
@@ -543,7 +546,8 @@ class _Compiler:
             if len(handlers) == 1 and not (kind == KIND_OBJECT and disc_prop):
                 p.kinds[kind] = handlers[0]
             else:
-                p.kinds[kind] = UnionHandler(tuple(handlers), disc_prop if kind == KIND_OBJECT else None, disc_map if kind == KIND_OBJECT else None)
+                is_obj = kind == KIND_OBJECT
+                p.kinds[kind] = UnionHandler(tuple(handlers), disc_prop if is_obj else None, disc_map if is_obj else None)
 
     def inheritable(self, inherited: dict, bnode: Any, bpath: str) -> dict:
         """The union-level keywords that apply to one member (a comparator only where it exists)."""

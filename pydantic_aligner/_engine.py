@@ -21,10 +21,10 @@ import numpy as np
 
 from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
 from ._comparators import ScoreContext
-from ._confidence import pair_confidences
 from ._compile import any_pos, escape_token
+from ._confidence import pair_confidences
 from ._errors import DataError
-from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, _KIND_BY_TYPE, kind_of
+from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import Match, Row
 
 __all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
@@ -38,7 +38,7 @@ _INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau
 class Problem:
     """Something about the data that does not fit the schema (reported, never fatal)."""
 
-    __slots__ = ("side", "path", "message")
+    __slots__ = ("message", "path", "side")
 
     def __init__(self, side: str, path: str, message: str) -> None:
         self.side = side
@@ -61,7 +61,7 @@ class Problem:
 class Ctx:
     """Per-call state. A compiled plan is shared; a context never is."""
 
-    __slots__ = ("gold_root", "pred_root", "mappings", "pred_ids", "mask_scope", "mask_all", "problems", "conf")
+    __slots__ = ("conf", "gold_root", "mappings", "mask_all", "mask_scope", "pred_ids", "pred_root", "problems")
 
     def __init__(self, gold_root: Any, pred_root: Any) -> None:
         self.gold_root = gold_root
@@ -170,7 +170,7 @@ def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
 
 def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
     t = h.tag
-    if t == STR or t == NUM:
+    if t in (STR, NUM):
         c = h.cmp
         s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
         return 0.0 if s < h.threshold else s
@@ -226,7 +226,8 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
     h = pos.kinds.get(kg)
     if h is None:
         h = _ANY.kinds[kg]
-        ctx.problems.append(Problem("gold", gptr or "", f"{kg} value where the schema allows {sorted(pos.allowed or ())}; scored with default comparators"))
+        allowed = sorted(pos.allowed or ())
+        ctx.problems.append(Problem("gold", gptr or "", f"{kg} value where the schema allows {allowed}; scored with default comparators"))
     return _align_h(h, g, p, ctx, loc, gptr, pptr, pos)
 
 
@@ -290,10 +291,12 @@ def _key_rows(
     else:
         K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
     if h.key_threshold > 0.0:
-        K[K < h.key_threshold] = 0.0
+        K[h.key_threshold > K] = 0.0
     out = []
     # a comparator that can rate distinct keys 1.0 (custom, date): equal keys win ties, so identical objects pair up
-    prefer = None if (cmp.name in _INJECTIVE and not cmp.custom) else np.array([[a == b for b in P] for a in G], dtype=bool).reshape(len(G), len(P))
+    prefer = None
+    if cmp.name not in _INJECTIVE or cmp.custom:
+        prefer = np.array([[a == b for b in P] for a in G], dtype=bool).reshape(len(G), len(P))
     plan = canonical_rows(len(G), len(P), assign(K, prefer))
     for kind, i, j in plan:
         if kind == PAIR:
@@ -393,7 +396,7 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
     if M is None:
         return None
     if h.threshold > 0.0:
-        M[M < h.threshold] = 0.0
+        M[h.threshold > M] = 0.0
     return M
 
 

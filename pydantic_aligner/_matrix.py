@@ -76,7 +76,9 @@ def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, 
     return np.array(rows, dtype=_F64).reshape(len(G), len(P))
 
 
-def handler_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0) -> np.ndarray:
+def handler_matrix(
+    h: Any, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0
+) -> np.ndarray:
     """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
     t = h.tag
     if t in (STR, NUM, BOOL):
@@ -103,7 +105,9 @@ def _wrap(h: Any) -> Pos:
     return p
 
 
-def pos_matrix(pos: Pos, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0) -> np.ndarray:
+def pos_matrix(
+    pos: Pos, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0
+) -> np.ndarray:
     """``[[score(pos, g, p) for p in P] for g in G]``, bit for bit, computed field by field."""
     n, m = len(G), len(P)
     if n == 0 or m == 0:
@@ -123,17 +127,18 @@ def pos_matrix(pos: Pos, G: list, P: list, ctx: Any, loc: Any = None, gfull: lis
     out[np.ix_(gnull, ~pnull)] = pos.null_score
     out[np.ix_(~gnull, pnull)] = pos.null_score
     for kind in sorted({k for k in gk if k != "null"}):
-        I = [i for i, k in enumerate(gk) if k == kind]
-        J = [j for j, k in enumerate(pk) if k == kind]
-        if not J:
+        rows = [i for i, k in enumerate(gk) if k == kind]
+        cols = [j for j, k in enumerate(pk) if k == kind]
+        if not cols:
             continue
         h = pos.kinds.get(kind) or E._ANY.kinds[kind]
-        Gs, Ps = [G[i] for i in I], [P[j] for j in J]
         if gfull is not None and (h.tag in (ARR, UNION) or _needs_context(h)):
-            sub = np.array([[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in J] for i in I], dtype=_F64)
+            sub = np.array(
+                [[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
+            )
         else:
-            sub = handler_matrix(h, Gs, Ps, ctx, loc)
-        out[np.ix_(I, J)] = sub
+            sub = handler_matrix(h, [G[i] for i in rows], [P[j] for j in cols], ctx, loc)
+        out[np.ix_(rows, cols)] = sub
     return out
 
 
@@ -153,23 +158,16 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
         codes: dict = {}
         pc = np.full(m, -2, dtype=np.int64)
         for j, p in enumerate(P):
-            if _KIND.get(type(p)) == sp.kind:
-                try:
-                    if p in ids:
-                        pc[j] = codes.setdefault(p, len(codes))
-                except TypeError:
-                    pass
+            if _KIND.get(type(p)) == sp.kind and p in ids:  # a str/number kind: hashable
+                pc[j] = codes.setdefault(p, len(codes))
         gc = np.full(n, -1, dtype=np.int64)
         for i, g in enumerate(G):
             try:
                 mapped = mapping.get(g)
             except TypeError:
                 continue
-            if mapped is not None:
-                try:
-                    gc[i] = codes.get(mapped, -1)
-                except TypeError:
-                    pass
+            if mapped is not None:  # a candidate id: hashable
+                gc[i] = codes.get(mapped, -1)
         X = (gc[:, None] == pc[None, :]).astype(_F64)
     X[gnull, :] = pos.null_score
     X[:, pnull] = pos.null_score
@@ -189,17 +187,17 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any) -> np.ndarray:
         pgroups.setdefault(tuple(p), []).append(j)
     props = h.props
     ki, vi = h.ki, h.vi
-    for gsig, I in ggroups.items():
-        gd = G[I[0]]
-        Gs = [G[i] for i in I]
-        for psig, J in pgroups.items():
-            pd = P[J[0]]
+    for rows_g in ggroups.values():
+        gd = G[rows_g[0]]
+        Gs = [G[i] for i in rows_g]
+        for cols_p in pgroups.values():
+            pd = P[cols_p[0]]
             if not gd and not pd:
-                block = np.ones((len(I), len(J)), dtype=_F64)
+                block = np.ones((len(rows_g), len(cols_p)), dtype=_F64)
             else:
-                Ps = [P[j] for j in J]
+                Ps = [P[j] for j in cols_p]
                 rows = E._key_rows(h, gd, pd, ctx=ctx, loc=None)
-                acc = np.zeros((len(I), len(J)), dtype=_F64)
+                acc = np.zeros((len(rows_g), len(cols_p)), dtype=_F64)
                 tw = 0.0
                 ksum = 0.0
                 for gkey, pkey, ks in rows:
@@ -217,5 +215,5 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any) -> np.ndarray:
                 else:
                     block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
                 block = np.clip(block, 0.0, 1.0)
-            out[np.ix_(I, J)] = block
+            out[np.ix_(rows_g, cols_p)] = block
     return out

@@ -13,7 +13,8 @@ compilation.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ._comparators import BoundComparator
 
@@ -60,7 +61,7 @@ def kind_of(value: Any) -> str | None:
 class IdSpec:
     """``idScope``: the position holds a record identifier of ``scope``."""
 
-    __slots__ = ("scope", "kind")
+    __slots__ = ("kind", "scope")
 
     def __init__(self, scope: str, kind: str) -> None:
         self.scope = scope
@@ -70,7 +71,7 @@ class IdSpec:
 class RefSpec:
     """``ref``: the position holds a reference into ``scope``."""
 
-    __slots__ = ("scope", "kind", "nullable")
+    __slots__ = ("kind", "nullable", "scope")
 
     def __init__(self, scope: str, kind: str, nullable: bool) -> None:
         self.scope = scope
@@ -81,7 +82,7 @@ class RefSpec:
 class Pos:
     """One compiled schema position."""
 
-    __slots__ = ("path", "null_score", "weight", "special", "kinds", "allowed", "any", "uid", "wl_scalar")
+    __slots__ = ("allowed", "any", "kinds", "null_score", "path", "special", "uid", "weight", "wl_scalar")
 
     def __init__(self, path: str) -> None:
         self.path = path  # JSON Pointer of the schema node ("#" is the root)
@@ -126,7 +127,7 @@ class BoolLeaf:
 class ObjHandler:
     """An object: key pairing plus per-key value positions."""
 
-    __slots__ = ("props", "key_cmp", "key_exact", "key_threshold", "ki", "vi", "extra", "patterns")
+    __slots__ = ("extra", "key_cmp", "key_exact", "key_threshold", "ki", "patterns", "props", "vi")
     tag = OBJ
 
     def __init__(self) -> None:
@@ -153,7 +154,7 @@ class ObjHandler:
 class ArrHandler:
     """An array: positional prefix slots and/or a variable tail."""
 
-    __slots__ = ("prefix", "prefix_w", "items", "align", "ignore_excess", "ignore_missing", "pi", "ri")
+    __slots__ = ("align", "ignore_excess", "ignore_missing", "items", "pi", "prefix", "prefix_w", "ri")
     tag = ARR
 
     def __init__(self) -> None:
@@ -170,7 +171,7 @@ class ArrHandler:
 class UnionHandler:
     """Several schema branches accept the same JSON kind: discriminated or best-of."""
 
-    __slots__ = ("branches", "disc_prop", "disc_map")
+    __slots__ = ("branches", "disc_map", "disc_prop")
     tag = UNION
 
     def __init__(self, branches: tuple, disc_prop: str | None = None, disc_map: dict | None = None) -> None:
@@ -182,7 +183,7 @@ class UnionHandler:
 class Plan:
     """The compiled schema: the root position plus what referential alignment needs."""
 
-    __slots__ = ("root", "scopes", "scope_order", "degraded", "ref_sites", "id_sites", "positions")
+    __slots__ = ("degraded", "id_sites", "positions", "ref_sites", "root", "scope_order", "scopes")
 
     def __init__(self, root: Pos) -> None:
         self.root = root

@@ -30,9 +30,9 @@ import numpy as np
 from ._assign import quantize
 from ._compile import escape_token
 from ._engine import Ctx, _score_h, _unsupported, sim_matrix
-from ._matrix import handler_matrix
 from ._errors import AlignerWarning, DataError, SchemaError
-from ._plan import ARR, OBJ, UNION, IdSpec, Plan, Pos, RefSpec, kind_of
+from ._matrix import handler_matrix
+from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
 __all__ = ["Referential", "CYCLE_ROUNDS"]
@@ -55,7 +55,7 @@ def _pointer(path: tuple) -> str:
 
 
 class Scope:
-    __slots__ = ("name", "kind", "path", "definers", "deps", "record_objs")
+    __slots__ = ("definers", "deps", "kind", "name", "path", "record_objs")
 
     def __init__(self, name: str, kind: str, path: str) -> None:
         self.name = name
@@ -205,7 +205,7 @@ def _kahn(scopes: dict[str, Scope]) -> tuple[list[str], list[str]]:
 
 
 class _Ref:
-    __slots__ = ("scope", "spec", "value", "dpath", "epath", "frames")
+    __slots__ = ("dpath", "epath", "frames", "scope", "spec", "value")
 
     def __init__(self, spec: RefSpec, value: Any, dpath: tuple, epath: tuple, frames: tuple) -> None:
         self.scope = spec.scope
@@ -219,7 +219,7 @@ class _Ref:
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("records", "refs", "under", "ordered")
+    __slots__ = ("ordered", "records", "refs", "under")
 
     def __init__(self) -> None:
         self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
@@ -240,7 +240,7 @@ class _Index:
 class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
-    __slots__ = ("plan", "options", "scopes", "order", "cyclic", "definers", "relevant", "ref_sites")
+    __slots__ = ("cyclic", "definers", "options", "order", "plan", "ref_sites", "relevant", "scopes")
 
     def __init__(self, plan: Plan, options: dict) -> None:
         self.plan = plan
@@ -695,5 +695,8 @@ def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool) -> None:
             "structurally indistinguishable (graph automorphism or 1-WL blind spot); arbitrary assignment used."
         )
     else:
-        msg = f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; arbitrary assignment used."
+        msg = (
+            f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; "
+            "arbitrary assignment used."
+        )
     warnings.warn(msg, AlignerWarning, stacklevel=5)

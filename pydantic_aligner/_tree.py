@@ -14,8 +14,9 @@ have no row, so the row weights alone may sum to less than 1.)
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 __all__ = ["Match", "Row", "LEAF_KINDS", "CONTAINER_KINDS"]
 
@@ -51,7 +52,7 @@ class Match:
     pred: Any
     gold_path: str | None
     pred_path: str | None
-    children: tuple["Row", ...] = ()
+    children: tuple[Row, ...] = ()
     mapped: Any = None
     confidence: float = 1.0
     pos: Any = field(default=None, repr=False)
@@ -65,7 +66,7 @@ class Match:
     def is_leaf(self) -> bool:
         return self.kind in LEAF_KINDS
 
-    def walk(self) -> Iterator["Match"]:
+    def walk(self) -> Iterator[Match]:
         """Every node of the subtree, depth first, parents before children."""
         stack = [self]
         while stack:
@@ -73,7 +74,7 @@ class Match:
             yield node
             stack.extend(row.node for row in reversed(node.children))
 
-    def leaves(self) -> Iterator["Match"]:
+    def leaves(self) -> Iterator[Match]:
         """The leaf nodes of the subtree, left to right."""
         return (n for n in self.walk() if not n.children and n.kind in LEAF_KINDS)
 

@@ -9,7 +9,8 @@ result never depends on hashing or on the order records were listed in.
 
 from __future__ import annotations
 
-from typing import Any, Hashable
+from collections.abc import Hashable
+from typing import Any
 
 __all__ = ["Graph", "individualize", "refine"]
 
@@ -17,7 +18,7 @@ __all__ = ["Graph", "individualize", "refine"]
 class Graph:
     """A directed multigraph: vertices with seed labels, labelled incidences."""
 
-    __slots__ = ("seeds", "incidences")
+    __slots__ = ("incidences", "seeds")
 
     def __init__(self) -> None:
         self.seeds: dict[Hashable, Any] = {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import json
 import random
 import warnings
@@ -456,7 +457,7 @@ def _path(vs, label="e"):
     g = Graph()
     for v in vs:
         g.add_vertex(v)
-    for a, b in zip(vs, vs[1:]):
+    for a, b in itertools.pairwise(vs):
         g.add(a, b, "r", label)
     return g
 
@@ -496,7 +497,7 @@ def test_wl_is_independent_of_input_order():
 
 
 def test_wl_rounds_zero_keeps_seeds_and_individualisation_respects_histograms():
-    cg, cp = refine(_path([1, 2, 3]), _path([1, 2, 3]), rounds=0)
+    cg, _ = refine(_path([1, 2, 3]), _path([1, 2, 3]), rounds=0)
     assert len(set(cg.values())) == 1
     g = Graph()
     p = Graph()
