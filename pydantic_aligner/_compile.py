@@ -107,6 +107,14 @@ def escape_token(token: Any) -> str:
     return str(token).replace("~", "~0").replace("/", "~1")
 
 
+def _listing(keys: list[str]) -> str:
+    return f"{keys[0]} applies" if len(keys) == 1 else f"{', '.join(keys)} apply"
+
+
+def _be(keys: list[str]) -> str:
+    return "is" if len(keys) == 1 else "are"
+
+
 def _is_real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -283,12 +291,52 @@ class _Compiler:
             self.fill(p, {**inner, **rest}, path, cpath)
             return
         self.position_keywords(p, node, path)
+        self.check_misplaced(node, path)
         if "anyOf" in node or "oneOf" in node:
             self.fill_union(p, node, path, cpath)
         else:
             self.fill_typed(p, node, path, cpath)
         if "idScope" in node or "ref" in node:
             self.special_from_node(p, node, path)
+
+    _BY_KIND = (
+        (KIND_OBJECT, ("keyScore", "keyThreshold", "keyImportance", "valueImportance")),
+        (KIND_ARRAY, ("order", "ignoreExcess", "ignoreMissing", "prefixWeights", "prefixImportance", "restImportance")),
+    )
+
+    def check_misplaced(self, node: dict, path: str) -> None:
+        """Keywords on a node kind they do not apply to: bad values still raise (D5), good ones warn that they are ignored."""
+        if "anyOf" in node or "oneOf" in node or "$ref" in node:
+            return  # union-level keywords reach the members that use them
+        kinds, _ = self.node_kinds(node, path)
+        if kinds is None:
+            return
+        for kind, keys in self._BY_KIND:
+            present = [k for k in keys if k in node]
+            if kind in kinds or not present:
+                continue
+            for k in present:
+                v = node[k]
+                if k == "order" and v not in ("fixed", "align"):
+                    raise self.error(path, f'order must be "fixed" or "align", got {v!r}')
+                if k in ("ignoreExcess", "ignoreMissing"):
+                    self.flag(node, k, path)
+                elif k in ("keyImportance", "valueImportance", "prefixImportance", "restImportance"):
+                    self.real(node, k, path, 0.0)
+                elif k == "keyThreshold":
+                    self.real(node, k, path, 0.0, hi=1.0)
+                elif k == "keyScore" and (not isinstance(v, str) or resolve_comparator(v, KIND_STRING, self.custom) is None):
+                    raise self.error(path, f'Unsupported keyScore "{v}"')
+            self.warn(f"{path}: {_listing(present)} only to {kind} nodes and {_be(present)} ignored here")
+        leafy = kinds & {KIND_STRING, KIND_NUMBER}
+        present = [k for k in ("score", "threshold", "tolerance") if k in node]
+        if present and not leafy and "const" not in node:
+            name = node.get("score")
+            if name is not None and not (
+                isinstance(name, str) and any(resolve_comparator(name, k, self.custom) for k in (KIND_STRING, KIND_NUMBER))
+            ):
+                raise self.error(path, f'Unsupported score "{name}"')
+            self.warn(f"{path}: {_listing(present)} only to string and number leaves and {_be(present)} ignored here")
 
     def position_keywords(self, p: Pos, node: dict, path: str) -> None:
         if "nullScore" in node:

@@ -14,6 +14,7 @@ import pytest
 
 from pydantic_aligner import (
     Aligner,
+    AlignerWarning,
     ComparatorError,
     SchemaError,
     ScoreContext,
@@ -313,9 +314,11 @@ def test_booleans_are_exact():
 
 
 def test_score_keyword_on_a_boolean_is_ignored():
-    # SPEC 3.1: keywords on the wrong node kind are ignored; booleans cannot be customised
-    assert leaf("boolean", "jaro").score(True, False) == 0.0
-    assert leaf("boolean", "jaro").score(True, True) == 1.0
+    # SPEC 3.1: keywords on the wrong node kind are ignored (with a warning, 19.17); booleans cannot be customised
+    with pytest.warns(AlignerWarning, match="#: score applies only to string and number leaves and is ignored here"):
+        aligner = leaf("boolean", "jaro")
+    assert aligner.score(True, False) == 0.0
+    assert aligner.score(True, True) == 1.0
 
 
 def test_boolean_lists_spec_example():

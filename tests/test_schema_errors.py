@@ -318,3 +318,29 @@ def test_no_warning_for_unrelated_or_standard_keywords(key):
 
 def test_aligner_warning_is_a_user_warning():
     assert issubclass(AlignerWarning, UserWarning)
+
+
+# ---------------------------------------------------------------------------
+# keywords on a node kind they do not apply to (SPEC 3.1, 19.17, D5)
+
+
+@pytest.mark.parametrize(
+    ("schema", "message"),
+    [
+        ({"type": "string", "order": "sorted"}, 'order must be "fixed" or "align"'),
+        ({"type": "string", "keyImportance": -3}, "keyImportance must be >= 0"),
+        ({"type": "integer", "ignoreExcess": "yes"}, "ignoreExcess must be true or false"),
+        ({"type": "boolean", "score": "bogus"}, 'Unsupported score "bogus"'),
+        ({"type": "array", "items": {"type": "string"}, "keyScore": "nope"}, 'Unsupported keyScore "nope"'),
+    ],
+)
+def test_bad_values_of_misplaced_keywords_still_raise(schema, message):
+    with pytest.raises(SchemaError, match=message) as info:
+        Aligner(schema)
+    assert info.value.path == "#"
+
+
+def test_misplaced_keywords_with_valid_values_warn_that_they_are_ignored():
+    with pytest.warns(AlignerWarning, match=r"#/properties/n: order, ignoreExcess apply only to array nodes and are ignored here"):
+        a = Aligner({"type": "object", "properties": {"n": {"type": "integer", "order": "align", "ignoreExcess": True}}})
+    assert a.score({"n": 1}, {"n": 2}) == 0.5
