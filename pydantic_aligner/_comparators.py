@@ -207,10 +207,15 @@ def _num_pair(core: Callable[[float, float], float]) -> Callable:
 
 def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
     def matrix(golds: list, preds: list) -> np.ndarray | None:
-        if any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
+        try:
+            a = np.asarray(golds, dtype=_F64)[:, None]
+            b = np.asarray(preds, dtype=_F64)[None, :]
+        except OverflowError:
+            return None
+        with np.errstate(invalid="ignore"):
+            big = np.abs(a).max(initial=0.0) >= _EXACT_INT or np.abs(b).max(initial=0.0) >= _EXACT_INT
+        if big and any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
             return None  # the pair path compares them as integers
-        a = np.asarray(golds, dtype=_F64)[:, None]
-        b = np.asarray(preds, dtype=_F64)[None, :]
         with np.errstate(all="ignore"):
             out = core(a, b)
             na, nb = np.isnan(a), np.isnan(b)

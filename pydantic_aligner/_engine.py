@@ -382,7 +382,11 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
         return None
     if any(_KIND.get(type(v)) != k for v in preds):
         return None
-    h = pos.kinds.get(k) or _ANY.kinds[k]
+    return leaf_handler_matrix(pos.kinds.get(k) or _ANY.kinds[k], golds, preds)
+
+
+def leaf_handler_matrix(h: Any, golds: list, preds: list) -> np.ndarray | None:
+    """Vectorised leaf matrix for values all of ``h``'s JSON kind (``None``: not vectorisable)."""
     if h.tag not in (STR, NUM, BOOL):
         return None
     if h.tag == BOOL:

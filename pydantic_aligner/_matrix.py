@@ -82,27 +82,13 @@ def handler_matrix(
     """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
     t = h.tag
     if t in (STR, NUM, BOOL):
-        pos = _LEAF_POS.get(id(h))
-        if pos is None:
-            pos = _LEAF_POS[id(h)] = _wrap(h)
-        M = E._leaf_matrix(pos, G, P)
+        M = E.leaf_handler_matrix(h, G, P)
         if M is not None:
             return M
         return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
     if t == OBJ and not _needs_context(h):
         return _object_matrix(h, G, P, ctx)
     return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
-
-
-_LEAF_POS: dict[int, Pos] = {}
-
-
-def _wrap(h: Any) -> Pos:
-    """A position whose only handler is ``h`` (so the leaf matrix code can be reused)."""
-    p = Pos("#")
-    kind = {STR: "string", NUM: "number", BOOL: "boolean"}[h.tag]
-    p.kinds = {kind: h}
-    return p
 
 
 def pos_matrix(
