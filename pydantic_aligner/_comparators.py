@@ -213,7 +213,7 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callabl
         except OverflowError:
             return None
         with np.errstate(invalid="ignore"):
-            big = np.abs(a).max(initial=0.0) >= _EXACT_INT or np.abs(b).max(initial=0.0) >= _EXACT_INT
+            big = bool((np.abs(a) >= _EXACT_INT).any() or (np.abs(b) >= _EXACT_INT).any())
         if big and any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
             return None  # the pair path compares them as integers
         with np.errstate(all="ignore"):

@@ -184,15 +184,21 @@ def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
     return s if s is not None else _score_h(b, g, p, ctx, loc)
 
 
+def tagged_branch(h: Any, g: Any) -> Any:
+    """The union branch a discriminated union's tag in ``g`` selects, or ``None``."""
+    if h.disc_prop is None or not isinstance(g, dict):
+        return None
+    try:
+        return h.disc_map.get(g.get(h.disc_prop))
+    except TypeError:  # an unhashable tag value
+        return None
+
+
 def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float | None]:
     """The union branch used for ``g``: by discriminator tag, else the best-scoring one (first on ties)."""
-    if h.disc_prop is not None and isinstance(g, dict):
-        try:
-            b = h.disc_map.get(g.get(h.disc_prop))
-        except TypeError:
-            b = None
-        if b is not None:
-            return b, None
+    b = tagged_branch(h, g)
+    if b is not None:
+        return b, None
     best, best_s = None, -1.0
     for b in h.branches:
         s = _score_h(b, g, p, ctx, loc)

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._assign import quantize
 from ._compile import escape_token
-from ._engine import Ctx, _score_h, _unsupported, sim_matrix
+from ._engine import Ctx, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
 from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
@@ -592,13 +592,9 @@ def _agreement(cols: tuple[dict, dict], grecs: list, precs: list) -> np.ndarray:
 
 def _walk_branch(h: Any, v: Any) -> Any:
     """The union branch the data walk follows (discriminator tag, else most declared keys present)."""
-    if h.disc_prop is not None and isinstance(v, dict):
-        try:
-            b = h.disc_map.get(v.get(h.disc_prop))
-        except TypeError:
-            b = None
-        if b is not None:
-            return b
+    b = tagged_branch(h, v)
+    if b is not None:
+        return b
     if isinstance(v, dict):
         return max(h.branches, key=lambda b: sum(k in b.props for k in v) if b.tag == OBJ else -1)
     return h.branches[0]
