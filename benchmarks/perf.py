@@ -190,14 +190,18 @@ def fmt(seconds: float | None) -> str:
     return f"{seconds:.2f} s"
 
 
+def ratio(x: float) -> str:
+    return f"{x:,.0f}x" if x >= 10 else f"{x:.2f}x"
+
+
 def peer_cell(res: dict | None, ours: float) -> tuple[str, str]:
     if not res:
         return "-", "-"
     if "timeout" in res:
-        return f"> {res['timeout']:.0f} s", f"> {res['timeout'] / ours:,.0f}x"
+        return f"> {res['timeout']:.0f} s", f"> {ratio(res['timeout'] / ours)}"
     if "error" in res:
         return res["error"], "-"
-    return fmt(res["seconds"]), f"{res['seconds'] / ours:,.0f}x"
+    return fmt(res["seconds"]), ratio(res["seconds"] / ours)
 
 
 def throughput(pairs: int = 10_000) -> tuple[float, float]:
