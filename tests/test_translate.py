@@ -20,6 +20,7 @@ from typing import Annotated, Any, Generic, Literal, Optional, TypeVar, Union
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paper import PAPER_GOLD, PAPER_PRED, PAPER_SCHEMA
 from pydantic import BaseModel, Field, TypeAdapter
 from typing_extensions import TypedDict
 
@@ -87,65 +88,8 @@ class Team(BaseModel):
     period: Annotated[tuple[int, int], PrefixWeights(1, 1)]
 
 
-SPEC_17_1_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "people": {
-            "type": "array",
-            "order": "align",
-            "items": {
-                "type": "object",
-                "keyImportance": 0.0,
-                "valueImportance": 1.0,
-                "properties": {
-                    "id": {"type": "integer", "idScope": "person"},
-                    "name": {"type": "string", "score": "exact", "valueWeight": 2.0},
-                    "role": {"type": "string", "score": "exact", "enum": ["Manager", "Engineer", "Intern"]},
-                },
-            },
-        },
-        "mentorships": {
-            "type": "array",
-            "order": "align",
-            "ignoreExcess": True,
-            "items": {
-                "type": "object",
-                "properties": {"mentor": {"type": "integer", "ref": "person"}, "mentee": {"type": "integer", "ref": "person"}},
-            },
-        },
-        "agenda": {"type": "array", "order": "fixed", "items": {"type": "string", "score": "jaro", "threshold": 0.3}},
-        "period": {
-            "type": "array",
-            "prefixWeights": [1, 1],
-            "prefixItems": [{"type": "integer", "score": "invdiff"}, {"type": "integer", "score": "invdiff"}],
-        },
-    },
-}
-TEAM_GOLD = {
-    "people": [
-        {"id": 1, "name": "Alice", "role": "Manager"},
-        {"id": 2, "name": "Bob", "role": "Engineer"},
-        {"id": 3, "name": "Carol", "role": "Engineer"},
-        {"id": 4, "name": "Dave", "role": "Engineer"},
-        {"id": 5, "name": "Dave", "role": "Engineer"},
-        {"id": 6, "name": "Eve", "role": "Intern"},
-    ],
-    "mentorships": [{"mentor": 1, "mentee": 4}, {"mentor": 2, "mentee": 3}, {"mentor": 3, "mentee": 5}],
-    "agenda": ["intro", "reviews", "closing"],
-    "period": [2023, 2025],
-}
-TEAM_PRED = {
-    "people": [
-        {"id": 90, "name": "Dave", "role": "Engineer"},
-        {"id": 91, "name": "Alice", "role": "Manager"},
-        {"id": 92, "name": "Dave", "role": "Engineer"},
-        {"id": 93, "name": "Carol", "role": "Engineer"},
-        {"id": 94, "name": "Bob", "role": "Engineer"},
-    ],
-    "mentorships": [{"mentor": 91, "mentee": 92}, {"mentor": 94, "mentee": 93}, {"mentor": 93, "mentee": 90}],
-    "agenda": ["reviews", "intro", "closin"],
-    "period": [2023, 2026],
-}
+# the paper example as a hand-written schema and data (examples/running_example/)
+SPEC_17_1_SCHEMA, TEAM_GOLD, TEAM_PRED = PAPER_SCHEMA, PAPER_GOLD, PAPER_PRED
 
 
 class LineItem(BaseModel):
