@@ -7,7 +7,6 @@ import concurrent.futures
 import enum
 import json
 import os
-import random
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from paper import PAPER_GOLD, PAPER_PRED, PAPER_SCHEMA
 from pydantic import BaseModel, Field, TypeAdapter
+from test_properties import shuffled_keys
 from typing_extensions import TypedDict
 
 from pydantic_aligner import (
@@ -472,25 +472,6 @@ def test_instances_dicts_text_and_schema_score_the_same(name, model, gold, pred)
 # the metamorphic property: member order of the schema never changes a score
 
 
-def _shuffled(node: Any, rnd: random.Random) -> Any:
-    if isinstance(node, dict):
-        keys = list(node)
-        rnd.shuffle(keys)
-        out = {}
-        for k in keys:
-            v = node[k]
-            if k == "required" and isinstance(v, list):
-                v = list(v)
-                rnd.shuffle(v)
-                out[k] = v
-            else:
-                out[k] = _shuffled(v, rnd)
-        return out
-    if isinstance(node, list):
-        return [_shuffled(v, rnd) for v in node]
-    return node
-
-
 _ALIGNERS = {name: (Aligner(model), to_json_schema(model), gold, pred) for name, model, gold, pred in CASES}
 
 
@@ -498,7 +479,7 @@ _ALIGNERS = {name: (Aligner(model), to_json_schema(model), gold, pred) for name,
 @given(name=st.sampled_from(sorted(_ALIGNERS)), rnd=st.randoms(use_true_random=False))
 def test_reordering_schema_members_changes_no_score(name, rnd):
     aligner, schema, gold, pred = _ALIGNERS[name]
-    shuffled = _shuffled(schema, rnd)
+    shuffled = shuffled_keys(schema, rnd)
     other = Aligner(shuffled)
     assert other.score(gold, pred) == aligner.score(gold, pred)
     assert other.score(pred, gold) == aligner.score(pred, gold)
