@@ -15,7 +15,7 @@ from ._attribution import AttributionEntry, AttributionResult
 from ._comparators import ScoreContext, context_comparator, register_comparator
 from ._describe import DescriptionEntry, DescriptionResult
 from ._engine import Problem
-from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, ParseError, SchemaError
+from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
 from ._feedback import FeedbackEntry, FeedbackResult
 from ._markers import (
     Align,
@@ -78,6 +78,7 @@ __all__ = [
     "IdScope",
     "KeyComparator",
     "KeyImportance",
+    "LimitError",
     "Match",
     "NullScore",
     "Order",

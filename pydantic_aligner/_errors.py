@@ -12,6 +12,7 @@ __all__ = [
     "AlignerWarning",
     "ComparatorError",
     "DataError",
+    "LimitError",
     "ParseError",
     "SchemaError",
 ]
@@ -74,6 +75,46 @@ class ParseError(AlignerError, ValueError):
         self.side = side
         self.problem = message
         super().__init__(message if position is None else f"{message} (at character {position})")
+
+
+class LimitError(AlignerError, ValueError):
+    """A documented work or size limit was exceeded; nothing was scored.
+
+    ``limit`` is the name of the :class:`Aligner` option that sets the limit
+    (for example ``"max_cells"``), ``value`` the size that was asked for,
+    ``maximum`` the limit in force, ``path`` a JSON Pointer into the document
+    (or ``None``) and ``side`` ``"gold"``, ``"pred"`` or ``None``. The message
+    says how to raise the limit.
+
+    >>> from pydantic_aligner import LimitError
+    >>> e = LimitError("max_depth", 1500, 1000, path="/a/0", side="pred")
+    >>> print(e)
+    pred '/a/0': nesting depth 1500 exceeds max_depth=1000; raise it with Aligner(..., max_depth=...)
+    """
+
+    _WHAT = {"max_depth": "nesting depth"}
+
+    def __init__(
+        self,
+        limit: str,
+        value: int | float,
+        maximum: int | float,
+        *,
+        path: str | None = None,
+        side: str | None = None,
+        what: str | None = None,
+    ) -> None:
+        self.limit = limit
+        self.value = value
+        self.maximum = maximum
+        self.path = path
+        self.side = side
+        what = what or self._WHAT.get(limit, "size")
+        self.problem = f"{what} {value} exceeds {limit}={maximum}; raise it with Aligner(..., {limit}=...)"
+        where = ""
+        if path is not None:
+            where = f"{side} {path!r}: " if side else f"{path!r}: "
+        super().__init__(f"{where}{self.problem}")
 
 
 class AlignerWarning(UserWarning):
