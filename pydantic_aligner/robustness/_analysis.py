@@ -14,7 +14,7 @@ from pydantic_aligner import SchemaError
 from ._cache import CacheContents, read_cache
 from ._reading import Reader, Reading
 from ._report import ContrastResult, RobustnessReport, VariantQuality
-from ._stats import bootstrap_mean, exact_disagreements, excess, holm, within
+from ._stats import bootstrap_mean, cross, exact_components, holm, within
 
 __all__ = ["analyze", "analyze_schema_robustness", "parse_contrasts"]
 
@@ -131,9 +131,13 @@ def analyze(
                 ra, rb = readings[(rid, a)], readings[(rid, b)]
                 if len(ra) < 2 or len(rb) < 2:
                     continue
-                d_aa, d_bb, d_ab = _matrices(ra, rb, reader if metric == "graded" else None)
-                per_record[rid] = excess(d_aa, d_bb, d_ab)
-                parts.append((float(d_ab.mean()), within(d_aa), within(d_bb)))
+                if metric == "exact":
+                    x, wa, wb = exact_components([r.canon for r in ra], [r.canon for r in rb])
+                else:
+                    d_aa, d_bb, d_ab = _matrices(ra, rb, reader)
+                    x, wa, wb = cross(d_ab), within(d_aa), within(d_bb)
+                per_record[rid] = x - (wa + wb) / 2
+                parts.append((x, wa, wb))
             family.append(_contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed))
         if family:
             adjusted = holm(np.array([c.p_value for c in family]))
@@ -182,10 +186,7 @@ def _variant_names(contents: CacheContents) -> list[str]:
     return names
 
 
-def _matrices(ra: list[Reading], rb: list[Reading], reader: Reader | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    if reader is None:
-        return exact_disagreements([r.canon for r in ra], [r.canon for r in rb])
-
+def _matrices(ra: list[Reading], rb: list[Reading], reader: Reader) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     def mat(xs: list[Reading], ys: list[Reading]) -> np.ndarray:
         return np.array([[reader.disagreement(x, y) for y in ys] for x in xs], dtype=float)
 

@@ -58,24 +58,33 @@ class Reader:
                 self.validator = jsonschema.validators.validator_for(schema)(schema)
             except ImportError:
                 self.validator = None
-        if isinstance(source, Aligner):
-            self.aligner = source
-        else:
-            self.aligner = Aligner(source if source is not None else None, lenient=True)
+        self._aligner = source if isinstance(source, Aligner) else None
         self._memo: dict[tuple[str, str], float] = {}
+        self._readings: dict[str, Reading] = {}
         self.fallbacks = 0
+
+    @property
+    def aligner(self) -> Aligner:
+        """The aligner that grades pairs (built on first use: exact-only analyses never need it)."""
+        if self._aligner is None:
+            self._aligner = Aligner(self.source, lenient=True)
+        return self._aligner
 
     # ------------------------------------------------------------------
     def read(self, cell: dict) -> Reading:
+        """Read one cached cell (``{"output": text}`` or ``{"value": json}``); identical cells are read once."""
         if "output" in cell:
             text = cell["output"]
-            try:
-                value = parse_json_text(text).value
-            except ParseError:
-                return Reading(None, _UNREADABLE + str(text).strip(), False, False if self._checks else None)
-        else:
-            value = cell["value"]
-        return self.read_value(value)
+            key = "o" + text
+            hit = self._readings.get(key)
+            if hit is None:
+                try:
+                    hit = self.read_value(parse_json_text(text).value)
+                except ParseError:
+                    hit = Reading(None, _UNREADABLE + str(text).strip(), False, False if self._checks else None)
+                self._readings[key] = hit
+            return hit
+        return self.read_value(cell["value"])
 
     @property
     def _checks(self) -> bool:

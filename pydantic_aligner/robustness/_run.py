@@ -270,6 +270,9 @@ def _write(writer: CacheWriter | None, contents: CacheContents, item: dict) -> N
 
 
 def _execute(call, todo, writer, contents, workers, progress) -> None:
+    if workers == 1:
+        _execute_inline(call, todo, writer, contents, progress)
+        return
     bar = _Progress(len(todo), progress)
     first_error: BaseException | None = None
     completed = n_ok = 0
@@ -292,27 +295,58 @@ def _execute(call, todo, writer, contents, workers, progress) -> None:
             done, _ = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 rid, _item, v, r = pending.pop(fut)
-                line = {"type": "output", "record": rid, "variant": v.name, "repeat": r}
                 exc = fut.exception()
-                if exc is not None:
-                    line["error"] = f"{type(exc).__name__}: {exc}"
-                    first_error = first_error or exc
-                else:
-                    line.update(_output_line(fut.result()))
-                    n_ok += "error" not in line
+                first_error = first_error or exc
+                line = _output_item(rid, v, r, None if exc is not None else fut.result(), exc)
+                n_ok += "error" not in line
                 _write(writer, contents, line)
                 completed += 1
                 bar.update()
             if probing and completed >= min(_PROBE, len(todo)):
                 probing = False
                 if n_ok == 0 and first_error is not None:
-                    exc = first_error
-                    raise RuntimeError(
-                        f"the first {completed} calls all raised (first: {type(exc).__name__}: {exc}); "
-                        "stopped: check the call function; the errors are in the cache and will be retried"
-                    ) from exc
+                    raise _probe_failed(completed, n_ok, first_error) from first_error
     finally:
         for fut in pending:
             fut.cancel()
         pool.shutdown(wait=True, cancel_futures=True)
+        bar.close()
+
+
+def _output_item(rid: str, v: SchemaVariant, r: int, result: Any, exc: BaseException | None) -> dict:
+    line: dict[str, Any] = {"type": "output", "record": rid, "variant": v.name, "repeat": r}
+    if exc is not None:
+        line["error"] = f"{type(exc).__name__}: {exc}"
+    else:
+        line.update(_output_line(result))
+    return line
+
+
+def _probe_failed(completed: int, n_ok: int, first_error: BaseException | None) -> RuntimeError:
+    exc = first_error
+    return RuntimeError(
+        f"the first {completed} calls all raised (first: {type(exc).__name__}: {exc}); "
+        "stopped: check the call function; the errors are in the cache and will be retried"
+    )
+
+
+def _execute_inline(call, todo, writer, contents, progress) -> None:
+    """``workers=1``: the calls run one after the other in the calling thread (no pool)."""
+    bar = _Progress(len(todo), progress)
+    first_error: BaseException | None = None
+    n_ok = 0
+    try:
+        for completed, (rid, item, v, r) in enumerate(todo, start=1):
+            try:
+                result, exc = call(v.text, item), None
+            except Exception as e:  # the user's call: recorded in the cache, retried on the next run
+                result, exc = None, e
+                first_error = first_error or e
+            line = _output_item(rid, v, r, result, exc)
+            n_ok += "error" not in line
+            _write(writer, contents, line)
+            bar.update()
+            if completed == min(_PROBE, len(todo)) and n_ok == 0 and first_error is not None:
+                raise _probe_failed(completed, n_ok, first_error) from first_error
+    finally:
         bar.close()

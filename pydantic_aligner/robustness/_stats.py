@@ -15,6 +15,7 @@ and ``q`` (variant ``b``):
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ __all__ = [
     "bootstrap_mean",
     "cross",
     "excess",
+    "exact_components",
     "exact_disagreements",
     "half_squared_l2",
     "holm",
@@ -83,6 +85,31 @@ def exact_disagreements(a: list, b: list) -> tuple[np.ndarray, np.ndarray, np.nd
         return (x[:, None] != y[None, :]).astype(float)
 
     return differ(ca, ca), differ(cb, cb), differ(ca, cb)
+
+
+def exact_components(a: list, b: list) -> tuple[float, float, float]:
+    """``(cross, within_a, within_b)`` for exact disagreement, from counts (no matrices).
+
+    Bit-identical to ``cross(D_ab), within(D_aa), within(D_bb)`` on the
+    matrices of :func:`exact_disagreements`: both divide the same integer count
+    of disagreeing pairs by the same number of pairs.
+
+    >>> from pydantic_aligner.robustness._stats import exact_components
+    >>> exact_components(["x", "x", "y"], ["y", "y", "x"])
+    (0.5555555555555556, 0.6666666666666666, 0.6666666666666666)
+    """
+    ka, kb = len(a), len(b)
+    if ka < 2 or kb < 2:
+        raise ValueError(f"exact_components needs at least 2 repeats per variant, got {ka} and {kb}")
+    ca, cb = Counter(a), Counter(b)
+    same_ab = sum(n * cb[x] for x, n in ca.items())
+    same_aa = sum(n * (n - 1) for n in ca.values())
+    same_bb = sum(n * (n - 1) for n in cb.values())
+    return (
+        float(ka * kb - same_ab) / (ka * kb),
+        float(ka * (ka - 1) - same_aa) / (ka * (ka - 1)),
+        float(kb * (kb - 1) - same_bb) / (kb * (kb - 1)),
+    )
 
 
 def half_squared_l2(p: np.ndarray, q: np.ndarray) -> float:
