@@ -81,7 +81,7 @@ def _output_line(out: Any) -> dict[str, Any]:
     try:
         return {"value": json.loads(json.dumps(out, allow_nan=False))}
     except (TypeError, ValueError) as e:
-        return {"error": f"the call returned {type(out).__name__}, which is not text or JSON: {e}"}
+        raise TypeError(f"the call returned {type(out).__name__}, which is not text, a Pydantic instance or JSON: {e}") from None
 
 
 def _variants(variants: Any, model: Any) -> list[SchemaVariant]:
@@ -296,9 +296,9 @@ def _execute(call, todo, writer, contents, workers, progress) -> None:
             for fut in done:
                 rid, _item, v, r = pending.pop(fut)
                 exc = fut.exception()
+                line, exc = _output_item(rid, v, r, None if exc is not None else fut.result(), exc)
                 first_error = first_error or exc
-                line = _output_item(rid, v, r, None if exc is not None else fut.result(), exc)
-                n_ok += "error" not in line
+                n_ok += exc is None
                 _write(writer, contents, line)
                 completed += 1
                 bar.update()
@@ -313,13 +313,17 @@ def _execute(call, todo, writer, contents, workers, progress) -> None:
         bar.close()
 
 
-def _output_item(rid: str, v: SchemaVariant, r: int, result: Any, exc: BaseException | None) -> dict:
+def _output_item(rid: str, v: SchemaVariant, r: int, result: Any, exc: BaseException | None) -> tuple[dict, BaseException | None]:
+    """The cache line of one call, and the exception that made it an error line (or ``None``)."""
     line: dict[str, Any] = {"type": "output", "record": rid, "variant": v.name, "repeat": r}
+    if exc is None:
+        try:
+            line.update(_output_line(result))
+        except TypeError as e:
+            exc = e
     if exc is not None:
         line["error"] = f"{type(exc).__name__}: {exc}"
-    else:
-        line.update(_output_line(result))
-    return line
+    return line, exc
 
 
 def _probe_failed(completed: int, n_ok: int, first_error: BaseException | None) -> RuntimeError:
@@ -341,9 +345,9 @@ def _execute_inline(call, todo, writer, contents, progress) -> None:
                 result, exc = call(v.text, item), None
             except Exception as e:  # the user's call: recorded in the cache, retried on the next run
                 result, exc = None, e
-                first_error = first_error or e
-            line = _output_item(rid, v, r, result, exc)
-            n_ok += "error" not in line
+            line, exc = _output_item(rid, v, r, result, exc)
+            first_error = first_error or exc
+            n_ok += exc is None
             _write(writer, contents, line)
             bar.update()
             if completed == min(_PROBE, len(todo)) and n_ok == 0 and first_error is not None:
