@@ -211,9 +211,13 @@ class RobustnessReport:
         ]
 
     def _vulnerable_sections(self) -> list[tuple[str, list[list[str]]]]:
-        """Top-decile records of the detected contrasts (first metric), or of the largest estimate when none is detected."""
+        """Top-decile records of each detected contrast (once per pair of variants, first metric first),
+        or of the largest estimate of the first metric when nothing is detected."""
+        shown: list[ContrastResult] = []
+        for c in self.contrasts:
+            if c.vulnerable and c.verdict != "no effect" and not any((s.a, s.b) == (c.a, c.b) for s in shown):
+                shown.append(c)
         first = [c for c in self.contrasts if c.metric == self.contrasts[0].metric and c.vulnerable] if self.contrasts else []
-        shown = [c for c in first if c.verdict != "no effect"]
         if not shown and first:
             shown = [max(first, key=lambda c: c.estimate)]
         out = []
