@@ -313,3 +313,34 @@ def test_graded_gives_partial_credit_where_exact_gives_none():
     one, two = {"name": "Bob", "age": 41, "city": "unknown"}, {"name": "Bob.", "age": 41, "city": "unknown"}
     assert graded.estimate == pytest.approx(1 - (a.score(one, two) + a.score(two, one)) / 2)
     assert 0 < graded.estimate < 0.05
+
+
+def test_plain_json_reading_agrees_with_the_model_reading_on_numbers():
+    # without a model, 5 and 5.0 are one JSON number (a truncated "5.0" reads as 5): the same canonical answer
+    answers = {"original": ['{"total": 5.0}', '{"total": 5}'], "properties_reversed": ['{"total": 5}', '{"total": 5.0}']}
+    plain = {"type": "object", "properties": {"total": {"type": "number"}, "note": {"type": "string"}}}
+    variants = schema_variants(plain, variants=["original", "properties_reversed"], random=0, samples=8)
+    names = {v.text: v.name for v in variants}
+    seen: dict = {}
+
+    def llm(schema_text, record):
+        key = (record, names[schema_text])
+        seen[key] = seen.get(key, -1) + 1
+        return answers[names[schema_text]][seen[key]]
+
+    report = run_schema_robustness(llm, ["r"], variants, repeats=2, workers=1, progress=False, n_resamples=50)
+    c = report.contrast("original", "properties_reversed")
+    assert (c.within_a, c.within_b, c.cross, c.estimate) == (0.0, 0.0, 0.0, 0.0)
+
+
+def test_progress_bar_and_print_outside_a_terminal(capsys):
+    import io
+
+    report = run_schema_robustness(Counting(), RECORDS, VARIANTS, repeats=2, record_id="id", progress=True, n_resamples=50)
+    err = capsys.readouterr().err
+    assert "schema robustness" in err and "36/36" in err  # forced on: tqdm on stderr
+    run_schema_robustness(Counting(), RECORDS, VARIANTS, repeats=2, record_id="id", n_resamples=50)
+    assert capsys.readouterr().err == ""  # auto: quiet when stderr is not a terminal
+    buf = io.StringIO()
+    report.print(buf)
+    assert buf.getvalue() == report.to_text() + "\n"

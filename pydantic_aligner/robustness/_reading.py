@@ -5,7 +5,7 @@ An output is read once: text through the library's lenient JSON reader
 model (or any type Pydantic can validate), validated in Pydantic's JSON mode and
 dumped back to JSON, so lax coercions (``"3"`` for an ``int``), defaults of
 omitted fields and ignored extra keys do not count as differences. Its canonical
-form (sorted keys, compact) is what exact disagreement compares.
+form (sorted keys, compact, ``5.0`` written ``5``) is what exact disagreement compares.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class Reader:
         self._aligner = source if isinstance(source, Aligner) else None
         self._memo: dict[tuple[str, str], float] = {}
         self._readings: dict[str, Reading] = {}
+        self._quality: dict[tuple[str, str], tuple[float, float | None, float | None]] = {}
         self.fallbacks = 0
 
     @property
@@ -100,7 +101,7 @@ class Reader:
                 valid = False
         elif self.validator is not None:
             valid = bool(self.validator.is_valid(value))
-        canon = json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+        canon = json.dumps(_same_numbers(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
         return Reading(value, canon, True, valid)
 
     # ------------------------------------------------------------------
@@ -123,7 +124,14 @@ class Reader:
         return d
 
     def quality(self, gold: Reading, out: Reading) -> tuple[float, float | None, float | None]:
-        """``(alignment score, leaf accuracy, token F1 on string leaves)`` of an output against a gold."""
+        """``(alignment score, leaf accuracy, token F1 on string leaves)`` of an output against a gold (once per distinct pair)."""
+        key = (gold.canon, out.canon)
+        hit = self._quality.get(key)
+        if hit is None:
+            hit = self._quality[key] = self._quality_of(gold, out)
+        return hit
+
+    def _quality_of(self, gold: Reading, out: Reading) -> tuple[float, float | None, float | None]:
         if not out.readable:
             return 0.0, 0.0, 0.0 if _has_strings(gold.value) else None
         try:
@@ -136,6 +144,17 @@ class Reader:
 
 
 # ---------------------------------------------------------------------------
+
+
+def _same_numbers(v: Any) -> Any:
+    """``5.0`` as ``5``: one JSON number, one canonical text (JSON and JSON Schema do not tell them apart)."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    if isinstance(v, dict):
+        return {k: _same_numbers(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_same_numbers(x) for x in v]
+    return v
 
 
 def _json_leaves(v: Any) -> tuple[int, int]:

@@ -267,38 +267,38 @@ class RobustnessReport:
         return "\n".join(lines) + "\n"
 
     def print(self, file: Any = None) -> None:
-        """Print the report: ``rich`` tables on a terminal when ``rich`` is installed, else :meth:`to_text`."""
+        """Print the report: ``rich`` tables on a terminal wide enough for them when ``rich`` is installed, else :meth:`to_text`."""
         import sys
 
         file = file if file is not None else sys.stdout
+        text = self.to_text()
         try:
             if not file.isatty():
                 raise ImportError
             from rich.console import Console
             from rich.table import Table
         except (ImportError, AttributeError):
-            print(self.to_text(), file=file)
+            print(text, file=file)
             return
-        console = Console(file=file)
-        console.print(self._headline())
+        console = Console(file=file, highlight=False)
+        widest = max(len(line) for line in text.splitlines() if not line.startswith(("Excess disagreement =", "identical", "*")))
+        if console.width < widest + 10:  # rich would wrap cells: the plain table reads better
+            print(text, file=file)
+            return
+        console.print(self._headline(), style="bold")
         console.print(self._method(), style="dim")
         sections = [
             ("Excess disagreement", self._CONTRAST_HEAD, self._contrast_rows()),
             ("Quality per variant", self._QUALITY_HEAD, self._quality_rows()),
         ]
+        sections += [(f"Most vulnerable records: {title}", ["record", "excess"], rows) for title, rows in self._vulnerable_sections()]
         for title, head, rows in sections:
-            table = Table(title=title)
+            table = Table(title=title, title_justify="left")
             for i, h in enumerate(head):
-                table.add_column(h, justify="left" if i == 0 or h == "verdict" else "right")
+                table.add_column(h, justify="left" if i == 0 or h in ("verdict", "metric", "record") else "right", no_wrap=True)
             for row in rows:
-                table.add_row(*row)
-            console.print(table)
-        for title, rows in self._vulnerable_sections():
-            table = Table(title=f"Most vulnerable records: {title}")
-            table.add_column("record")
-            table.add_column("excess", justify="right")
-            for row in rows:
-                table.add_row(*row)
+                style = "bold red" if row[-1] == "exceeds screen" else "yellow" if row[-1].startswith("detected") else None
+                table.add_row(*row, style=style)
             console.print(table)
         for n in self._footnotes():
             console.print(n, style="dim")
