@@ -122,8 +122,12 @@ def test_llm_schema_is_structural_property_names_and_values_survive():
     assert schema["properties"]["score"]["score"] == "abs_tol"  # the input is not modified
 
 
-def test_llm_schema_accepts_text_and_rejects_junk():
+def test_llm_schema_accepts_text_an_aligner_and_rejects_junk():
+    from pydantic_aligner import Aligner
+
     assert llm_schema('{"type": "string", "score": "exact"}') == {"type": "string"}
+    assert llm_schema(Aligner(Graph)) == Graph.model_json_schema()
+    assert llm_schema(Aligner({"type": "array", "order": "align", "items": {"type": "string"}})) == {"type": "array", "items": {"type": "string"}}
     with pytest.raises(SchemaError, match="not JSON"):
         llm_schema("{nope")
     with pytest.raises(SchemaError, match="Pydantic cannot describe"):

@@ -57,7 +57,7 @@ class FakeLLM:
     """Answers from p, or from q when ``order_sensitive`` and the first property it reads is not the first field."""
 
     def __init__(self, seed: int, order_sensitive: bool, types=TYPES) -> None:
-        self.types = types
+        self.cumulative = [(np.cumsum(p).tolist(), np.cumsum(q).tolist()) for p, q in types]
         self.seed = seed
         self.lock = threading.Lock()
         self.counts: dict[tuple, int] = {}
@@ -68,8 +68,8 @@ class FakeLLM:
     def __call__(self, schema_text: str, record: dict) -> str:
         if schema_text not in self.reversed:
             self.reversed[schema_text] = next(iter(json.loads(schema_text)["properties"])) != "label"
-        p, q = self.types[record["type"]]
-        dist = q if (self.order_sensitive and self.reversed[schema_text]) else p
+        p, q = self.cumulative[record["type"]]
+        cumulative = q if (self.order_sensitive and self.reversed[schema_text]) else p
         key = (record["id"], schema_text)
         with self.lock:
             self.calls += 1
@@ -77,7 +77,7 @@ class FakeLLM:
         # the n-th answer for this record and schema: the same multiset of answers per cell whatever the thread order
         digest = hashlib.blake2b(f"{self.seed}:{record['id']}:{self.reversed[schema_text]}:{n}".encode(), digest_size=8).digest()
         u = int.from_bytes(digest, "big") / 2**64
-        label = LABELS[min(bisect.bisect_right(np.cumsum(dist).tolist(), u), 2)]
+        label = LABELS[min(bisect.bisect_right(cumulative, u), 2)]
         return '{"label": "%s"}' % label
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from pydantic_aligner import SchemaError
+from pydantic_aligner import Aligner, SchemaError
 
 __all__ = [
     "ALIGNER_KEYWORDS",
@@ -135,6 +135,9 @@ def _as_schema_dict(model_or_schema: Any, what: str) -> Any:
             raise SchemaError(f"{what}: the schema text is not JSON: {e}") from None
     if isinstance(model_or_schema, Mapping):
         return dict(model_or_schema)
+    if isinstance(model_or_schema, Aligner):  # its model, or the aligner schema it was built from
+        inner = model_or_schema.model if model_or_schema.model is not None else model_or_schema.schema
+        return _as_schema_dict(inner if inner is not None else True, what)
     try:
         if isinstance(model_or_schema, type) and issubclass(model_or_schema, BaseModel):
             return model_or_schema.model_json_schema()
