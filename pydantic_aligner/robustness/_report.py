@@ -169,10 +169,11 @@ class RobustnessReport:
 
     def _method(self) -> str:
         s = self.settings
+        n = len(self._pairs())
         level = round(100 * s["confidence"])
         return (
             f"Excess disagreement = cross-variant minus within-variant disagreement; {level}% record-cluster bootstrap "
-            f"interval ({s['n_resamples']} resamples, seed {s['seed']}); Holm-adjusted p over {len(self._pairs())} contrasts; "
+            f"interval ({s['n_resamples']} resamples, seed {s['seed']}); Holm-adjusted p over {n} contrast{'' if n == 1 else 's'}; "
             f"detected when p(Holm) < {s['alpha']}; screen {s['screen']}."
         )
 
