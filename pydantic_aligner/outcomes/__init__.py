@@ -13,6 +13,7 @@ Built on the core's public API (:class:`~pydantic_aligner.Aligner`,
 * :func:`register_cli`: the ``revision`` subcommand for the command-line tool.
 """
 
+from ._cli import register_cli
 from ._consensus import METHODS, ConsensusResult, consensus
 from ._revision import (
     OUTCOMES,
@@ -41,5 +42,6 @@ __all__ = [
     "apply_revision",
     "consensus",
     "read_revision",
+    "register_cli",
     "score_revision",
 ]
