@@ -264,6 +264,12 @@ def read_revision(base: Any, value: Any, side: str, form: str = "auto") -> tuple
     holding operation objects (``op`` and ``path``; all of them when the base
     is itself a list) for a patch, and ``[]`` for an empty patch unless the
     base is a list. Unreadable text raises :class:`ParseError`.
+
+    >>> from pydantic_aligner.outcomes import read_revision
+    >>> read_revision({"a": 1}, '[{"op": "replace", "path": "/a", "value": 2}]', "pred")
+    ({'a': 2}, [], frozenset(), 'patch')
+    >>> read_revision({"a": 1}, {"a": 3}, "pred")
+    ({'a': 3}, [], frozenset(), 'artifact')
     """
     if form not in _FORMS:
         raise SchemaError(f"{side}_form must be one of {', '.join(_FORMS)}, got {form!r}")
