@@ -353,11 +353,12 @@ _TABLE_OPS = ("primitive_replace", "primitive_replace_reorder")
 
 
 def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
-    if not any(o.kind in _TABLE_OPS for unit in chosen for o in unit):
+    preds = {o.gold_path: o.pred for unit in chosen for o in unit if o.kind in _TABLE_OPS and o.gold_path is not None}
+    if not preds:
         return {}
     from ._score_table import table_leaves
 
-    return table_leaves(alignment)
+    return table_leaves(alignment, preds)
 
 
 # ---------------------------------------------------------------------------

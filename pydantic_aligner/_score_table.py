@@ -188,14 +188,39 @@ def table_of(handler: Any) -> TableComparator | None:
     return cmp if isinstance(cmp, TableComparator) else None
 
 
-def table_leaves(alignment: Any) -> dict[str, float]:
-    """``{gold path: similarity}`` of the leaves of ``alignment`` scored by a score table (for feedback wording)."""
-    from ._patch import _handler
+def table_leaves(alignment: Any, preds: Mapping[str, Any]) -> dict[str, float]:
+    """``{gold path: similarity}`` for the leaves of ``alignment`` (``preds``: gold path -> candidate value)
+    that a score table scores: the table's similarity, after ``threshold``.
 
+    Follows each path through the compiled plan and the gold document (no tree walk).
+    """
+    from ._patch import _handler, parse_pointer
+    from ._plan import ARR, OBJ
+
+    aligner = alignment.aligner
+    if aligner is None:
+        return {}
     out: dict[str, float] = {}
-    for node in alignment.walk():
-        if node.kind not in (KIND_STRING, KIND_NUMBER) or node.pos is None or node.gold_path is None:
+    for path, pred in preds.items():
+        pos, value = aligner.plan.root, alignment.gold
+        try:
+            for tok in parse_pointer(path):
+                h = _handler(pos, value) if pos is not None and pos.special is None else None
+                if h is not None and h.tag == OBJ and isinstance(value, dict):
+                    pos, value = h.value_pos(tok), value[tok]
+                elif h is not None and h.tag == ARR and isinstance(value, list):
+                    i = int(tok)
+                    pos, value = (h.prefix[i] if i < len(h.prefix) else h.items), value[i]
+                else:
+                    pos = None
+                    break
+        except (KeyError, IndexError, ValueError, TypeError):
             continue
-        if table_of(_handler(node.pos, node.gold)) is not None:
-            out[node.gold_path] = node.score
+        if pos is None or pos.special is not None:
+            continue
+        h = _handler(pos, value)
+        table = table_of(h)
+        if table is not None:
+            sim = table.pair(value, pred)
+            out[path] = 0.0 if sim < h.threshold else sim
     return out

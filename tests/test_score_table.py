@@ -122,6 +122,7 @@ def test_optional_field_takes_the_table_into_its_string_member():
     assert score({"verdict": "reject"}, {"verdict": "confirm"}, Answer) == 0.5
     assert score({"verdict": None}, {"verdict": "confirm"}, Answer) == 0.0
     assert score({"verdict": None}, {"verdict": None}, Answer) == 1.0
+    assert "answering 'confirm' when the answer is 'reject' earns 0.50" in str(align({"verdict": "reject"}, {"verdict": "confirm"}, Answer).feedback())
 
 
 def test_order_agnostic_list_of_labels_uses_the_table_in_the_assignment():
