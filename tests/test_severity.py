@@ -343,3 +343,13 @@ def test_the_toml_file_of_the_docs_is_the_python_rules_of_the_docs(tmp_path):
     for rule in expected["rules"][2:]:
         rule.pop("name")
     assert loaded == expected
+
+
+def test_rules_pickle_for_worker_processes():
+    import pickle
+
+    copy = pickle.loads(pickle.dumps(ORDER_RULES))
+    assert copy.to_dict() == ORDER_RULES.to_dict()
+    aligner = Aligner(OrderDecision, severity=copy)
+    assert aligner.align(CONFIRM_250_UNITS, {"verdict": "reject", "details": {"boxes": 0, "units": 250}}).label == "MISSED"
+    assert pickle.loads(pickle.dumps(When("/a", pred_missing=True))).gold is When("/a", gold=1).pred  # the UNSET singleton

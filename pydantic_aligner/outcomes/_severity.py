@@ -64,6 +64,9 @@ class _Unset:
     def __repr__(self) -> str:
         return "UNSET"
 
+    def __reduce__(self) -> str:
+        return "UNSET"  # pickled by reference: the one module-level instance
+
 
 UNSET: Any = _Unset()
 _MISSING: Any = object()  # a side that has no value at the path
