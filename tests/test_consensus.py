@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
+from test_properties import schema_and_two_values
 
 from pydantic_aligner import Aligner, Comparator, SchemaError
 from pydantic_aligner.outcomes import consensus
@@ -236,3 +237,13 @@ def test_majority_does_not_depend_on_the_order_of_the_candidates(seed):
     a = consensus(cands, Invoice, method="majority").value
     b = consensus(shuffled, Invoice, method="majority").value
     assert ALIGNER.score(a, b) == 1.0 == ALIGNER.score(b, a)
+
+
+@settings(max_examples=40, deadline=None)
+@given(schema_and_two_values())
+def test_two_of_three_is_a_majority_under_any_schema(case):
+    schema, gold, other = case
+    aligner = Aligner(schema)
+    for order in ([gold, other, gold], [other, gold, gold], [gold, gold, other]):
+        value = consensus(copy.deepcopy(order), schema, method="majority").value
+        assert aligner.score(gold, value) == 1.0

@@ -475,3 +475,15 @@ def test_determinism():
     a = score_revision(TRIP, TRIP_GOLD, pred, schema=Trip).to_dict(elements="all")
     b = score_revision(TRIP, TRIP_GOLD, pred, schema=Trip).to_dict(elements="all")
     assert a == b
+
+
+def test_a_patch_that_replaces_the_whole_document_with_a_string():
+    r = score_revision(INVOICE, INVOICE, [{"op": "replace", "path": "", "value": "EUR"}], schema=Invoice)
+    assert r.score == 0.0 and r.counts["over_edit"] == 1 and r.pred == "EUR"
+    assert consensus_of_strings() == "x"
+
+
+def consensus_of_strings():
+    from pydantic_aligner.outcomes import consensus
+
+    return consensus([[{"op": "replace", "path": "", "value": "x"}]] * 2, {"type": "object"}, method="majority", base={"a": 1}).value

@@ -323,7 +323,7 @@ def consensus(
     if isinstance(candidates, (str, bytes, dict)) or not isinstance(candidates, Sequence):
         raise SchemaError(f"candidates must be a list of outputs, got {type(candidates).__name__}")
     aligner = _aligner(schema, options)
-    from ._revision import _read, read_revision
+    from ._revision import _read, read_revision, values
 
     docs: list[Any] = []
     unreadable: list[int] = []
@@ -348,7 +348,7 @@ def consensus(
     M = np.full((n, n), np.nan)
     for i in readable:
         for j in readable:
-            M[i, j] = 1.0 if i == j else aligner.score(docs[i], docs[j])
+            M[i, j] = 1.0 if i == j else aligner.score(*values(aligner, docs[i], docs[j]))
     means = []
     for j in range(n):
         others = [M[i, j] for i in readable if i != j]

@@ -178,6 +178,22 @@ def _is_op(x: Any) -> bool:
     return isinstance(x, Mapping) and "op" in x and "path" in x
 
 
+def values(aligner: Aligner, gold: Any, pred: Any) -> tuple[Any, Any]:
+    """Two JSON *values* as ``Aligner.align`` arguments: a string that the aligner would read as JSON
+    text (the schema's root is not a string) is passed as the JSON text of that string."""
+    import json
+
+    def wrap(v: Any, other: Any) -> Any:
+        if not isinstance(v, str):
+            return v
+        accepts = aligner._root_accepts_string()
+        if accepts or (accepts is None and (isinstance(other, str) or other is None)):
+            return v
+        return json.dumps(v)
+
+    return wrap(gold, pred), wrap(pred, gold)
+
+
 def _looks_like_patch(value: Any, base: Any) -> bool:
     """A list holding an operation object (``op`` and ``path``) is a patch, even with broken operations
     (they are reported); against a list base, every item must be one. ``[]`` is no edit unless the base is a list."""
@@ -723,9 +739,9 @@ def score_revision(
         if not isinstance(k, str) or not all(isinstance(w, str) for w in v):
             raise SchemaError(f"keywords maps gold paths to lists of words, got {k!r}: {v!r}")
 
-    bg = aligner.align(base_doc, gold_doc)
-    pi = _PredIndex(aligner.align(base_doc, pred_doc))
-    gp_alignment = aligner.align(gold_doc, pred_doc)
+    bg = aligner.align(*values(aligner, base_doc, gold_doc))
+    pi = _PredIndex(aligner.align(*values(aligner, base_doc, pred_doc)))
+    gp_alignment = aligner.align(*values(aligner, gold_doc, pred_doc))
     gp = _GoldPredIndex(gp_alignment)
     walker = _Walker(aligner, pi, gp, _Equality(aligner, gold_doc, pred_doc, gp), keywords)
     walker.visit(bg.root, False)
