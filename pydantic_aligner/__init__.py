@@ -30,6 +30,7 @@ from ._markers import (
     PrefixWeights,
     Ref,
     RestImportance,
+    ScoreTable,
     ValueImportance,
     Weight,
     aligned,
@@ -48,6 +49,7 @@ from ._templates import (
 )
 from ._translate import to_json_schema
 from ._tree import Match, Row
+from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
 
 __all__ = [
     "AttributionEntry",
@@ -89,19 +91,26 @@ __all__ = [
     "Problem",
     "Ref",
     "RestImportance",
+    "Revision",
     "Row",
+    "Rule",
     "SchemaError",
     "ScoreContext",
+    "ScoreTable",
+    "SeverityRules",
     "ValueImportance",
     "Weight",
+    "When",
     "align",
     "aligned",
     "class_markers",
+    "consensus",
     "context_comparator",
     "iter_markers",
     "parse_json_text",
     "register_comparator",
     "score",
+    "score_revision",
     "to_json_schema",
 ]
 

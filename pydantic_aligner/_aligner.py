@@ -48,7 +48,9 @@ class Aligner:
     ``compute_confidence`` (with ``confidence_method`` "margin" or "entropy"
     and ``confidence_entropy_temperature``) records how confident each pairing
     is; ``lenient=True`` scores unreadable candidate text 0 (the reason is in
-    ``problems``) instead of raising :class:`ParseError`.
+    ``problems``) instead of raising :class:`ParseError`; ``severity``
+    (:class:`~pydantic_aligner.outcomes.SeverityRules`, a mapping, or a
+    ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
 
     >>> from pydantic_aligner import Aligner
     >>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
@@ -66,6 +68,7 @@ class Aligner:
         "options",
         "plan",
         "schema",
+        "severity",
         "strict",
     )
 
@@ -84,6 +87,7 @@ class Aligner:
         confidence_method: str = "margin",
         confidence_entropy_temperature: float = 8.0,
         lenient: bool = False,
+        severity: Any = None,
     ) -> None:
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
@@ -130,6 +134,12 @@ class Aligner:
         self._validator = None
         if strict:
             self._validator = _build_validator(schema)
+        self.severity = None
+        if severity is not None:  # severity rules (pydantic_aligner.outcomes): Alignment.label
+            from .outcomes._severity import as_rules
+
+            self.severity = as_rules(severity)
+            self.severity.check(self)
         self._referential = None
         if self.plan.id_sites or self.plan.ref_sites:
             from ._referential import Referential

@@ -63,6 +63,23 @@ class Alignment:
         extra = f", problems={len(self.problems)}" if self.problems else ""
         return f"Alignment(score={self.score!r}{extra})"
 
+    @property
+    def label(self) -> str | None:
+        """The severity label of this alignment (``None`` unless the aligner has ``severity=`` rules).
+
+        >>> from pydantic_aligner import Aligner
+        >>> rules = {"rules": [{"label": "FATAL", "when": [{"path": "/ok", "gold": False, "pred": True}]}]}
+        >>> aligner = Aligner({"type": "object", "properties": {"ok": {"type": "boolean"}}}, severity=rules)
+        >>> aligner.align({"ok": False}, {"ok": True}).label, aligner.align({"ok": True}, {"ok": True}).label
+        ('FATAL', 'CORRECT')
+        """
+        rules = getattr(self.aligner, "severity", None)
+        if rules is None:
+            return None
+        if "label" not in self._extra:
+            self._extra["label"] = rules.label(self)
+        return self._extra["label"]
+
     def walk(self) -> Iterator[Match]:
         """Every node of the match tree, depth first."""
         return self.root.walk()

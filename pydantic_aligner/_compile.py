@@ -46,6 +46,8 @@ from ._plan import (
     UnionHandler,
     kind_of,
 )
+from ._score_table import KEYWORD as SCORE_TABLE
+from ._score_table import check_table_value, compile_table
 
 __all__ = ["EXTENSION_KEYWORDS", "compile_schema", "escape_token", "any_pos"]
 
@@ -69,6 +71,7 @@ EXTENSION_KEYWORDS = frozenset(
         "restImportance",
         "idScope",
         "ref",
+        "scoreTable",
     }
 )
 # keywords that belong to the position, not to the value's type
@@ -329,8 +332,10 @@ class _Compiler:
                     raise self.error(path, f'Unsupported keyScore "{v}"')
             self.warn(f"{path}: {_listing(present)} only to {kind} nodes and {_be(present)} ignored here")
         leafy = kinds & {KIND_STRING, KIND_NUMBER}
-        present = [k for k in ("score", "threshold", "tolerance") if k in node]
+        present = [k for k in ("score", "threshold", "tolerance", SCORE_TABLE) if k in node]
         if present and not leafy and "const" not in node:
+            if SCORE_TABLE in node:
+                check_table_value(node[SCORE_TABLE], path, self.error)
             name = node.get("score")
             if name is not None and not (
                 isinstance(name, str) and any(resolve_comparator(name, k, self.custom) for k in (KIND_STRING, KIND_NUMBER))
@@ -418,6 +423,10 @@ class _Compiler:
         if not leaf_kinds:
             return {}
         tolerance = self.real(node, "tolerance", path, None) if "tolerance" in node else None
+        if SCORE_TABLE in node:
+            if tolerance is not None:
+                self.warn(f"{path}: tolerance is ignored by {SCORE_TABLE}")
+            return compile_table(node, path, leaf_kinds, self.error)
         name = node.get("score")
         default_name = "exact" if "const" in node else None
         out: dict[str, BoundComparator] = {}
@@ -599,6 +608,10 @@ class _Compiler:
 
     def inheritable(self, inherited: dict, bnode: Any, bpath: str) -> dict:
         """The union-level keywords that apply to one member (a comparator only where it exists)."""
+        if SCORE_TABLE in inherited and isinstance(bnode, dict):
+            kinds, _ = self.node_kinds(bnode, bpath)
+            if kinds is not None and not kinds & {KIND_STRING, KIND_NUMBER}:  # a score table is for leaves only
+                inherited = {k: v for k, v in inherited.items() if k not in (SCORE_TABLE, "threshold", "tolerance")}
         if not inherited or "score" not in inherited or not isinstance(bnode, dict):
             return inherited
         kinds, _ = self.node_kinds(bnode, bpath)
@@ -606,7 +619,7 @@ class _Compiler:
         name = inherited["score"]
         if any(isinstance(name, str) and resolve_comparator(name, k, self.custom) is not None for k in leaf):
             return inherited
-        return {k: v for k, v in inherited.items() if k not in ("score", "tolerance", "threshold")}
+        return {k: v for k, v in inherited.items() if k not in ("score", "tolerance", "threshold", SCORE_TABLE)}
 
     def discriminator(self, node: dict, path: str, branches: list) -> tuple[str | None, dict]:
         d = node.get("discriminator")

@@ -292,6 +292,7 @@ def feedback(
 
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
+    tables = _table_leaves(alignment, chosen) if textual else {}
     entries: list[FeedbackEntry] = []
     lines: list[str] = []
     selected_ops: list[Repair] = []
@@ -309,6 +310,8 @@ def feedback(
             if textual:
                 if sem is not None and o.kind in ("ref_fix", "ref_fix_no_target"):
                     text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{o.kind}"], fields)
+                elif o.gold_path in tables and o.kind in _TABLE_OPS:
+                    text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
                 else:
                     text = _render(tpl[f"feedback.op.{o.kind}"], fields)
                 if text:
@@ -341,6 +344,21 @@ def feedback(
         head = _render(tpl["feedback.diagnostics.intro"], {})
         text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
     return FeedbackResult(score, text, tuple(entries), style, truncated, n_total_ops, breakdown)
+
+
+# ---------------------------------------------------------------------------
+# score tables: the wording names the credit the table gives the confusion
+
+_TABLE_OPS = ("primitive_replace", "primitive_replace_reorder")
+
+
+def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
+    preds = {o.gold_path: o.pred for unit in chosen for o in unit if o.kind in _TABLE_OPS and o.gold_path is not None}
+    if not preds:
+        return {}
+    from ._score_table import table_leaves
+
+    return table_leaves(alignment, preds)
 
 
 # ---------------------------------------------------------------------------

@@ -56,6 +56,7 @@ from ._markers import (
     PrefixWeights,
     Ref,
     RestImportance,
+    ScoreTable,
     Weight,
     class_markers,
     iter_markers,
@@ -332,6 +333,8 @@ class _Linter:
                         self.problem(path, f"{label} on a fixed-length tuple means nothing: its slots are positional (see PrefixWeights)")
                     else:
                         self.problem(path, f"{label} needs a list, set or tuple[X, ...], not {what}")
+            elif isinstance(m, ScoreTable):
+                self.check_score_table(m, bare, values, path, what)
             elif isinstance(m, Comparator):
                 leaves = values & _LEAVES
                 if not leaves:
@@ -362,6 +365,24 @@ class _Linter:
                     f"{label} needs an array with both positional slots and a variable tail, which {what} is not "
                     "(Pydantic's tuple types have one or the other)",
                 )
+
+    def check_score_table(self, m: ScoreTable, bare: Any, values: set[str], path: str, what: str) -> None:
+        """A score table needs string or number labels, and only labels the field's Literal/Enum allows."""
+        if not values & _LEAVES:
+            hint = " (booleans are compared exactly)" if values == {BOOL} else ""
+            self.problem(path, f"ScoreTable needs a Literal, Enum, string or number field, not {what}{hint}")
+            return
+        allowed = _label_values(bare)
+        for g, p, _ in m.pairs:
+            for label in (g, p):
+                if allowed is not None and not any(label == a and isinstance(label, str) == isinstance(a, str) for a in allowed):
+                    shown = ", ".join(repr(a) for a in allowed)
+                    self.problem(path, f"ScoreTable label {label!r} is not a value of {what} ({shown})")
+                    return
+                kind = STR if isinstance(label, str) else NUM
+                if allowed is None and not ((kind == STR and STR in values) or (kind == NUM and values & {INT, NUM})):
+                    self.problem(path, f"ScoreTable label {label!r} does not fit {what}")
+                    return
 
     def id_kind(self, values: set[str]) -> str | None:
         if values == {STR}:
@@ -413,6 +434,27 @@ class _Linter:
 
 
 _PLACES = {"item": "a list item", "value": "a dict value", "slot": "a tuple slot", "member": "a union member", "root": "the root"}
+
+
+def _label_values(tp: Any) -> list | None:
+    """The values a ``Literal``/``Enum`` type (or a union of them, ``None`` left out) allows; ``None``: open."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Literal or origin is typing_extensions.Literal:
+        return [v for v in typing.get_args(tp) if v is not None]
+    if isinstance(tp, type) and issubclass(tp, enum.Enum):
+        return [m.value for m in tp]
+    if origin in _UNION_ORIGINS:
+        out: list = []
+        for a in typing.get_args(tp):
+            a = _Linter(()).unwrap(a, [])
+            if a is type(None):
+                continue
+            vals = _label_values(a)
+            if vals is None:
+                return None
+            out.extend(vals)
+        return out
+    return None
 
 
 def _is_root_model(cls: type) -> bool:

@@ -28,8 +28,9 @@ value) naming the marker and the argument.
 import contextlib
 import contextvars
 import dataclasses
+import enum
 import math
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,7 @@ __all__ = [
     "PrefixWeights",
     "Ref",
     "RestImportance",
+    "ScoreTable",
     "ValueImportance",
     "Weight",
     "aligned",
@@ -389,6 +391,84 @@ class NullScore(AlignMarker):
 
     def json_schema_keywords(self) -> dict[str, Any]:
         return {"nullScore": self.value}
+
+
+def _label(arg: str, value: Any) -> Any:
+    value = getattr(value, "value", value) if isinstance(value, enum.Enum) else value
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)) or value != value:
+        raise TypeError(f"ScoreTable: {arg} must be a string or a number (or an Enum member), got {value!r}")
+    return value
+
+
+def _label_key(label: Any) -> tuple:
+    return (isinstance(label, str), label if isinstance(label, str) else float(label), type(label).__name__)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class ScoreTable(AlignMarker):
+    """Asymmetric credit for categorical labels (keyword ``scoreTable``).
+
+    ``pairs`` maps ``(gold, candidate)`` to the similarity in [0, 1] the
+    candidate label earns when the gold says ``gold``; equal labels score 1,
+    every other pair ``default``. Put it on a ``Literal``, ``Enum``, ``str``
+    or ``int`` field; labels outside the field's ``Literal``/``Enum`` values
+    are rejected when the :class:`Aligner` is built. Enum members may be used
+    as labels. The table also drives repair deltas and feedback wording.
+
+    >>> from typing import Annotated, Literal
+    >>> from pydantic import BaseModel
+    >>> from pydantic_aligner import ScoreTable, score
+    >>> Verdict = Literal["confirm", "reject", "needs_confirmation"]
+    >>> class Answer(BaseModel):
+    ...     verdict: Annotated[Verdict, ScoreTable({("needs_confirmation", "confirm"): 0.3})]
+    >>> score({"verdict": "needs_confirmation"}, {"verdict": "confirm"}, schema=Answer)
+    0.3
+    >>> score({"verdict": "confirm"}, {"verdict": "needs_confirmation"}, schema=Answer)
+    0.0
+    >>> ScoreTable({("a", "b"): 0.5}, default=0.1).json_schema_keywords()
+    {'scoreTable': {'default': 0.1, 'pairs': [['a', 'b', 0.5]]}}
+    """
+
+    pairs: tuple
+    default: float = 0.0
+    applies_to = "leaf"
+
+    def __init__(self, pairs: Any, *, default: float = 0.0) -> None:
+        items = pairs.items() if isinstance(pairs, Mapping) else None
+        if items is None:
+            if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Iterable):
+                raise TypeError(f"ScoreTable: pairs must be a mapping {{(gold, candidate): score}}, got {pairs!r}")
+            items = []
+            for t in pairs:
+                if not isinstance(t, (tuple, list)) or len(t) != 3:
+                    raise TypeError(f"ScoreTable: pairs must be a mapping {{(gold, candidate): score}} or triples, got {t!r}")
+                items.append(((t[0], t[1]), t[2]))
+        out: dict = {}
+        for key, value in items:
+            if not isinstance(key, tuple) or len(key) != 2:
+                raise TypeError(f"ScoreTable: keys are (gold, candidate) pairs, got {key!r}")
+            g, p = _label("gold label", key[0]), _label("candidate label", key[1])
+            s = _real("ScoreTable", f"the score of {(g, p)!r}", value, lo=0.0, hi=1.0)
+            if g == p and s != 1.0:
+                raise ValueError(f"ScoreTable: equal labels always score 1; {(g, p)!r} cannot be {s!r}")
+            if (g, p) in out and out[(g, p)] != s:
+                raise ValueError(f"ScoreTable: the pair {(g, p)!r} is given twice")
+            if g != p:
+                out[(g, p)] = s
+        triples = tuple(sorted(((g, p, s) for (g, p), s in out.items()), key=lambda t: (_label_key(t[0]), _label_key(t[1]))))
+        _set(self, "pairs", triples)
+        _set(self, "default", _real("ScoreTable", "default", default, lo=0.0, hi=1.0))
+
+    def table(self) -> dict:
+        """The pairs as a ``{(gold, candidate): score}`` dict."""
+        return {(g, p): s for g, p, s in self.pairs}
+
+    def json_schema_keywords(self) -> dict[str, Any]:
+        return {"scoreTable": {"default": self.default, "pairs": [[g, p, s] for g, p, s in self.pairs]}}
+
+    def __repr__(self) -> str:
+        extra = f", default={self.default!r}" if self.default != 0.0 else ""
+        return f"ScoreTable({self.table()!r}{extra})"
 
 
 # ---------------------------------------------------------------------------

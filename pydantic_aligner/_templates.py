@@ -76,6 +76,15 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.id_fix": "",
     "feedback.op.subtree_replace": "{rank}. {path}: subtree differs. Replacing it recovers +{score_delta:.3f}.",
     "feedback.op.null_value_replace": "{rank}. {path}: null/value mismatch (expected {gold}, got {pred}). " + _D,
+    # a leaf scored by a score table (scoreTable / ScoreTable): {similarity} is the table's credit for the pair
+    "feedback.op.primitive_replace.table": (
+        "{rank}. {path}: expected {gold}, got {pred}; answering {pred} when the answer is {gold} earns {similarity:.2f} "
+        "of this field's credit. " + _D
+    ),
+    "feedback.op.primitive_replace_reorder.table": (
+        "{rank}. inside list {list_path}: replace item {pred} with {gold}; answering {pred} when the answer is {gold} "
+        "earns {similarity:.2f} of its credit. " + _D
+    ),
     "feedback.op.pairing_ambiguous": (
         "~ {path}: pairing between gold and predicted items was ambiguous (confidence {confidence_pct:.0f}%). "
         "Make these items more distinctive before fixing deeper field-level errors."
@@ -119,6 +128,8 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.subtree_replace": "{rank}. {path}: replace subtree " + _C,
     "feedback.op.null_value_replace": "{rank}. {path}: null<->{gold} (got {pred}) " + _C,
     "feedback.op.pairing_ambiguous": "~ {path}: ambiguous pairing [c={confidence:.2f}]",
+    "feedback.op.primitive_replace.table": "{rank}. {path}: {gold} (got {pred}, table credit {similarity:.2f}) " + _C,
+    "feedback.op.primitive_replace_reorder.table": "{rank}. {list_path}: replace {pred}->{gold} (table credit {similarity:.2f}) " + _C,
 }
 
 #: The default describe templates (SPEC 14).
@@ -194,6 +205,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.refsem.used": frozenset({"scope", "pred_props"}),
     "feedback.refsem.used_dangling": frozenset({"scope"}),
     "feedback.op.ref_fix.semantic": _OP_FIELDS | {"relation", "target", "used", "scope"},
+    "feedback.op.primitive_replace.table": _OP_FIELDS | {"similarity"},
+    "feedback.op.primitive_replace_reorder.table": _OP_FIELDS | {"similarity"},
     "feedback.op.ref_fix_no_target.semantic": _OP_FIELDS | {"relation", "target", "used", "scope"},
     "describe.intro.perfect": _SCORE,
     "describe.intro.imperfect": _SCORE,

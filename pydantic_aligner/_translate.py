@@ -38,7 +38,7 @@ __all__ = ["to_json_schema", "type_name"]
 
 #: Keywords of a schema *position* (they stay on a union node).
 _POSITION = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
-_LEAF = frozenset({"score", "threshold", "tolerance"})
+_LEAF = frozenset({"score", "threshold", "tolerance", "scoreTable"})
 _OBJECT = frozenset({"keyScore", "keyThreshold", "keyImportance", "valueImportance"})
 _ARRAY = frozenset({"order", "ignoreExcess", "ignoreMissing", "prefixWeights", "prefixImportance", "restImportance"})
 

@@ -25,6 +25,7 @@ from pydantic_aligner import (
     PrefixWeights,
     Ref,
     RestImportance,
+    ScoreTable,
     ValueImportance,
     Weight,
     _markers,
@@ -58,6 +59,8 @@ EXAMPLES = [
     (PrefixWeights([1, 2, 0]), {"prefixWeights": [1.0, 2.0, 0.0]}),
     (PrefixImportance(2), {"prefixImportance": 2.0}),
     (RestImportance(1), {"restImportance": 1.0}),
+    (ScoreTable({("b", "a"): 0.5, ("a", "b"): 0.25}), {"scoreTable": {"default": 0.0, "pairs": [["a", "b", 0.25], ["b", "a", 0.5]]}}),
+    (ScoreTable([(1, 2, 0.5)], default=0.1), {"scoreTable": {"default": 0.1, "pairs": [[1, 2, 0.5]]}}),
 ]
 MARKER_CLASSES = sorted({type(m) for m, _ in EXAMPLES}, key=lambda c: c.__name__)
 

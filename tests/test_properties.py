@@ -40,11 +40,17 @@ def _maybe(draw, key, strategy, out, p=0.5):
         out[key] = draw(strategy)
 
 
+# an asymmetric score table over the short strings the data strategies draw
+SCORE_TABLE = {"pairs": [["a", "b", 0.5], ["b", "a", 0.25], ["ab", "a", 0.75], ["", "A", 0.4]], "default": 0.1}
+
+
 @st.composite
 def string_schema(draw):
     out = {"type": "string"}
-    name = draw(st.sampled_from([None, *STRING_METRICS, "date"]))
-    if name is not None:
+    name = draw(st.sampled_from([None, *STRING_METRICS, "date", "scoreTable"]))
+    if name == "scoreTable":
+        out["scoreTable"] = SCORE_TABLE
+    elif name is not None:
         out["score"] = name
         if name == "date":
             _maybe(draw, "tolerance", st.sampled_from([0, 0.5, 1, 2]), out)

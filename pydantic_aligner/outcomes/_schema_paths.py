@@ -1,0 +1,171 @@
+"""Checking data paths (JSON Pointers with ``*``) against a compiled schema, for rule and option files.
+
+A path that goes through a property the schema does not declare (a typo such
+as ``/verdcit``), or a gold value outside a field's ``enum``, can never match
+anything: the checks here turn that into a :class:`SchemaError` when the rules
+are attached, instead of a rule that silently never fires.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from .._plan import ARR, OBJ, UNION, Pos
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._aligner import Aligner
+
+__all__ = ["allowed_values", "check_path", "positions_at", "raw_node", "tokens_of"]
+
+_OPEN: Any = object()
+
+
+def tokens_of(path: str) -> list[str]:
+    """The unescaped tokens of a JSON Pointer (``""`` has none)."""
+    if path == "":
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
+
+
+def _handlers(pos: Pos) -> list[Any]:
+    out = []
+    stack = list(pos.kinds.values())
+    while stack:
+        h = stack.pop(0)
+        if h.tag == UNION:
+            stack[:0] = list(h.branches)
+        elif h not in out:
+            out.append(h)
+    return out
+
+
+def raw_node(schema: Any, pointer: str) -> Any:
+    """The raw schema node at a compiled position's path (``"#/properties/x"``), ``None`` if not found."""
+    if not isinstance(schema, Mapping) or not pointer.startswith("#"):
+        return None
+    node: Any = schema
+    for tok in tokens_of(pointer[1:]):
+        if isinstance(node, Mapping) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            return None
+    return node
+
+
+def _deref(schema: Any, node: Any) -> Any:
+    seen = 0
+    while isinstance(node, Mapping) and isinstance(node.get("$ref"), str) and seen < 32:
+        target = raw_node(schema, node["$ref"])
+        if not isinstance(target, Mapping):
+            return node
+        node = {**target, **{k: v for k, v in node.items() if k != "$ref"}}
+        seen += 1
+    return node
+
+
+def allowed_values(schema: Any, node: Any, depth: int = 0) -> list | None:
+    """The values a schema node allows when it is an ``enum``/``const`` (or a union of them); ``None``: open."""
+    node = _deref(schema, node)
+    if not isinstance(node, Mapping) or depth > 16:
+        return None
+    if "const" in node:
+        return [node["const"]]
+    if isinstance(node.get("enum"), list):
+        return list(node["enum"])
+    if isinstance(node.get("allOf"), list) and len(node["allOf"]) == 1:
+        return allowed_values(schema, node["allOf"][0], depth + 1)
+    for key in ("anyOf", "oneOf"):
+        members = node.get(key)
+        if isinstance(members, list) and members:
+            out: list = []
+            for m in members:
+                m = _deref(schema, m)
+                if isinstance(m, Mapping) and m.get("type") == "null":
+                    out.append(None)
+                    continue
+                vals = allowed_values(schema, m, depth + 1)
+                if vals is None:
+                    return None
+                out.extend(vals)
+            return out
+    return None
+
+
+def positions_at(aligner: Aligner, path: str) -> tuple[list[Pos] | None, str | None]:
+    """The compiled positions a data path reaches: ``(positions, None)``, ``(None, None)`` when the schema
+    cannot say (an open object, an untyped node), or ``(None, problem)`` when the path cannot exist."""
+    tokens = tokens_of(path)
+    positions: list[Pos] = [aligner.plan.root]
+    for depth, tok in enumerate(tokens):
+        nxt: list[Pos] = []
+        names: list[str] = []
+        for pos in positions:
+            if pos.any or pos.special is not None:
+                return None, None
+            for h in _handlers(pos):
+                if h.tag == OBJ:
+                    if tok == "*":
+                        nxt.extend(h.props.values())
+                        nxt.extend(p for _, p in h.patterns)
+                        if h.extra is not None:
+                            nxt.append(h.extra)
+                        if not h.props and not h.patterns and h.extra is None:
+                            return None, None
+                        continue
+                    vp = h.value_pos(tok)
+                    if vp is not None:
+                        nxt.append(vp)
+                    elif not h.props and not h.patterns:
+                        return None, None  # an object that declares nothing: any key
+                    elif _additional_allowed(aligner.schema, pos):
+                        return None, None
+                    else:
+                        names.extend(h.props)
+                elif h.tag == ARR:
+                    if tok == "*":
+                        nxt.extend(h.prefix)
+                        if h.items is not None:
+                            nxt.append(h.items)
+                    elif tok.isdigit():
+                        i = int(tok)
+                        slot = h.prefix[i] if i < len(h.prefix) else h.items
+                        if slot is not None:
+                            nxt.append(slot)
+        if not nxt:
+            where = "".join("/" + t for t in tokens[:depth]) or "the root"
+            if names:
+                known = ", ".join(sorted(dict.fromkeys(names)))
+                return None, f"path {path!r} does not exist in the schema: {where} has no property {tok!r} (properties: {known})"
+            return None, f"path {path!r} does not exist in the schema: nothing at {tok!r} below {where}"
+        positions = list(dict.fromkeys(nxt))
+    return positions, None
+
+
+def _additional_allowed(schema: Any, pos: Pos) -> bool:
+    node = _deref(schema, raw_node(schema, pos.path))
+    return isinstance(node, Mapping) and node.get("additionalProperties") is True
+
+
+def check_path(aligner: Aligner, path: str, gold_values: list) -> str | None:
+    """``None`` when ``path`` can exist under the aligner's schema and every gold value fits; else the problem."""
+    if aligner.schema is None:
+        return None
+    positions, problem = positions_at(aligner, path)
+    if problem is not None or positions is None or not gold_values:
+        return problem
+    allowed: list = []
+    for pos in positions:
+        vals = allowed_values(aligner.schema, raw_node(aligner.schema, pos.path))
+        if vals is None:
+            return None
+        allowed.extend(vals)
+    from ._severity import _json_eq
+
+    for v in gold_values:
+        if not any(_json_eq(v, a) for a in allowed):
+            shown = ", ".join(repr(a) for a in dict.fromkeys(a for a in allowed if isinstance(a, (str, int, float, bool)) or a is None))
+            return f"gold value {v!r} at {path!r} is not one of the schema's values ({shown}); the condition could never hold"
+    return None
