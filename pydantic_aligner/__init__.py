@@ -13,6 +13,7 @@ from ._aligner import Aligner, align, score
 from ._alignment import Alignment
 from ._attribution import AttributionEntry, AttributionResult
 from ._comparators import ScoreContext, context_comparator, register_comparator
+from ._compile import VOCABULARY as EXTENSION_KEYWORDS
 from ._describe import DescriptionEntry, DescriptionResult
 from ._engine import Problem
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
@@ -58,6 +59,7 @@ __all__ = [
     "DEFAULT_DESCRIPTION_TEMPLATES",
     "DEFAULT_FEEDBACK_TEMPLATES",
     "DescriptionEntry",
+    "EXTENSION_KEYWORDS",
     "DescriptionResult",
     "FeedbackEntry",
     "FeedbackResult",

@@ -49,7 +49,7 @@ from ._plan import (
 from ._score_table import KEYWORD as SCORE_TABLE
 from ._score_table import check_table_value, compile_table
 
-__all__ = ["EXTENSION_KEYWORDS", "compile_schema", "escape_token", "any_pos"]
+__all__ = ["EXTENSION_KEYWORDS", "VOCABULARY", "compile_schema", "escape_token", "any_pos"]
 
 #: The Object Aligner vocabulary (plus ``tolerance`` for tolerance comparators).
 EXTENSION_KEYWORDS = frozenset(
@@ -74,6 +74,11 @@ EXTENSION_KEYWORDS = frozenset(
         "scoreTable",
     }
 )
+#: Every keyword this library defines: the scoring vocabulary above plus the ones other
+#: layers read and plain scoring ignores (``revision``, read by ``score_revision``).
+#: Public as ``pydantic_aligner.EXTENSION_KEYWORDS``; strip these before sending a schema to an LLM.
+VOCABULARY = EXTENSION_KEYWORDS | frozenset({"revision"})
+
 # keywords that belong to the position, not to the value's type
 _POSITION_KEYWORDS = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
 
@@ -271,11 +276,11 @@ class _Compiler:
 
     def check_keywords(self, node: dict, path: str) -> None:
         for key in node:
-            if key in EXTENSION_KEYWORDS or key in _STANDARD_KEYWORDS or not isinstance(key, str):
+            if key in VOCABULARY or key in _STANDARD_KEYWORDS or not isinstance(key, str):
                 continue
             if key.startswith(("x-", "$")) or not _CAMEL.fullmatch(key):
                 continue
-            close = difflib.get_close_matches(key, EXTENSION_KEYWORDS, n=1, cutoff=0.75)
+            close = difflib.get_close_matches(key, VOCABULARY, n=1, cutoff=0.75)
             if close:
                 self.warn(f"{path}: unknown keyword {key!r} is ignored; did you mean {close[0]!r}?")
 

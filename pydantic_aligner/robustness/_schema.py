@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
 
-from pydantic_aligner import Aligner, SchemaError
+from pydantic_aligner import EXTENSION_KEYWORDS, Aligner, SchemaError
 
 __all__ = [
     "ALIGNER_KEYWORDS",
@@ -28,15 +28,9 @@ __all__ = [
     "sort_value_keys",
 ]
 
-#: The aligner's extension keywords (``docs/schema-keywords.md``). ``prefixItems`` is
-#: standard JSON Schema (2020-12) and stays. Kept in sync with the core by a test.
-ALIGNER_KEYWORDS = frozenset(
-    {
-        "score", "threshold", "tolerance", "nullScore", "keyScore", "keyThreshold", "keyImportance",
-        "valueImportance", "valueWeight", "order", "ignoreExcess", "ignoreMissing", "prefixWeights",
-        "prefixImportance", "restImportance", "idScope", "ref",
-    }
-)
+#: The aligner's keywords (``docs/schema-keywords.md``), from the core. ``prefixItems`` is
+#: standard JSON Schema (2020-12) and stays.
+ALIGNER_KEYWORDS = EXTENSION_KEYWORDS
 
 #: Keywords whose value is one subschema.
 _SINGLE = frozenset(
