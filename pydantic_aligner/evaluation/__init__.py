@@ -6,6 +6,7 @@ Built only on the public API of :mod:`pydantic_aligner` (``Aligner``,
 
 from ._batch import score_batch
 from ._compare import Comparison, FieldChange, ItemChange, compare
+from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
 from ._report import FieldRow, KindRow, Report, Summary, evaluate
 from ._result import OUTCOMES, Bands, ItemResult
 
@@ -22,5 +23,10 @@ __all__ = [
     "Summary",
     "compare",
     "evaluate",
+    "evaluate_dask",
     "score_batch",
+    "score_dask",
+    "score_partition",
+    "score_series",
+    "summarize_partition",
 ]

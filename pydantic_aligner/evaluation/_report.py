@@ -19,6 +19,25 @@ __all__ = ["FieldRow", "KindRow", "Report", "Summary", "evaluate"]
 _N, _SUM, _DEF, _MISS, _EXTRA, _MISMATCH, _MIN, _ITEMS = range(8)
 
 
+def _grow(partials: list, x: float) -> None:
+    """Add ``x`` to an exact sum kept as non-overlapping float partials (Shewchuk; ``math.fsum`` rounds them)."""
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo:
+            partials[i] = lo
+            i += 1
+        x = hi
+    partials[i:] = [x]
+
+
+def _copy(agg: list) -> list:
+    return [list(v) if isinstance(v, list) else v for v in agg]
+
+
 class Summary:
     """Mergeable aggregates of item results: what one partition of a large run sends back.
 
@@ -33,7 +52,7 @@ class Summary:
     >>> results = score_batch([{"n": 1}, {"n": 2}], [{"n": 1}, {"n": 3}], schema)
     >>> whole = Summary.from_results(results)
     >>> parts = Summary.from_results(results[:1]).merge(Summary.from_results(results[1:]))
-    >>> parts.fields == whole.fields, [r.score for r in parts.items]
+    >>> parts.field_totals() == whole.field_totals(), [r.score for r in parts.items]
     (True, [1.0, 0.0])
     """
 
@@ -64,15 +83,16 @@ class Summary:
             for key, st in r.fields.items():
                 agg = self.fields.get(key)
                 if agg is None:
-                    self.fields[key] = [st[0], st[1], st[2], st[3], st[4], st[5], st[6], 1]
+                    self.fields[key] = [st[0], [st[1]], [st[2]], st[3], st[4], st[5], st[6], 1]
                 else:
                     agg[_N] += st[0]
-                    agg[_SUM] += st[1]
-                    agg[_DEF] += st[2]
+                    _grow(agg[_SUM], st[1])
+                    _grow(agg[_DEF], st[2])
                     agg[_MISS] += st[3]
                     agg[_EXTRA] += st[4]
                     agg[_MISMATCH] += st[5]
-                    agg[_MIN] = min(agg[_MIN], st[6])
+                    if st[6] < agg[_MIN]:
+                        agg[_MIN] = st[6]
                     agg[_ITEMS] += 1
         elif r.score is not None and r.outcome not in ("unreadable", "missing") and r.score < 1.0:
             self.missing_fields += 1
@@ -80,36 +100,46 @@ class Summary:
             for kind, (count, delta) in r.repair_kinds.items():
                 agg = self.kinds.get(kind)
                 if agg is None:
-                    self.kinds[kind] = [count, delta, 1]
+                    self.kinds[kind] = [count, [delta], 1]
                 else:
                     agg[0] += count
-                    agg[1] += delta
+                    _grow(agg[1], delta)
                     agg[2] += 1
         self.items.append(r.compact())
 
     def merge(self, other: Summary) -> Summary:
-        """A new summary: this one followed by ``other`` (item order is kept)."""
+        """A new summary: this one followed by ``other`` (item order is kept; sums are exact, so the
+        result does not depend on how the items were split)."""
         out = Summary(self.bands, self.critical)
         out.items = self.items + other.items
-        out.fields = {k: list(v) for k, v in self.fields.items()}
+        out.fields = {k: _copy(v) for k, v in self.fields.items()}
         for key, st in other.fields.items():
             agg = out.fields.get(key)
             if agg is None:
-                out.fields[key] = list(st)
+                out.fields[key] = _copy(st)
             else:
-                for i in (_N, _SUM, _DEF, _MISS, _EXTRA, _MISMATCH, _ITEMS):
+                for i in (_N, _MISS, _EXTRA, _MISMATCH, _ITEMS):
                     agg[i] += st[i]
+                for i in (_SUM, _DEF):
+                    for x in st[i]:
+                        _grow(agg[i], x)
                 agg[_MIN] = min(agg[_MIN], st[_MIN])
-        out.kinds = {k: list(v) for k, v in self.kinds.items()}
+        out.kinds = {k: _copy(v) for k, v in self.kinds.items()}
         for kind, st in other.kinds.items():
             agg = out.kinds.get(kind)
             if agg is None:
-                out.kinds[kind] = list(st)
+                out.kinds[kind] = _copy(st)
             else:
-                for i in range(3):
-                    agg[i] += st[i]
+                agg[0] += st[0]
+                for x in st[1]:
+                    _grow(agg[1], x)
+                agg[2] += st[2]
         out.missing_fields = self.missing_fields + other.missing_fields
         return out
+
+    def field_totals(self) -> dict[str, list]:
+        """Per field key: ``[n, score_sum, deficit, missing, extra, mismatch, min, items]`` (sums correctly rounded)."""
+        return {k: [v[0], math.fsum(v[1]), math.fsum(v[2]), *v[3:]] for k, v in self.fields.items()}
 
     def __getstate__(self) -> dict:
         return {k: getattr(self, k) for k in self.__slots__}
@@ -249,7 +279,8 @@ class Report:
     def _fields(self, summary: Summary) -> None:
         n = self.n_scored
         total = float(np.sum(1.0 - self.scores)) if n else 0.0
-        keys = list(summary.fields)
+        totals = summary.field_totals()
+        keys = list(totals)
         parents = set()
         for k in keys:
             parts = k.split("/")
@@ -257,7 +288,7 @@ class Report:
                 parents.add("/".join(parts[:i]))
         rows = []
         for key in _tree_order(keys):
-            st = summary.fields[key]
+            st = totals[key]
             rows.append(
                 FieldRow(
                     key=key,
@@ -283,7 +314,7 @@ class Report:
         leaves = [r for r in rows if r.leaf]
         self.macro = float(np.mean([r.mean for r in leaves])) if leaves else math.nan
         support = sum(r.support for r in leaves)
-        self.micro = sum(summary.fields[r.key][_SUM] for r in leaves) / support if support else math.nan
+        self.micro = math.fsum(totals[r.key][_SUM] for r in leaves) / support if support else math.nan
         self.n_leaf_fields = len(leaves)
         self.n_leaf_values = support
 
@@ -291,7 +322,7 @@ class Report:
         n = self.n_scored
         total = float(np.sum(1.0 - self.scores)) if n else 0.0
         rows = [
-            KindRow(kind, int(c), int(items), d / n if n else 0.0, d / total if total > 0 else 0.0)
+            KindRow(kind, int(c), int(items), math.fsum(d) / n if n else 0.0, math.fsum(d) / total if total > 0 else 0.0)
             for kind, (c, d, items) in summary.kinds.items()
         ]
         rows.sort(key=lambda r: (-r.lost, r.kind))
