@@ -203,7 +203,7 @@ class Report:
     with nothing to align), ``macro``/``micro`` (the mean field score with
     every leaf field counting once / every position counting once),
     ``repair_kinds`` (:class:`KindRow` list), ``worst`` (the lowest-scoring
-    items with their top repairs), ``items`` (compact results) and ``notes``.
+    imperfect items with their top repairs), ``items`` (compact results) and ``notes``.
 
     Renders as text (``str(report)``), in a terminal with ``rich``
     (:meth:`print`), as :meth:`to_markdown`, :meth:`to_json`/:meth:`to_dict`,
@@ -263,7 +263,7 @@ class Report:
         self.notes: list[str] = []
         self._fields(summary)
         self._kinds(summary)
-        scored = [r for r in items if r.score is not None]
+        scored = [r for r in items if r.score is not None and r.score < 1.0]
         scored.sort(key=lambda r: (r.score, _order(r)))
         self.worst = scored[: max(0, worst)]
         if summary.missing_fields:
