@@ -79,6 +79,10 @@ def test_scores_equal_aligner_align_for_every_input_form():
     assert [r.score for r in results] == [aligner.align(GOLD, p).score for p in preds]
     assert [r.outcome for r in results] == ["value", "plain", "fenced", "truncated", "value"]
     assert results[3].read == ("truncated",)
+    # scores only (data candidates take Aligner.score, text is still read by align): the same scores and outcomes
+    lean = score_batch([GOLD] * len(preds), preds, INVOICE, top_repairs=0, fields=False)
+    assert [(r.score, r.outcome, r.verdict) for r in lean] == [(r.score, r.outcome, r.verdict) for r in results]
+    assert all(r.fields is None and r.repairs == () for r in lean)
 
 
 def test_schema_forms_agree():

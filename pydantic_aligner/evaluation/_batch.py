@@ -52,6 +52,8 @@ class Scorer:
         self.bands = Bands.parse(bands)
         self.critical = check_critical(critical)
         self.labels = labels
+        # nothing but the score is asked for: data candidates (no text to read) take Aligner.score, which builds no tree
+        self._lean = top_repairs == 0 and not fields and labels is None and not self.critical
 
     # pickling ships the schema, not the compiled aligner (its plan holds closures)
     def __getstate__(self) -> dict:
@@ -69,10 +71,17 @@ class Scorer:
         for k, v in state.items():
             setattr(self, k, v)
         self._spec = spec
+        self._lean = self.top_repairs == 0 and not self.fields and self.labels is None and not self.critical
         self.aligner = _cached_aligner(spec)
 
     def __call__(self, index: int, item_id: Any, gold: Any, pred: Any, line: int | None = None) -> ItemResult:
         """The result of one pair (never raises for a bad item)."""
+        if self._lean and not isinstance(pred, (str, bytes, bytearray)):
+            try:
+                score = self.aligner.score(gold, pred)
+            except Exception as e:
+                return self._error(index, item_id, e, line)
+            return ItemResult(index, item_id, score, self.bands.verdict(score), "value", line=line)
         try:
             alignment = self.aligner.align(gold, pred)
         except ParseError as e:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -262,13 +262,24 @@ class ItemResult:
     line: int | None = None
 
     def to_dict(self) -> dict:
-        """Plain JSON data (one line of a results file)."""
-        d = asdict(self)
-        d["read"] = list(self.read)
-        d["failed"] = list(self.failed)
-        d["problems"] = list(self.problems)
-        d["repairs"] = [dict(r) for r in self.repairs]
-        return d
+        """Plain JSON data (one line of a results file); nested values are shared, not copied."""
+        return {
+            "index": self.index,
+            "id": self.id,
+            "score": self.score,
+            "verdict": self.verdict,
+            "outcome": self.outcome,
+            "read": list(self.read),
+            "error_kind": self.error_kind,
+            "error": self.error,
+            "repairs": [dict(r) for r in self.repairs],
+            "repair_kinds": self.repair_kinds,
+            "fields": self.fields,
+            "failed": list(self.failed),
+            "problems": list(self.problems),
+            "label": self.label,
+            "line": self.line,
+        }
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemResult:
