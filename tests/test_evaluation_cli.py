@@ -139,7 +139,7 @@ def test_json_arrays_by_line_and_raw_response_lines(tmp_path, capsys):
     # JSONL of raw responses: a line that is not JSON is the response text itself
     (tmp_path / "p.jsonl").write_text(json.dumps(gold(0)) + "\n" + 'Here: {"number": "N1", "total": 1, "lines": ["a", "b"]}\n' + '{"number": "N2"\n')
     (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
-    code, out, _ = run(capsys, "score", tmp_path / "g.json", tmp_path / "p.jsonl", "--schema", tmp_path / "s.json", "--by-line", "--out", tmp_path / "r.jsonl")
+    code, _out, _ = run(capsys, "score", tmp_path / "g.json", tmp_path / "p.jsonl", "--schema", tmp_path / "s.json", "--by-line", "--out", tmp_path / "r.jsonl")
     assert code == 0
     _, results, _ = read_results(tmp_path / "r.jsonl")
     assert [(r.id, r.score, r.outcome) for r in results] == [(0, 1.0, "value"), (1, 1.0, "prose"), (2, 1 / 3, "truncated")]
@@ -223,7 +223,7 @@ def test_explain_and_schema(tmp_path, capsys):
 
 
 def test_demo(capsys, tmp_path):
-    code, out, err = run(capsys, "demo", "--html", tmp_path / "demo.html", "--out", tmp_path)
+    code, out, _err = run(capsys, "demo", "--html", tmp_path / "demo.html", "--out", tmp_path)
     assert code == 0
     assert "300 items (300 scored)" in out and "300 items in both runs" in out
     assert (tmp_path / "results.jsonl").exists() and (tmp_path / "results_v2.jsonl").exists()
@@ -269,3 +269,30 @@ def test_progress_bar_on_a_terminal(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert "scoring [" in err and "3/3" in err
     assert _commands._Progress(3, None).enabled is False  # captured stderr is not a terminal
+
+
+def test_every_entry_point_says_the_same_on_the_bundled_dataset(tmp_path, capsys):
+    """The CLI, score_batch, evaluate and Aligner.align give the same numbers for the same stored responses."""
+    from pydantic_aligner import Aligner
+    from pydantic_aligner.evaluation import evaluate, score_batch
+    from pydantic_aligner.evaluation._schema import load_reference
+
+    src = ROOT / "examples" / "invoices"
+    golds = [json.loads(line) for line in (src / "gold.jsonl").read_text().splitlines()[:60]]
+    preds = [json.loads(line) for line in (src / "responses_v2.jsonl").read_text().splitlines()[:60]]
+    (tmp_path / "g.jsonl").write_text("".join(json.dumps(g) + "\n" for g in golds))
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
+    ref = f"{src / 'model.py'}:Invoice"
+    assert run(capsys, "score", tmp_path / "g.jsonl", tmp_path / "p.jsonl", "--model", ref, "--out", tmp_path / "r.jsonl")[0] == 0
+    _, cli, _ = read_results(tmp_path / "r.jsonl")
+    model = load_reference(ref)
+    batch = score_batch([g["gold"] for g in golds], [p["response"] for p in preds], model, ids=[g["id"] for g in golds])
+    aligner = Aligner(model, lenient=True)
+    direct = [aligner.align(g["gold"], p["response"]) for g, p in zip(golds, preds)]
+    assert [r.score for r in cli] == [r.score for r in batch] == [a.score for a in direct]
+    assert [r.outcome for r in cli] == [r.outcome for r in batch]
+    assert [r.repairs for r in cli] == [r.repairs for r in batch]
+    assert [r.fields for r in cli] == [json.loads(json.dumps(r.fields)) for r in batch]
+    report = evaluate([g["gold"] for g in golds], [p["response"] for p in preds], model)
+    code, out, _ = run(capsys, "report", tmp_path / "r.jsonl", "--format", "json")
+    assert json.loads(out)["mean"] == report.mean == pytest.approx(sum(a.score for a in direct) / 60, abs=1e-15)

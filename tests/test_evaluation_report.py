@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -120,12 +121,12 @@ def test_merged_partial_summaries_equal_the_whole(cuts):
         if rng.random() < 0.4:
             p["total"] += rng.choice([0.5, 1, 3])
         if rng.random() < 0.3:
-            p["tags"] = p["tags"][:1] + ["z"]
+            p["tags"] = [*p["tags"][:1], "z"]
         preds.append(p if rng.random() < 0.9 else "garbage")
     results = score_batch(golds, preds, SCHEMA)
     whole = Report.from_results(results)
     bounds = [0, *sorted(cuts), 60]
-    parts = [Summary.from_results(results[a:b]) for a, b in zip(bounds, bounds[1:])]
+    parts = [Summary.from_results(results[a:b]) for a, b in itertools.pairwise(bounds)]
     merged = Report.merge(parts)
     assert merged.to_dict(items=True) == whole.to_dict(items=True)
 
