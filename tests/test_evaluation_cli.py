@@ -296,3 +296,14 @@ def test_every_entry_point_says_the_same_on_the_bundled_dataset(tmp_path, capsys
     report = evaluate([g["gold"] for g in golds], [p["response"] for p in preds], model)
     code, out, _ = run(capsys, "report", tmp_path / "r.jsonl", "--format", "json")
     assert json.loads(out)["mean"] == report.mean == pytest.approx(sum(a.score for a in direct) / 60, abs=1e-15)
+
+
+def test_bundled_dataset_is_what_its_generator_makes(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, str(ROOT / "examples/invoices/make_dataset.py"), str(tmp_path)], env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    for name in ("gold.jsonl", "responses.jsonl", "responses_v2.jsonl", "schema.json"):
+        assert (tmp_path / name).read_text() == (ROOT / "examples/invoices" / name).read_text(), f"regenerate examples/invoices/{name}"
+    lines = (ROOT / "examples/invoices/responses.jsonl").read_text().splitlines()
+    assert len(lines) == 297  # 300 invoices, three without a response
+    assert sum(1 for line in lines if "```" in line) >= 40 and any("I cannot help" in line for line in lines)

@@ -1,4 +1,4 @@
-"""Generate the bundled invoice dataset (seeded; run from anywhere: python examples/invoices/make_dataset.py).
+"""Generate the bundled invoice dataset (seeded; python examples/invoices/make_dataset.py [OUT_DIR]).
 
 * ``gold.jsonl``: 300 gold invoices, one ``{"id": ..., "gold": {...}}`` per line;
 * ``responses.jsonl``: what an extraction prompt returned, stored raw, one
@@ -169,11 +169,12 @@ def render(pred: dict, rng: random.Random, messy: float) -> str:
     return text
 
 
-def main(n: int = 300, seed: int = 13) -> None:
+def main(n: int = 300, seed: int = 13, out: Path = HERE) -> None:
+    out = Path(out)
     rng = random.Random(seed)
     golds = [gold_invoice(k, rng) for k in range(1, n + 1)]
     ids = [f"inv-{k:04d}" for k in range(1, n + 1)]
-    with open(HERE / "gold.jsonl", "w") as fh:
+    with open(out / "gold.jsonl", "w") as fh:
         for i, g in zip(ids, golds):
             fh.write(json.dumps({"id": i, "gold": g}) + "\n")
     for name, err, messy, run_seed in (("responses.jsonl", 1.0, 1.0, 1), ("responses_v2.jsonl", 0.5, 0.6, 2)):
@@ -186,15 +187,15 @@ def main(n: int = 300, seed: int = 13) -> None:
                 lines[k] = None
             torn = lines[77]
             lines[77] = torn[: len(torn) // 2]  # a torn line in the file itself
-        with open(HERE / name, "w") as fh:
+        with open(out / name, "w") as fh:
             fh.write("".join(line + "\n" for line in lines if line is not None))
     sys.path.insert(0, str(HERE))
     from model import Invoice
 
     from pydantic_aligner import to_json_schema
 
-    (HERE / "schema.json").write_text(json.dumps(to_json_schema(Invoice), indent=2) + "\n")
+    (out / "schema.json").write_text(json.dumps(to_json_schema(Invoice), indent=2) + "\n")
 
 
 if __name__ == "__main__":
-    main()
+    main(out=Path(sys.argv[1]) if len(sys.argv) > 1 else HERE)

@@ -309,6 +309,12 @@ def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult]
     return header, list(results.values()), warnings
 
 
+def _same(key: str, a: Any, b: Any) -> bool:
+    if key in ("gold", "pred", "schema") and isinstance(a, str) and isinstance(b, str):
+        return Path(a).resolve() == Path(b).resolve()
+    return a == b
+
+
 class ResultsFile:
     """Appends results to a JSONL file, one flushed line per item; resumes an existing file."""
 
@@ -325,7 +331,7 @@ class ResultsFile:
             self.warnings.extend(w for w in warnings if "torn" not in w)
             if header is not None:
                 for k in compatible:
-                    if header.get(k) != run.get(k):
+                    if not _same(k, header.get(k), run.get(k)):
                         raise InputError(
                             f"{self.path} holds a run with another {k} ({header.get(k)!r}, now {run.get(k)!r}); "
                             "use another --out, or --overwrite to start again"
