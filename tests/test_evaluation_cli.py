@@ -307,3 +307,16 @@ def test_bundled_dataset_is_what_its_generator_makes(tmp_path):
     lines = (ROOT / "examples/invoices/responses.jsonl").read_text().splitlines()
     assert len(lines) == 297  # 300 invoices, three without a response
     assert sum(1 for line in lines if "```" in line) >= 40 and any("I cannot help" in line for line in lines)
+
+
+def test_rich_progress_bar_writes_to_stderr_only(capsys):
+    pytest.importorskip("rich")
+    from pydantic_aligner.evaluation import _commands
+
+    bar = _commands._Progress(2, True)
+    assert bar._rich is not None
+    bar.update()
+    bar.update()
+    bar.close()
+    out, _ = capsys.readouterr()
+    assert out == ""  # the summary on stdout can be piped or redirected cleanly

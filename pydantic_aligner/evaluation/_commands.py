@@ -170,6 +170,7 @@ class _Progress:
         if not enabled:
             return
         try:
+            from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._rich = Progress(
@@ -179,6 +180,7 @@ class _Progress:
                 TextColumn("{task.fields[rate]}"),
                 TimeRemainingColumn(),
                 transient=True,
+                console=Console(file=stream),  # stdout stays clean for the summary (pipes, > file)
             )
             self._rich.start()
             self._task = self._rich.add_task("score", total=total, completed=done, rate="")
