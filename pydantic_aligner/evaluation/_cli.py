@@ -133,7 +133,7 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
             raise CLIError(f"--schema {args.schema}: no such file") from None
         except ValueError as e:
             raise CLIError(f"--schema {args.schema}: not JSON: {e}") from None
-        return schema, {"schema": str(path)}
+        return schema, {"schema": str(path.resolve())}
     if getattr(args, "model", None):
         try:
             return load_reference(args.model), {"model": args.model}

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -331,8 +332,8 @@ def run_scoring(
         raise CLIError(str(e)) from None
     _warn(inputs.warnings)
     run = {
-        "gold": str(gold),
-        "pred": str(pred),
+        "gold": str(Path(gold).resolve()),  # absolute: rescore works from any directory
+        "pred": str(Path(pred).resolve()),
         **(schema_desc or {}),
         "id": None if by_line else id_key,
         "by_line": by_line,
@@ -368,8 +369,6 @@ def run_scoring(
             elif x.outcome in ("missing", "unreadable") and x.score is not None:
                 r = scorer.missing(x.index, x.id, x.line, x.error)
                 if x.outcome == "unreadable":
-                    from dataclasses import replace
-
                     r = replace(r, outcome="unreadable", read=("unreadable",), error_kind=x.error_kind)
             else:
                 r = x.with_verdict(scorer.bands, scorer.critical)

@@ -18,7 +18,8 @@ __all__ = ["Comparison", "FieldChange", "ItemChange", "compare"]
 
 @dataclass(frozen=True)
 class ItemChange:
-    """One item in both runs: its scores and verdicts before and after, and the new run's top repairs."""
+    """One item in both runs: its scores and verdicts before and after, and the new run's top repairs
+    (or, when it has none, how it was read and why it failed: ``outcome``, ``error``)."""
 
     id: Any
     before: float
@@ -27,6 +28,8 @@ class ItemChange:
     verdict_before: str | None
     verdict_after: str | None
     repairs: tuple[dict, ...]
+    outcome: str = "plain"
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,15 @@ class Comparison:
         self.same = int((d == 0).sum())
         changes = [
             ItemChange(
-                ra.id if ra.id is not None else ra.index, ra.score, rb.score, rb.score - ra.score, ra.verdict, rb.verdict, rb.repairs
+                ra.id if ra.id is not None else ra.index,
+                ra.score,
+                rb.score,
+                rb.score - ra.score,
+                ra.verdict,
+                rb.verdict,
+                rb.repairs,
+                rb.outcome,
+                rb.error,
             )
             for ra, rb in pairs
         ]

@@ -6,7 +6,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
-from ._render import format_repair
+from ._render import _why, format_repair
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compare import Comparison
@@ -308,7 +308,7 @@ def _comparison_html(c: Comparison) -> list[str]:
             "<th>top repairs now</th></tr>"
         )
         for i in c.worse_items[:20]:
-            reps = "<br>".join(_e(format_repair(x, 48)) for x in i.repairs[:3])
+            reps = "<br>".join(_e(format_repair(x, 48)) for x in i.repairs[:3]) or _e(_why(i))
             out.append(
                 f'<tr><td class="k">{_e(i.id)}</td><td class=n>{_f(i.before)}</td><td class=n>{_f(i.after)}</td>'
                 f'<td class="n bad">{i.delta:+.3f}</td><td>{_e(i.verdict_before)} &rarr; {_e(i.verdict_after)}</td>'

@@ -72,6 +72,11 @@ def format_repair(r: dict, width: int = 40) -> str:
     return f"{path or '/'}: {what} (+{delta:.3f})"
 
 
+def _why(i: Any) -> str:
+    """Why an item without repairs scored what it did (unreadable, missing, ...)."""
+    return f"{i.outcome}: {i.error}" if i.error else i.outcome
+
+
 def _id(r: Any) -> str:
     i = r.id if r.id is not None else r.index
     return str(i)
@@ -186,7 +191,7 @@ def comparison_tables(c: Comparison, worst: int = 10) -> list[Table]:
                 _f(i.after),
                 f"{i.delta:+.3f}",
                 f"{i.verdict_before} -> {i.verdict_after}",
-                "; ".join(format_repair(x, 24) for x in i.repairs[:2]),
+                "; ".join(format_repair(x, 24) for x in i.repairs[:2]) or _why(i),
             ]
             for i in c.worse_items[:worst]
         ]
