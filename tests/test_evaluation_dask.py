@@ -59,7 +59,10 @@ def test_local_cluster_with_two_workers_equals_serial():
     serial_results = score_batch(df["gold"].tolist(), df["pred"].tolist(), SCHEMA, ids=df["id"].tolist())
     serial_report = evaluate(df["gold"].tolist(), df["pred"].tolist(), SCHEMA, ids=df["id"].tolist())
     ddf = dd.from_pandas(df, npartitions=5)
+    import dask
+
     with (
+        dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),  # workers start in a fraction of the time
         distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
         distributed.Client(cluster),
     ):
