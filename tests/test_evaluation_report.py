@@ -203,3 +203,15 @@ def test_compare_reports_unpaired_items():
     assert "only in the first run" in c.notes[0]
     with pytest.raises(TypeError):
         compare(a, [1, 2])
+
+
+def test_empty_and_unscorable_runs_render():
+    empty = Report.from_results([])
+    assert empty.n_items == 0 and math.isnan(empty.mean) and empty.fields == [] and empty.worst == []
+    assert "0 items (0 scored)" in str(empty) and json.loads(empty.to_json())["mean"] is None
+    assert empty.to_html().startswith("<!DOCTYPE html>")
+    broken = evaluate(["not json", "neither"], [{"a": 1}, {"a": 2}], {"type": "object"})
+    assert (broken.n_items, broken.n_scored, broken.errors) == (2, 0, {"ParseError": 2})
+    assert broken.verdicts["error"] == 2 and "2 not scored" in str(broken)
+    c = compare(empty, broken)
+    assert c.n_paired == 0 and c.only_after == [0, 1] and "no item is in both runs" in str(c)

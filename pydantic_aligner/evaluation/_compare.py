@@ -211,7 +211,7 @@ class Comparison:
 
 def _keyer(items: list[ItemResult]):
     ids = [r.id for r in items]
-    if ids and all(i is not None for i in ids):
+    if all(i is not None for i in ids):  # (an empty run pairs with anything)
         keys = [json.dumps(i, sort_keys=True, default=str) if not isinstance(i, (str, int)) else i for i in ids]
         if len(set(keys)) == len(keys):
             lookup = dict(zip((id(r) for r in items), keys))
