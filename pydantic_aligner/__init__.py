@@ -117,3 +117,21 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+# The dataset layer (pydantic_aligner.evaluation) is loaded on first use, so `import pydantic_aligner` stays fast.
+_EVALUATION = ("Report", "compare", "evaluate", "score_batch")
+__all__ += list(_EVALUATION)
+
+
+def __getattr__(name: str):
+    if name in _EVALUATION:
+        from . import evaluation
+
+        value = getattr(evaluation, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'pydantic_aligner' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EVALUATION))

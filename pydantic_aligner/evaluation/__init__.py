@@ -1,0 +1,32 @@
+"""Evaluate datasets: batch scoring, reports, run comparison, a command-line tool, Dask.
+
+Built only on the public API of :mod:`pydantic_aligner` (``Aligner``,
+``Alignment``, its repairs and match tree), so it can be read alone.
+"""
+
+from ._batch import score_batch
+from ._compare import Comparison, FieldChange, ItemChange, compare
+from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
+from ._report import FieldRow, KindRow, Report, Summary, evaluate
+from ._result import OUTCOMES, Bands, ItemResult
+
+__all__ = [
+    "Bands",
+    "Comparison",
+    "FieldChange",
+    "FieldRow",
+    "ItemChange",
+    "ItemResult",
+    "KindRow",
+    "OUTCOMES",
+    "Report",
+    "Summary",
+    "compare",
+    "evaluate",
+    "evaluate_dask",
+    "score_batch",
+    "score_dask",
+    "score_partition",
+    "score_series",
+    "summarize_partition",
+]

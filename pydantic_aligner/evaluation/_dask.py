@@ -1,0 +1,212 @@
+"""Beyond one machine: pure partition functions for Dask (and Spark), and reports from partial summaries.
+
+Install with ``pip install 'pydantic-aligner[dask]'``. The unit shipped to
+workers is the schema (a JSON Schema dict travels as JSON text; a model class
+by reference, so it must be importable on the workers) plus the settings; each
+worker process compiles it once and keeps it.
+
+* :func:`score_partition` (pandas DataFrame in, DataFrame of results out) is
+  the body of ``dask.dataframe.map_partitions`` and of a Spark
+  ``mapInPandas``; :func:`score_series` (two pandas Series in, scores out) is
+  the body of a Spark ``pandas_udf``.
+* :func:`summarize_partition` returns a :class:`Summary`; summaries of the
+  partitions, merged in order, give exactly the report of the whole run
+  (:func:`evaluate_dask` does that).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+from typing import Any
+
+from .._aligner import Aligner
+from .._errors import SchemaError
+from ._batch import Scorer
+from ._render import format_repair
+from ._report import Report, Summary
+from ._result import DEFAULT_BANDS, Bands
+
+__all__ = ["RESULT_COLUMNS", "evaluate_dask", "score_dask", "score_partition", "score_series", "summarize_partition"]
+
+#: Columns of :func:`score_partition`'s output.
+RESULT_COLUMNS = ("id", "score", "verdict", "outcome", "error_kind", "error", "label", "top_repair")
+
+_SCORERS: dict = {}
+
+
+def _portable(schema: Any) -> Any:
+    """The schema in the form shipped to workers: JSON text for dicts; classes and references as they are."""
+    if isinstance(schema, Aligner):
+        raise SchemaError("an Aligner instance cannot be shipped to workers: pass the schema dict, the model class or 'pkg.module:Model'")
+    if isinstance(schema, (dict, list, bool)):
+        return json.dumps(schema, sort_keys=True)
+    return schema
+
+
+def _scorer(schema: Any, top_repairs: Any, fields: bool, bands: Any, critical: Any, labels: Any, options: dict | None) -> Scorer:
+    try:
+        key = (
+            schema,
+            top_repairs,
+            fields,
+            str(Bands.parse(bands)),
+            json.dumps(critical, sort_keys=True),
+            labels,
+            json.dumps(options or {}, sort_keys=True),
+        )
+        hash(key)
+    except TypeError:
+        return Scorer(schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options)
+    scorer = _SCORERS.get(key)
+    if scorer is None:
+        scorer = _SCORERS[key] = Scorer(
+            schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options
+        )
+    return scorer
+
+
+def _results(df: Any, schema: Any, gold: str, pred: str, id: str | None, top_repairs: Any, fields: bool, bands, critical, labels, options):
+    scorer = _scorer(_portable(schema), top_repairs, fields, bands, critical, labels, options)
+    golds = df[gold].tolist()
+    preds = df[pred].tolist()
+    ids = df[id].tolist() if id is not None else list(df.index)
+    index = list(df.index)
+    out = []
+    for k, (i, item_id, g, p) in enumerate(zip(index, ids, golds, preds)):
+        out.append(scorer(int(i) if isinstance(i, numbers.Integral) else k, item_id, g, p))
+    return out
+
+
+def score_partition(
+    df: Any,
+    schema: Any,
+    *,
+    gold: str = "gold",
+    pred: str = "pred",
+    id: str | None = None,
+    top_repairs: int | None = 3,
+    bands: Any = DEFAULT_BANDS,
+    critical: Any = None,
+    labels: Any = None,
+    options: dict | None = None,
+) -> Any:
+    """Score the ``gold``/``pred`` columns of a pandas DataFrame: a DataFrame of :data:`RESULT_COLUMNS`
+    with the input's index (``score`` is NaN for items that could not be scored).
+
+    >>> import pandas as pd
+    >>> from pydantic_aligner.evaluation import score_partition
+    >>> schema = {"type": "object", "properties": {"n": {"type": "integer", "score": "exact"}}}
+    >>> df = pd.DataFrame({"gold": [{"n": 1}, {"n": 2}], "pred": ['{"n": 1}', "no idea"]})
+    >>> score_partition(df, schema)[["score", "verdict", "outcome"]]
+       score verdict     outcome
+    0    1.0    pass       plain
+    1    0.0    fail  unreadable
+    """
+    import pandas as pd
+
+    results = _results(df, schema, gold, pred, id, top_repairs, False, bands, critical, labels, options)
+    rows = {
+        "id": [r.id for r in results],
+        "score": [float("nan") if r.score is None else r.score for r in results],
+        "verdict": [r.verdict for r in results],
+        "outcome": [r.outcome for r in results],
+        "error_kind": [r.error_kind for r in results],
+        "error": [r.error for r in results],
+        "label": [r.label for r in results],
+        "top_repair": [format_repair(r.repairs[0]) if r.repairs else None for r in results],
+    }
+    out = pd.DataFrame(rows, index=df.index, columns=list(RESULT_COLUMNS))
+    out["score"] = out["score"].astype("float64")
+    return out
+
+
+def score_series(golds: Any, preds: Any, schema: Any, **options: Any) -> Any:
+    """Scores of two aligned pandas Series (NaN where an item could not be scored): a Spark ``pandas_udf`` body.
+
+    >>> import pandas as pd
+    >>> from pydantic_aligner.evaluation import score_series
+    >>> score_series(pd.Series(['{"a": 1}']), pd.Series(['{"a": 2}']), {"type": "object"}).tolist()
+    [0.5]
+    """
+    import pandas as pd
+
+    scorer = _scorer(_portable(schema), 0, False, DEFAULT_BANDS, None, None, options)
+    scores = []
+    for i, (g, p) in enumerate(zip(golds.tolist(), preds.tolist())):
+        s = scorer(i, i, g, p).score
+        scores.append(float("nan") if s is None else s)
+    return pd.Series(scores, index=golds.index, dtype="float64")
+
+
+def summarize_partition(
+    df: Any,
+    schema: Any,
+    *,
+    gold: str = "gold",
+    pred: str = "pred",
+    id: str | None = None,
+    top_repairs: int | None = 3,
+    bands: Any = DEFAULT_BANDS,
+    critical: Any = None,
+    labels: Any = None,
+    options: dict | None = None,
+) -> Summary:
+    """The partial :class:`Summary` of one partition (what a worker sends back for a report)."""
+    results = _results(df, schema, gold, pred, id, top_repairs, True, bands, critical, labels, options)
+    return Summary.from_results(results, bands, critical)
+
+
+def score_dask(ddf: Any, schema: Any, *, gold: str = "gold", pred: str = "pred", id: str | None = None, **kw: Any) -> Any:
+    """A lazy Dask DataFrame of results (:data:`RESULT_COLUMNS`), one partition per input partition."""
+    import pandas as pd
+
+    meta = pd.DataFrame(
+        {
+            "id": pd.Series(dtype="object"),
+            "score": pd.Series(dtype="float64"),
+            **{c: pd.Series(dtype="object") for c in RESULT_COLUMNS[2:]},
+        }
+    )
+    return ddf.map_partitions(score_partition, _portable(schema), gold=gold, pred=pred, id=id, meta=meta, **kw)
+
+
+def evaluate_dask(
+    ddf: Any,
+    schema: Any,
+    *,
+    gold: str = "gold",
+    pred: str = "pred",
+    id: str | None = None,
+    top_repairs: int | None = 3,
+    bands: Any = DEFAULT_BANDS,
+    critical: Any = None,
+    labels: Any = None,
+    options: dict | None = None,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    worst: int = 10,
+) -> Report:
+    """The :class:`Report` of a Dask DataFrame: one :class:`Summary` per partition, computed where the
+    data lives, merged in partition order (equal to :func:`evaluate` on the same rows)."""
+    import dask
+
+    portable = _portable(schema)
+    parts = [
+        dask.delayed(summarize_partition)(
+            part,
+            portable,
+            gold=gold,
+            pred=pred,
+            id=id,
+            top_repairs=top_repairs,
+            bands=bands,
+            critical=critical,
+            labels=labels,
+            options=options,
+        )
+        for part in ddf.to_delayed()
+    ]
+    summaries = dask.compute(*parts)
+    return Report.merge(summaries, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)

@@ -1,0 +1,412 @@
+"""Files of the command-line tool: gold/prediction inputs (JSON arrays or JSONL) and results files.
+
+Inputs: a file whose first character is ``[`` is a JSON array; anything else
+is JSON Lines (blank lines skipped). Items are joined by an id field
+(``--id``, default ``id``) or by position (``--by-line``). A record that is
+``{"id": ..., "<wrapper>": value}`` with exactly those two keys holds its value
+in the wrapper field (gold: ``gold``, ``expected``, ``reference``, ``output``;
+predictions: ``response``, ``pred``, ``prediction``, ``output``,
+``completion``, ``text``, ``content``); ``--gold-field``/``--pred-field``
+name the field explicitly. Otherwise the record itself is the value, without
+the id field unless the schema declares a root property of that name.
+
+Results: JSON Lines; the first line is a header ``{"pydantic_aligner_results":
+1, "run": {...}}`` recording how the run was made (files, schema, id field,
+bands); every other line is one :class:`ItemResult`. Each line is written and
+flushed as soon as its item is scored, so a killed run loses nothing; a run
+started again with the same ``--out`` scores only the items not written yet.
+A torn last line (a kill in the middle of a write) is cut off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ._result import ItemResult
+
+__all__ = ["InputError", "Inputs", "ResultsFile", "join_inputs", "read_records", "read_results", "result_key"]
+
+GOLD_WRAPPERS = ("gold", "expected", "reference", "output")
+PRED_WRAPPERS = ("response", "pred", "prediction", "output", "completion", "text", "content")
+HEADER_KEY = "pydantic_aligner_results"
+_ID_GUESS = r'"{key}"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'
+
+
+class InputError(ValueError):
+    """An input file cannot be used at all (missing, empty, no ids): a usage error."""
+
+
+@dataclass
+class Record:
+    line: int  # 1-based line (JSONL) or position (JSON array)
+    value: Any = None
+    raw: str | None = None  # the line's text when it is not JSON
+    error: str | None = None
+
+
+def read_records(path: str | os.PathLike) -> tuple[list[Record], str]:
+    """The records of a JSON array or JSONL file and the format (``"array"`` or ``"jsonl"``)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from None
+    if text.lstrip().startswith("["):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, list):
+            return [Record(i + 1, v) for i, v in enumerate(data)], "array"
+    records = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(Record(n, json.loads(line)))
+        except ValueError as e:
+            records.append(Record(n, None, line, f"not JSON: {e}"))
+    return records, "jsonl"
+
+
+def _id_key(v: Any) -> Any:
+    return v if isinstance(v, str) else json.dumps(v, sort_keys=True)
+
+
+def _guess_id(raw: str, key: str) -> Any:
+    m = re.search(_ID_GUESS.format(key=re.escape(key)), raw)
+    if m is None:
+        return None
+    try:
+        return json.loads(m.group(1))
+    except ValueError:  # pragma: no cover - the pattern only matches JSON strings and integers
+        return None
+
+
+@dataclass
+class Inputs:
+    """The joined items: ``tasks`` are ``(index, id, gold, pred, line)``; ``bad`` are results decided
+    without scoring (unreadable lines, missing predictions), keyed by position in ``order``."""
+
+    order: list[tuple[str, Any]] = field(default_factory=list)  # ("task", i) or ("bad", ItemResult)
+    tasks: list[tuple] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    n_gold: int = 0
+    n_pred: int = 0
+
+
+def _value(rec: Any, id_key: str | None, field_name: str | None, wrappers: tuple[str, ...], keep_id: bool, where: str) -> Any:
+    if field_name:
+        if not isinstance(rec, dict) or field_name not in rec:
+            raise KeyError(f"{where} has no field {field_name!r}")
+        return rec[field_name]
+    if isinstance(rec, dict) and id_key is not None and id_key in rec:
+        if len(rec) == 2:
+            (other,) = (k for k in rec if k != id_key)
+            if other in wrappers:
+                return rec[other]
+        if not keep_id:
+            return {k: v for k, v in rec.items() if k != id_key}
+    return rec
+
+
+def join_inputs(
+    gold_path: str | os.PathLike,
+    pred_path: str | os.PathLike,
+    *,
+    id_key: str = "id",
+    by_line: bool = False,
+    gold_field: str | None = None,
+    pred_field: str | None = None,
+    keep_id: bool = False,
+) -> Inputs:
+    """Read both files and pair their items (see the module docstring)."""
+    golds, _ = read_records(gold_path)
+    preds, _ = read_records(pred_path)
+    out = Inputs(n_gold=len(golds), n_pred=len(preds))
+    if not golds:
+        raise InputError(f"{gold_path}: no items")
+    if by_line:
+        if len(golds) != len(preds):
+            out.warnings.append(f"{len(golds)} gold items but {len(preds)} predictions; pairing by position up to the shorter")
+        for i, g in enumerate(golds):
+            p = preds[i] if i < len(preds) else None
+            if g.error is not None:
+                out.order.append(("bad", _bad(i, i, g.line, f"gold line {g.line} is {g.error}", "UnreadableLine")))
+                continue
+            if p is None:
+                out.order.append(("bad", _missing(i, i, g.line)))
+                continue
+            try:
+                gv = _value(g.value, None, gold_field, GOLD_WRAPPERS, True, f"gold line {g.line}")
+                # a prediction line that is not JSON is the raw model response itself
+                pv = p.raw if p.error is not None else _value(p.value, None, pred_field, PRED_WRAPPERS, True, f"prediction line {p.line}")
+            except KeyError as e:
+                out.order.append(("bad", _bad(i, i, g.line, e.args[0], "MissingField")))
+                continue
+            out.order.append(("task", len(out.tasks)))
+            out.tasks.append((i, i, gv, pv, g.line))
+        return out
+
+    # join by id
+    pred_by_id: dict[Any, tuple[Record, Any]] = {}
+    unreadable_preds: dict[Any, Record] = {}
+    no_id = 0
+    for p in preds:
+        if p.error is not None:
+            guessed = _guess_id(p.raw or "", id_key)
+            if guessed is None:
+                out.warnings.append(f"prediction line {p.line} is {p.error}; no {id_key!r} found in it, so it cannot be matched")
+            else:
+                unreadable_preds[_id_key(guessed)] = p
+            continue
+        if not isinstance(p.value, dict) or id_key not in p.value:
+            no_id += 1
+            if no_id <= 3:
+                out.warnings.append(f"prediction line {p.line} has no {id_key!r} field")
+            continue
+        k = _id_key(p.value[id_key])
+        if k in pred_by_id:
+            out.warnings.append(f"prediction id {p.value[id_key]!r} appears again on line {p.line}; the last one is used")
+        pred_by_id[k] = (p, p.value[id_key])
+    if no_id > 3:
+        out.warnings.append(f"... {no_id} prediction lines have no {id_key!r} field")
+    gold_ids = 0
+    seen: dict[Any, int] = {}
+    index = 0
+    for g in golds:
+        if g.error is not None:
+            guessed = _guess_id(g.raw or "", id_key)
+            out.order.append(("bad", _bad(index, guessed, g.line, f"gold line {g.line} is {g.error}", "UnreadableLine")))
+            if guessed is not None:
+                seen[_id_key(guessed)] = g.line
+            index += 1
+            continue
+        if not isinstance(g.value, dict) or id_key not in g.value:
+            out.order.append(("bad", _bad(index, None, g.line, f"gold line {g.line} has no {id_key!r} field", "MissingId")))
+            index += 1
+            continue
+        gold_ids += 1
+        gid = g.value[id_key]
+        k = _id_key(gid)
+        if k in seen:
+            out.warnings.append(f"gold id {gid!r} on line {g.line} already appeared on line {seen[k]}; skipped")
+            continue
+        seen[k] = g.line
+        try:
+            gv = _value(g.value, id_key, gold_field, GOLD_WRAPPERS, keep_id, f"gold line {g.line}")
+        except KeyError as e:
+            out.order.append(("bad", _bad(index, gid, g.line, e.args[0], "MissingField")))
+            index += 1
+            continue
+        hit = pred_by_id.get(k)
+        if hit is None:
+            if k in unreadable_preds:
+                p = unreadable_preds[k]
+                r = ItemResult(
+                    index,
+                    gid,
+                    0.0,
+                    None,
+                    "unreadable",
+                    ("unreadable",),
+                    "UnreadableLine",
+                    f"prediction line {p.line} is {p.error}",
+                    line=g.line,
+                )
+                out.order.append(("bad", r))
+            else:
+                out.order.append(("bad", _missing(index, gid, g.line)))
+            index += 1
+            continue
+        p, _ = hit
+        try:
+            pv = _value(p.value, id_key, pred_field, PRED_WRAPPERS, keep_id, f"prediction line {p.line}")
+        except KeyError as e:
+            out.order.append(("bad", _bad(index, gid, g.line, e.args[0], "MissingField")))
+            index += 1
+            continue
+        out.order.append(("task", len(out.tasks)))
+        out.tasks.append((index, gid, gv, pv, g.line))
+        index += 1
+    if gold_ids == 0:
+        raise InputError(
+            f"{gold_path}: no gold item has an {id_key!r} field; name the id field with --id NAME, or pair items by position with --by-line"
+        )
+    extra = [v for k, (_, v) in pred_by_id.items() if k not in seen]
+    if extra:
+        shown = ", ".join(repr(v) for v in extra[:5]) + (" ..." if len(extra) > 5 else "")
+        out.warnings.append(f"{len(extra)} predictions have an id no gold item has ({shown}); they are not scored")
+    return out
+
+
+def _bad(index: int, item_id: Any, line: int, message: str, kind: str) -> ItemResult:
+    return ItemResult(index, item_id, None, "error", "error", (), kind, message, line=line)
+
+
+def _missing(index: int, item_id: Any, line: int) -> ItemResult:
+    return ItemResult(index, item_id, 0.0, None, "missing", (), "missing", "no prediction for this gold item", line=line)
+
+
+# ---------------------------------------------------------------------------
+# results files
+
+
+def result_key(r: ItemResult) -> Any:
+    """What identifies an item across runs of the same command: its id, else its gold line."""
+    if r.id is not None:
+        return ("id", _id_key(r.id))
+    return ("line", r.line if r.line is not None else r.index)
+
+
+def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult], list[str]]:
+    """``(header run dict or None, results, warnings)`` of a results file; a later line for the same item wins."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputError(f"{path}: cannot read: {e}") from None
+    header = None
+    results: dict[Any, ItemResult] = {}
+    warnings = []
+    lines = text.split("\n")
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+        except ValueError:
+            torn = n == len(lines) and not text.endswith("\n")
+            warnings.append(f"{path}:{n}: {'torn last line (an interrupted write)' if torn else 'not JSON'}; ignored")
+            continue
+        if isinstance(d, dict) and HEADER_KEY in d:
+            header = d.get("run") or {}
+            continue
+        if not isinstance(d, dict) or "index" not in d:
+            warnings.append(f"{path}:{n}: not a result line; ignored")
+            continue
+        try:
+            r = ItemResult.from_dict(d)
+        except TypeError as e:
+            warnings.append(f"{path}:{n}: not a result line ({e}); ignored")
+            continue
+        k = result_key(r)
+        if k in results:
+            warnings.append(f"{path}:{n}: item {k[1]!r} appears twice; the later line is used")
+        results[k] = r
+    if header is None and not results:
+        raise InputError(f"{path}: not a results file (no header line and no results)")
+    return header, list(results.values()), warnings
+
+
+def _same(key: str, a: Any, b: Any) -> bool:
+    if key in ("gold", "pred", "schema") and isinstance(a, str) and isinstance(b, str):
+        return Path(a).resolve() == Path(b).resolve()
+    return a == b
+
+
+class ResultsFile:
+    """Appends results to a JSONL file, one flushed line per item; resumes an existing file."""
+
+    def __init__(self, path: str | os.PathLike, run: dict, *, overwrite: bool = False, compatible: tuple[str, ...] = ()) -> None:
+        self.path = Path(path)
+        self.done: set = set()
+        self.previous: list[ItemResult] = []
+        self.warnings: list[str] = []
+        self.resumed = False
+        exists = self.path.exists() and self.path.stat().st_size > 0
+        if exists and not overwrite:
+            self._repair_tail()
+            header, results, warnings = read_results(self.path)
+            self.warnings.extend(w for w in warnings if "torn" not in w)
+            if header is not None:
+                for k in compatible:
+                    if not _same(k, header.get(k), run.get(k)):
+                        raise InputError(
+                            f"{self.path} holds a run with another {k} ({header.get(k)!r}, now {run.get(k)!r}); "
+                            "use another --out, or --overwrite to start again"
+                        )
+            self.previous = results
+            self.done = {result_key(r) for r in results}
+            self.resumed = True
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            if header is None:
+                self._write({HEADER_KEY: 1, "run": run})
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._write({HEADER_KEY: 1, "run": run})
+
+    def _repair_tail(self) -> None:
+        """Cut a torn last line (no trailing newline) so appending starts on a fresh line."""
+        with open(self.path, "rb+") as fh:
+            fh.seek(0, os.SEEK_END)
+            size = fh.tell()
+            if size == 0:
+                return
+            fh.seek(size - 1)
+            if fh.read(1) == b"\n":
+                return
+            # find the last newline
+            pos = size - 1
+            chunk = 4096
+            cut = 0
+            while pos > 0:
+                start = max(0, pos - chunk)
+                fh.seek(start)
+                data = fh.read(pos - start)
+                i = data.rfind(b"\n")
+                if i >= 0:
+                    cut = start + i + 1
+                    break
+                pos = start
+            fh.seek(cut)
+            tail = fh.read().decode("utf-8", "replace")
+            try:
+                json.loads(tail)
+            except ValueError:
+                fh.truncate(cut)
+                self.warnings.append(f"{self.path}: cut a torn last line ({len(tail)} characters) left by an interrupted run")
+                return
+            fh.seek(0, os.SEEK_END)
+            fh.write(b"\n")  # a complete last line without its newline
+
+    def _write(self, d: dict) -> None:
+        self._fh.write(json.dumps(d, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+        self._fh.flush()
+
+    def write(self, r: ItemResult) -> None:
+        """Write and flush one result."""
+        self._write(r.to_dict())
+        self.done.add(result_key(r))
+
+    def close(self) -> None:
+        self._fh.close()
+
+    def __enter__(self) -> ResultsFile:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def iter_pending(inputs: Inputs, done: set) -> Iterator[tuple[str, Any]]:
+    """The items of ``inputs`` not in ``done``, in order: ``("task", tuple)`` or ``("bad", ItemResult)``."""
+    for kind, x in inputs.order:
+        if kind == "task":
+            t = inputs.tasks[x]
+            key = ("id", _id_key(t[1])) if t[1] is not None else ("line", t[4])
+            if key not in done:
+                yield kind, t
+        elif result_key(x) not in done:
+            yield kind, x

@@ -1,0 +1,399 @@
+"""Rendering reports and comparisons: plain text, Markdown, ``rich`` tables, pandas DataFrames.
+
+Every format is built from the same sections (lines of key numbers, then
+tables), so they always say the same thing.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._compare import Comparison
+    from ._report import Report
+
+__all__ = [
+    "comparison_markdown",
+    "comparison_rich",
+    "comparison_text",
+    "format_repair",
+    "print_renderable",
+    "print_report",
+    "report_dataframes",
+    "report_markdown",
+    "report_rich",
+    "report_text",
+]
+
+
+@dataclass
+class Table:
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    right: set[int] = field(default_factory=set)  # right-aligned columns
+    footer: list[list[str]] = field(default_factory=list)
+
+
+def _f(x: Any, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{x:.{digits}f}"
+
+
+def _pct(x: Any) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "-"
+    return f"{100 * x:.1f}%"
+
+
+def _short(v: Any, width: int = 40) -> str:
+    text = json.dumps(v, ensure_ascii=False, default=str) if not isinstance(v, str) else repr(v)
+    return text if len(text) <= width else text[: width - 3] + "..."
+
+
+def format_repair(r: dict, width: int = 40) -> str:
+    """One repair as a short line: ``/total: expected 93.98, got 81.99 (+0.100)``."""
+    kind = r.get("kind", "")
+    path = r.get("path", "")
+    delta = r.get("delta", 0.0)
+    gold, pred = r.get("gold"), r.get("pred")
+    if r.get("op") == "add" or (kind.endswith(("_missing", "_add")) and pred is None):
+        what = f"missing {_short(gold, width)}"
+    elif r.get("op") == "remove":
+        what = f"extra {_short(pred, width)}"
+    else:
+        what = f"expected {_short(gold, width)}, got {_short(pred, width)}"
+    return f"{path or '/'}: {what} (+{delta:.3f})"
+
+
+def _why(i: Any) -> str:
+    """Why an item without repairs scored what it did (unreadable, missing, ...)."""
+    return f"{i.outcome}: {i.error}" if i.error else i.outcome
+
+
+def _id(r: Any) -> str:
+    i = r.id if r.id is not None else r.index
+    return str(i)
+
+
+# ---------------------------------------------------------------------------
+# report sections
+
+
+def report_lines(rep: Report) -> list[str]:
+    lines = []
+    errors = f", {rep.n_errors} not scored" if rep.n_errors else ""
+    lines.append(f"{rep.n_items} items ({rep.n_scored} scored{errors})")
+    pct = round(rep.confidence * 100)
+    lines.append(
+        f"mean {_f(rep.mean)}  [{pct}% CI {_f(rep.ci[0])} - {_f(rep.ci[1])}]   median {_f(rep.median)}   std {_f(rep.std)}"
+        f"   min {_f(rep.minimum)}   max {_f(rep.maximum)}   perfect {rep.perfect}"
+    )
+    n = rep.n_items or 1
+    verdicts = "   ".join(f"{k} {v} ({100 * v / n:.1f}%)" for k, v in rep.verdicts.items())
+    lines.append(f"verdicts ({rep.bands}): {verdicts}")
+    lines.append("read: " + "   ".join(f"{k} {v}" for k, v in rep.outcomes.items()))
+    if rep.errors:
+        lines.append("errors: " + "   ".join(f"{k} {v}" for k, v in rep.errors.items()))
+    if rep.labels:
+        lines.append("labels: " + "   ".join(f"{k} {v}" for k, v in sorted(rep.labels.items(), key=lambda kv: (-kv[1], kv[0]))))
+    if rep.critical:
+        lines.append("critical fields: " + ", ".join(f"{k} (min {v:g})" for k, v in rep.critical.items()))
+    return lines
+
+
+def report_tables(rep: Report, worst: int = 5) -> list[Table]:
+    tables = []
+    if rep.fields:
+        rows = []
+        for f in rep.fields:
+            indent = "  " * max(0, f.depth - 1)
+            rows.append(
+                [indent + f.key, str(f.support), _f(f.mean), _f(f.lost), _pct(f.share), str(f.missing), str(f.extra), str(f.mismatch)]
+            )
+        footer = [
+            [f"macro avg ({rep.n_leaf_fields} fields)", "", _f(rep.macro), "", "", "", "", ""],
+            [f"micro avg ({rep.n_leaf_values} values)", "", _f(rep.micro), "", "", "", "", ""],
+            [
+                "overall (schema weights)",
+                str(rep.n_scored),
+                _f(rep.mean),
+                _f(1 - rep.mean if rep.n_scored else math.nan),
+                "100.0%",
+                "",
+                "",
+                "",
+            ],
+        ]
+        tables.append(
+            Table("fields", ["field", "support", "mean", "lost", "share", "missing", "extra", "type"], rows, {1, 2, 3, 4, 5, 6, 7}, footer)
+        )
+    if rep.repair_kinds:
+        rows = [[k.kind, str(k.count), str(k.items), _f(k.lost), _pct(k.share)] for k in rep.repair_kinds]
+        tables.append(Table("error kinds (from repairs)", ["kind", "repairs", "items", "lost", "share"], rows, {1, 2, 3, 4}))
+    shown = rep.worst[:worst]
+    if shown:
+        rows = []
+        for r in shown:
+            fixes = "; ".join(format_repair(x, 24) for x in r.repairs[:2])
+            if not fixes and r.error:
+                fixes = r.error
+            if r.failed:
+                fixes = f"critical: {', '.join(r.failed)}" + (f"; {fixes}" if fixes else "")
+            rows.append([_id(r), _f(r.score), r.verdict or "", r.outcome, fixes])
+        tables.append(Table(f"worst {len(shown)} items", ["id", "score", "verdict", "read", "top repairs"], rows, {1}))
+    return tables
+
+
+def comparison_lines(c: Comparison) -> list[str]:
+    pct = round(c.confidence * 100)
+    sig = "the interval excludes 0" if c.significant else "the interval includes 0"
+    return [
+        f"{c.n_paired} items in both runs",
+        f"mean {_f(c.mean_before)} -> {_f(c.mean_after)}: {c.mean_diff:+.3f}  "
+        f"[{pct}% CI {c.ci[0]:+.3f} - {c.ci[1]:+.3f}, paired bootstrap; {sig}]"
+        if c.n_paired
+        else "no item is in both runs",
+        f"better {c.better}   worse {c.worse}   unchanged {c.same}",
+        *(["verdicts: " + "   ".join(f"{a} -> {b}: {n}" for (a, b), n in c.transitions.items())] if c.transitions else []),
+        *c.notes,
+    ]
+
+
+def comparison_tables(c: Comparison, worst: int = 10) -> list[Table]:
+    tables = []
+    rows = [
+        [
+            f.key,
+            _f(f.mean_before),
+            _f(f.mean_after),
+            "-" if f.delta is None else f"{f.delta:+.3f}",
+            _pct(f.share_before),
+            _pct(f.share_after),
+        ]
+        for f in c.fields
+    ]
+    if rows:
+        tables.append(
+            Table("fields", ["field", "mean before", "mean after", "change", "share before", "share after"], rows, {1, 2, 3, 4, 5})
+        )
+    if c.worse_items:
+        rows = [
+            [
+                str(i.id),
+                _f(i.before),
+                _f(i.after),
+                f"{i.delta:+.3f}",
+                f"{i.verdict_before} -> {i.verdict_after}",
+                "; ".join(format_repair(x, 24) for x in i.repairs[:2]) or _why(i),
+            ]
+            for i in c.worse_items[:worst]
+        ]
+        tables.append(
+            Table(
+                f"items that got worse ({c.worse}; largest drop first)",
+                ["id", "before", "after", "change", "verdict", "top repairs now"],
+                rows,
+                {1, 2, 3},
+            )
+        )
+    return tables
+
+
+# ---------------------------------------------------------------------------
+# plain text
+
+
+def _text_table(t: Table, width: int) -> str:
+    all_rows = [t.headers, *t.rows, *t.footer]
+    ncol = len(t.headers)
+    widths = [max(len(r[i]) for r in all_rows) for i in range(ncol)]
+    last = ncol - 1
+    fixed = sum(widths[:last]) + 2 * last
+    if fixed + widths[last] > width:
+        widths[last] = max(len(t.headers[last]), width - fixed)
+
+    def fmt(row: list[str]) -> str:
+        cells = []
+        for i, cell in enumerate(row):
+            if len(cell) > widths[i]:
+                cell = cell[: max(0, widths[i] - 3)] + "..."
+            cells.append(cell.rjust(widths[i]) if i in t.right else cell.ljust(widths[i]))
+        return "  ".join(cells).rstrip()
+
+    rule = "-" * min(width, sum(widths) + 2 * last)
+    out = [t.title, fmt(t.headers), rule, *(fmt(r) for r in t.rows)]
+    if t.footer:
+        out.append(rule)
+        out.extend(fmt(r) for r in t.footer)
+    return "\n".join(out)
+
+
+def report_text(rep: Report, width: int = 100, worst: int = 5) -> str:
+    parts = ["\n".join(report_lines(rep))]
+    parts.extend(_text_table(t, width) for t in report_tables(rep, worst))
+    if rep.notes:
+        parts.append("\n".join(f"note: {n}" for n in rep.notes))
+    return "\n\n".join(parts)
+
+
+def comparison_text(c: Comparison, worst: int = 10, width: int = 100) -> str:
+    parts = ["\n".join(comparison_lines(c))]
+    parts.extend(_text_table(t, width) for t in comparison_tables(c, worst))
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Markdown
+
+
+def _md_escape(s: str) -> str:
+    return s.replace("|", "\\|").replace("\n", " ")
+
+
+def _md_table(t: Table) -> str:
+    head = "| " + " | ".join(_md_escape(h) for h in t.headers) + " |"
+    sep = "|" + "|".join("---:" if i in t.right else "---" for i in range(len(t.headers))) + "|"
+    rows = []
+    for r in t.rows:
+        cells = [_md_escape(c.strip()) for c in r]
+        rows.append("| " + " | ".join(cells) + " |")
+    for r in t.footer:
+        cells = [f"**{_md_escape(c)}**" if c else "" for c in r]
+        rows.append("| " + " | ".join(cells) + " |")
+    return "\n".join([f"**{_md_escape(t.title)}**", "", head, sep, *rows])
+
+
+def report_markdown(rep: Report, worst: int = 5) -> str:
+    lines = report_lines(rep)
+    parts = ["### Evaluation report", "\n".join(f"- {_md_escape(line)}" for line in lines)]
+    parts.extend(_md_table(t) for t in report_tables(rep, worst))
+    if rep.notes:
+        parts.append("\n".join(f"> note: {_md_escape(n)}" for n in rep.notes))
+    return "\n\n".join(parts) + "\n"
+
+
+def comparison_markdown(c: Comparison, worst: int = 10) -> str:
+    parts = ["### Comparison", "\n".join(f"- {_md_escape(line)}" for line in comparison_lines(c))]
+    parts.extend(_md_table(t) for t in comparison_tables(c, worst))
+    return "\n\n".join(parts) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# rich
+
+
+def _rich_group(lines: list[str], tables: list[Table]) -> Any:
+    from rich.console import Group
+    from rich.table import Table as RichTable
+    from rich.text import Text
+
+    items: list[Any] = [Text(line) for line in lines]
+    for t in tables:
+        rt = RichTable(title=t.title, title_justify="left", show_footer=False, header_style="bold")
+        for i, h in enumerate(t.headers):
+            rt.add_column(h, justify="right" if i in t.right else "left", overflow="fold" if i == len(t.headers) - 1 else "ellipsis")
+        for r in t.rows:
+            rt.add_row(*r)
+        if t.footer:
+            rt.add_section()
+            for r in t.footer:
+                rt.add_row(*r, style="bold")
+        items.append(Text(""))
+        items.append(rt)
+    return Group(*items)
+
+
+def report_rich(rep: Report, worst: int = 5) -> Any:
+    lines = report_lines(rep) + [f"note: {n}" for n in rep.notes]
+    return _rich_group(lines, report_tables(rep, worst))
+
+
+def comparison_rich(c: Comparison, worst: int = 10) -> Any:
+    return _rich_group(comparison_lines(c), comparison_tables(c, worst))
+
+
+def _use_rich(file: Any) -> bool:
+    try:
+        import rich  # noqa: F401
+    except ImportError:
+        return False
+    isatty = getattr(file, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def print_renderable(obj: Any, text: str, file: Any = None) -> None:
+    file = sys.stdout if file is None else file
+    if _use_rich(file):
+        from rich.console import Console
+
+        Console(file=file).print(obj)
+    else:
+        print(text, file=file)
+
+
+def print_report(rep: Report, file: Any = None, worst: int = 5) -> None:
+    file = sys.stdout if file is None else file
+    if _use_rich(file):
+        from rich.console import Console
+
+        Console(file=file).print(report_rich(rep, worst))
+    else:
+        print(report_text(rep, worst=worst), file=file)
+
+
+def rich_text(obj: Any, width: int = 120) -> str:
+    """What ``rich`` prints for ``obj`` (for tests and documentation)."""
+    from rich.console import Console
+
+    buf = io.StringIO()
+    Console(file=buf, width=width, color_system=None, force_terminal=False).print(obj)
+    return buf.getvalue()
+
+
+# ---------------------------------------------------------------------------
+# pandas
+
+
+def report_dataframes(rep: Report) -> dict[str, Any]:
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("Report.to_dataframes() needs pandas: pip install pandas") from None
+    from dataclasses import asdict
+
+    items = pd.DataFrame(
+        [
+            {
+                "index": r.index,
+                "id": r.id,
+                "score": r.score,
+                "verdict": r.verdict,
+                "outcome": r.outcome,
+                "error_kind": r.error_kind,
+                "error": r.error,
+                "label": r.label,
+                "failed": list(r.failed),
+                "top_repair": format_repair(r.repairs[0]) if r.repairs else None,
+            }
+            for r in rep.items
+        ],
+        columns=["index", "id", "score", "verdict", "outcome", "error_kind", "error", "label", "failed", "top_repair"],
+    )
+    fields = pd.DataFrame([asdict(f) for f in rep.fields], columns=list(_FIELD_COLUMNS))
+    verdicts = pd.DataFrame({"verdict": list(rep.verdicts), "count": list(rep.verdicts.values())})
+    outcomes = pd.DataFrame({"outcome": list(rep.outcomes), "count": list(rep.outcomes.values())})
+    kinds = pd.DataFrame([asdict(k) for k in rep.repair_kinds], columns=["kind", "count", "items", "lost", "share"])
+    worst = items[items["index"].isin([r.index for r in rep.worst])].copy() if rep.worst else items.iloc[0:0]
+    if len(worst):
+        worst = worst.sort_values(["score", "index"], kind="stable")
+    return {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+
+
+_FIELD_COLUMNS = ("key", "depth", "support", "items", "mean", "minimum", "lost", "share", "missing", "extra", "mismatch", "leaf")

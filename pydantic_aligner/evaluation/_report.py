@@ -1,0 +1,538 @@
+"""Dataset reports: :class:`Summary` (mergeable partial aggregates), :class:`Report`, :func:`evaluate`."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from ._result import DEFAULT_BANDS, OUTCOMES, Bands, ItemResult, check_critical
+from ._stats import BINS, bootstrap_mean_ci, histogram
+
+__all__ = ["FieldRow", "KindRow", "Report", "Summary", "evaluate"]
+
+# aggregated per field key: n, score_sum, deficit, missing, extra, mismatch, min, items
+_N, _SUM, _DEF, _MISS, _EXTRA, _MISMATCH, _MIN, _ITEMS = range(8)
+
+
+def _grow(partials: list, x: float) -> None:
+    """Add ``x`` to an exact sum kept as non-overlapping float partials (Shewchuk; ``math.fsum`` rounds them)."""
+    i = 0
+    for y in partials:
+        if abs(x) < abs(y):
+            x, y = y, x
+        hi = x + y
+        lo = y - (hi - x)
+        if lo:
+            partials[i] = lo
+            i += 1
+        x = hi
+    partials[i:] = [x]
+
+
+def _copy(agg: list) -> list:
+    return [list(v) if isinstance(v, list) else v for v in agg]
+
+
+class Summary:
+    """Mergeable aggregates of item results: what one partition of a large run sends back.
+
+    Holds the compact item results (score, verdict, read outcome, label, top
+    repairs; no per-field detail) and exact sums per field key and per repair
+    kind. ``Summary.merge`` of the summaries of consecutive partitions equals
+    the summary of the whole run, so a :class:`Report` built from merged
+    partial summaries is the report of the whole run.
+
+    >>> from pydantic_aligner.evaluation import Summary, score_batch
+    >>> schema = {"type": "object", "properties": {"n": {"type": "integer", "score": "exact"}}}
+    >>> results = score_batch([{"n": 1}, {"n": 2}], [{"n": 1}, {"n": 3}], schema)
+    >>> whole = Summary.from_results(results)
+    >>> parts = Summary.from_results(results[:1]).merge(Summary.from_results(results[1:]))
+    >>> parts.field_totals() == whole.field_totals(), [r.score for r in parts.items]
+    (True, [1.0, 0.0])
+    """
+
+    __slots__ = ("bands", "critical", "fields", "items", "kinds", "missing_fields")
+
+    def __init__(self, bands: Any = DEFAULT_BANDS, critical: Any = None) -> None:
+        self.items: list[ItemResult] = []
+        self.fields: dict[str, list] = {}
+        self.kinds: dict[str, list] = {}
+        self.bands = Bands.parse(bands)
+        self.critical = check_critical(critical)
+        self.missing_fields = 0  # scored items without per-field statistics (fields=False, unreadable, missing)
+
+    @classmethod
+    def from_results(cls, results: Iterable[ItemResult], bands: Any = None, critical: Any = None) -> Summary:
+        """Aggregate ``results``; with ``bands``/``critical``, items are judged again first (nothing is rescored)."""
+        rejudge = bands is not None or critical is not None
+        summary = cls(bands if bands is not None else DEFAULT_BANDS, critical)
+        for r in results:
+            if rejudge:
+                r = r.with_verdict(summary.bands, summary.critical)
+            summary.add(r)
+        return summary
+
+    def add(self, r: ItemResult) -> None:
+        """Add one item result."""
+        if r.fields:
+            for key, st in r.fields.items():
+                agg = self.fields.get(key)
+                if agg is None:
+                    self.fields[key] = [st[0], [st[1]], [st[2]], st[3], st[4], st[5], st[6], 1]
+                else:
+                    agg[_N] += st[0]
+                    _grow(agg[_SUM], st[1])
+                    _grow(agg[_DEF], st[2])
+                    agg[_MISS] += st[3]
+                    agg[_EXTRA] += st[4]
+                    agg[_MISMATCH] += st[5]
+                    if st[6] < agg[_MIN]:
+                        agg[_MIN] = st[6]
+                    agg[_ITEMS] += 1
+        elif r.score is not None and r.outcome not in ("unreadable", "missing") and r.score < 1.0:
+            self.missing_fields += 1
+        if r.repair_kinds:
+            for kind, (count, delta) in r.repair_kinds.items():
+                agg = self.kinds.get(kind)
+                if agg is None:
+                    self.kinds[kind] = [count, [delta], 1]
+                else:
+                    agg[0] += count
+                    _grow(agg[1], delta)
+                    agg[2] += 1
+        self.items.append(r.compact())
+
+    def merge(self, other: Summary) -> Summary:
+        """A new summary: this one followed by ``other`` (item order is kept; sums are exact, so the
+        result does not depend on how the items were split)."""
+        out = Summary(self.bands, self.critical)
+        out.items = self.items + other.items
+        out.fields = {k: _copy(v) for k, v in self.fields.items()}
+        for key, st in other.fields.items():
+            agg = out.fields.get(key)
+            if agg is None:
+                out.fields[key] = _copy(st)
+            else:
+                for i in (_N, _MISS, _EXTRA, _MISMATCH, _ITEMS):
+                    agg[i] += st[i]
+                for i in (_SUM, _DEF):
+                    for x in st[i]:
+                        _grow(agg[i], x)
+                agg[_MIN] = min(agg[_MIN], st[_MIN])
+        out.kinds = {k: _copy(v) for k, v in self.kinds.items()}
+        for kind, st in other.kinds.items():
+            agg = out.kinds.get(kind)
+            if agg is None:
+                out.kinds[kind] = _copy(st)
+            else:
+                agg[0] += st[0]
+                for x in st[1]:
+                    _grow(agg[1], x)
+                agg[2] += st[2]
+        out.missing_fields = self.missing_fields + other.missing_fields
+        return out
+
+    def field_totals(self) -> dict[str, list]:
+        """Per field key: ``[n, score_sum, deficit, missing, extra, mismatch, min, items]`` (sums correctly rounded)."""
+        return {k: [v[0], math.fsum(v[1]), math.fsum(v[2]), *v[3:]] for k, v in self.fields.items()}
+
+    def __getstate__(self) -> dict:
+        return {k: getattr(self, k) for k in self.__slots__}
+
+    def __setstate__(self, state: dict) -> None:
+        for k, v in state.items():
+            setattr(self, k, v)
+
+
+@dataclass(frozen=True)
+class FieldRow:
+    """One row of the per-field table.
+
+    ``key`` is the field key (``/lines/*/unit_price``); ``support`` the number
+    of aligned positions under it and ``items`` the number of items where it
+    occurs; ``mean`` the mean score of those positions (missing and extra
+    ones score 0); ``lost`` how much of the dataset mean score the field
+    costs (its attributed deficit divided by the number of scored items);
+    ``share`` its share of the whole deficit ``1 - mean``; ``missing``,
+    ``extra`` and ``mismatch`` count positions missing from the candidate,
+    extra in it, or of another JSON type; ``leaf`` is true for rows with no
+    row below them (the rows the macro and micro averages run over).
+    """
+
+    key: str
+    depth: int
+    support: int
+    items: int
+    mean: float
+    minimum: float
+    lost: float
+    share: float
+    missing: int
+    extra: int
+    mismatch: int
+    leaf: bool
+
+
+@dataclass(frozen=True)
+class KindRow:
+    """Repairs of one kind across the run: how many, in how many items, and their share of the deficit."""
+
+    kind: str
+    count: int
+    items: int
+    lost: float
+    share: float
+
+
+class Report:
+    """The evaluation of a dataset: the numbers a team reads before shipping a prompt or a model.
+
+    Build it with :func:`evaluate`, :meth:`from_results`, or :meth:`merge` of
+    partial summaries. Attributes: ``n_items``, ``n_scored``, ``n_errors``
+    (items with ``score=None``), ``mean`` and ``ci`` (seeded percentile
+    bootstrap over items), ``median``, ``std``, ``minimum``, ``maximum``,
+    ``perfect`` (items scoring exactly 1.0), ``histogram`` (20 bins over
+    [0, 1]), ``verdicts``, ``outcomes`` (how candidates were read), ``errors``
+    (error kind counts), ``labels``, ``fields`` (:class:`FieldRow` list, with
+    pseudo-rows ``(unreadable)`` and ``(missing)`` for the deficit of items
+    with nothing to align), ``macro``/``micro`` (the mean field score with
+    every leaf field counting once / every position counting once),
+    ``repair_kinds`` (:class:`KindRow` list), ``worst`` (the lowest-scoring
+    imperfect items with their top repairs), ``items`` (compact results) and ``notes``.
+
+    Renders as text (``str(report)``), in a terminal with ``rich``
+    (:meth:`print`), as :meth:`to_markdown`, :meth:`to_json`/:meth:`to_dict`,
+    :meth:`to_html` and, with pandas, :meth:`to_dataframes`.
+    """
+
+    def __init__(self, summary: Summary, *, n_boot: int = 2000, confidence: float = 0.95, seed: int = 0, worst: int = 10) -> None:
+        self.summary = summary
+        self.n_boot = n_boot
+        self.confidence = confidence
+        self.seed = seed
+        self.bands = summary.bands
+        self.critical = dict(summary.critical)
+        items = summary.items
+        self.items = items
+        self.n_items = len(items)
+        scores = np.array([r.score for r in items if r.score is not None], dtype=np.float64)
+        self.scores = scores
+        self.n_scored = int(scores.size)
+        self.n_errors = self.n_items - self.n_scored
+        if self.n_scored:
+            self.mean = float(scores.mean())
+            self.ci = bootstrap_mean_ci(scores, n_boot=n_boot, confidence=confidence, seed=seed)
+            self.median = float(np.median(scores))
+            self.std = float(scores.std(ddof=1)) if self.n_scored > 1 else 0.0
+            self.minimum = float(scores.min())
+            self.maximum = float(scores.max())
+        else:
+            self.mean = self.median = self.std = self.minimum = self.maximum = math.nan
+            self.ci = (math.nan, math.nan)
+        self.perfect = int((scores == 1.0).sum())
+        self.histogram = histogram(scores, BINS)
+        verdicts: dict[str, int] = {name: 0 for name in self.bands.names}
+        outcomes: dict[str, int] = {}
+        errors: dict[str, int] = {}
+        labels: dict[str, int] = {}
+        self.error_examples: dict[str, list] = {}
+        self.label_examples: dict[str, list] = {}
+        for r in items:
+            if r.verdict is not None:
+                verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
+            outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
+            if r.error_kind:
+                errors[r.error_kind] = errors.get(r.error_kind, 0) + 1
+                ex = self.error_examples.setdefault(r.error_kind, [])
+                if len(ex) < 3:
+                    ex.append({"id": r.id, "line": r.line, "error": r.error})
+            if r.label is not None:
+                labels[r.label] = labels.get(r.label, 0) + 1
+                ex = self.label_examples.setdefault(r.label, [])
+                if len(ex) < 5:
+                    ex.append(r.id)
+        self.verdicts = {k: v for k, v in verdicts.items() if v or k in self.bands.names}
+        self.outcomes = {k: outcomes[k] for k in OUTCOMES if k in outcomes} | {k: v for k, v in outcomes.items() if k not in OUTCOMES}
+        self.errors = errors
+        self.labels = labels
+        self.notes: list[str] = []
+        self._fields(summary)
+        self._kinds(summary)
+        scored = [r for r in items if r.score is not None and r.score < 1.0]
+        scored.sort(key=lambda r: (r.score, _order(r)))
+        self.worst = scored[: max(0, worst)]
+        if summary.missing_fields:
+            self.notes.append(
+                f"{summary.missing_fields} imperfect items carry no per-field statistics (scored with fields=False); "
+                "field shares do not add up to 100%"
+            )
+        for key in self.critical:
+            if key not in summary.fields:
+                self.notes.append(f"critical field {key!r} does not occur in any item (a typo? field keys look like '/lines/*/unit_price')")
+
+    # ------------------------------------------------------------------
+    def _fields(self, summary: Summary) -> None:
+        n = self.n_scored
+        total = float(np.sum(1.0 - self.scores)) if n else 0.0
+        totals = summary.field_totals()
+        keys = list(totals)
+        parents = set()
+        for k in keys:
+            parts = k.split("/")
+            for i in range(2, len(parts)):
+                parents.add("/".join(parts[:i]))
+        rows = []
+        for key in _tree_order(keys):
+            st = totals[key]
+            rows.append(
+                FieldRow(
+                    key=key,
+                    depth=key.count("/"),
+                    support=int(st[_N]),
+                    items=int(st[_ITEMS]),
+                    mean=st[_SUM] / st[_N] if st[_N] else math.nan,
+                    minimum=float(st[_MIN]),
+                    lost=st[_DEF] / n if n else 0.0,
+                    share=st[_DEF] / total if total > 0 else 0.0,
+                    missing=int(st[_MISS]),
+                    extra=int(st[_EXTRA]),
+                    mismatch=int(st[_MISMATCH]),
+                    leaf=key not in parents,
+                )
+            )
+        for outcome, label in (("unreadable", "(unreadable)"), ("missing", "(missing)")):
+            k = sum(1 for r in self.items if r.outcome == outcome and r.score is not None)
+            if k:
+                lost = sum(1.0 - r.score for r in self.items if r.outcome == outcome and r.score is not None)
+                rows.append(FieldRow(label, 1, k, k, 0.0, 0.0, lost / n, lost / total if total > 0 else 0.0, 0, 0, 0, False))
+        self.fields = rows
+        leaves = [r for r in rows if r.leaf]
+        self.macro = float(np.mean([r.mean for r in leaves])) if leaves else math.nan
+        support = sum(r.support for r in leaves)
+        self.micro = math.fsum(totals[r.key][_SUM] for r in leaves) / support if support else math.nan
+        self.n_leaf_fields = len(leaves)
+        self.n_leaf_values = support
+
+    def _kinds(self, summary: Summary) -> None:
+        n = self.n_scored
+        total = float(np.sum(1.0 - self.scores)) if n else 0.0
+        rows = [
+            KindRow(kind, int(c), int(items), math.fsum(d) / n if n else 0.0, math.fsum(d) / total if total > 0 else 0.0)
+            for kind, (c, d, items) in summary.kinds.items()
+        ]
+        rows.sort(key=lambda r: (-r.lost, r.kind))
+        self.repair_kinds = rows
+
+    # ------------------------------------------------------------------
+    @classmethod
+    def from_results(
+        cls,
+        results: Iterable[ItemResult],
+        *,
+        bands: Any = None,
+        critical: Any = None,
+        n_boot: int = 2000,
+        confidence: float = 0.95,
+        seed: int = 0,
+        worst: int = 10,
+    ) -> Report:
+        """The report of ``results`` (from :func:`score_batch` or a results file).
+
+        With ``bands`` or ``critical`` the items are judged again (scores are kept).
+        """
+        return cls(Summary.from_results(results, bands, critical), n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+
+    @classmethod
+    def merge(
+        cls, parts: Iterable[Report | Summary], *, n_boot: int = 2000, confidence: float = 0.95, seed: int = 0, worst: int = 10
+    ) -> Report:
+        """The report of a run from the partial summaries (or reports) of its partitions, in order.
+
+        Equal to the report of the whole run: sums are exact and the bootstrap
+        runs over the concatenated item scores with the same seed.
+        """
+        total: Summary | None = None
+        for p in parts:
+            s = p.summary if isinstance(p, Report) else p
+            if not isinstance(s, Summary):
+                raise TypeError(f"Report.merge takes Reports or Summaries, got {type(p).__name__}")
+            total = s if total is None else total.merge(s)
+        if total is None:
+            total = Summary()
+        return cls(total, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+
+    # ------------------------------------------------------------------
+    def verdict_share(self, name: str) -> float:
+        """The fraction of items with verdict ``name``."""
+        return self.verdicts.get(name, 0) / self.n_items if self.n_items else math.nan
+
+    def to_dict(self, *, items: bool = False) -> dict:
+        """Plain JSON data; ``items=True`` adds every item's compact result."""
+        d: dict[str, Any] = {
+            "n_items": self.n_items,
+            "n_scored": self.n_scored,
+            "n_errors": self.n_errors,
+            "mean": _num(self.mean),
+            "ci": [_num(self.ci[0]), _num(self.ci[1])],
+            "confidence": self.confidence,
+            "n_boot": self.n_boot,
+            "seed": self.seed,
+            "median": _num(self.median),
+            "std": _num(self.std),
+            "min": _num(self.minimum),
+            "max": _num(self.maximum),
+            "perfect": self.perfect,
+            "histogram": {"bins": [round(i / BINS, 2) for i in range(BINS + 1)], "counts": self.histogram},
+            "bands": str(self.bands),
+            "critical": self.critical,
+            "verdicts": self.verdicts,
+            "outcomes": self.outcomes,
+            "errors": self.errors,
+            "error_examples": self.error_examples,
+            "labels": self.labels,
+            "label_examples": self.label_examples,
+            "fields": [_clean(asdict(r)) for r in self.fields],
+            "macro": _num(self.macro),
+            "micro": _num(self.micro),
+            "repair_kinds": [_clean(asdict(r)) for r in self.repair_kinds],
+            "worst": [_clean(r.to_dict()) for r in self.worst],
+            "notes": list(self.notes),
+        }
+        if items:
+            d["items"] = [_clean(r.to_dict()) for r in self.items]
+        return d
+
+    def to_json(self, *, indent: int | None = 2, items: bool = False) -> str:
+        """:meth:`to_dict` as JSON text (NaN written as ``null``)."""
+        return json.dumps(self.to_dict(items=items), indent=indent, ensure_ascii=False, default=repr)
+
+    def to_text(self, *, width: int = 100, worst: int = 5) -> str:
+        """A plain-text summary table (what ``str(report)`` returns)."""
+        from ._render import report_text
+
+        return report_text(self, width=width, worst=worst)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def __repr__(self) -> str:
+        return f"Report(n_items={self.n_items}, mean={self.mean:.4f}, ci=({self.ci[0]:.4f}, {self.ci[1]:.4f}))"
+
+    def to_markdown(self, *, worst: int = 5) -> str:
+        """GitHub-flavoured Markdown (for a pull request comment)."""
+        from ._render import report_markdown
+
+        return report_markdown(self, worst=worst)
+
+    def __rich__(self) -> Any:
+        from ._render import report_rich
+
+        return report_rich(self)
+
+    def print(self, file: Any = None, *, worst: int = 5) -> None:
+        """Print the summary: ``rich`` tables on a terminal when ``rich`` is installed, plain text otherwise."""
+        from ._render import print_report
+
+        print_report(self, file=file, worst=worst)
+
+    def to_html(self, *, title: str = "pydantic-aligner report", comparison: Any = None) -> str:
+        """A self-contained HTML page (inline CSS and SVG charts; nothing loaded from the network)."""
+        from ._html import report_html
+
+        return report_html(self, title=title, comparison=comparison)
+
+    def _repr_html_(self) -> str:  # Jupyter
+        return self.to_html()
+
+    def to_dataframes(self) -> dict[str, Any]:
+        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``.
+
+        Needs pandas (``pip install pandas``).
+        """
+        from ._render import report_dataframes
+
+        return report_dataframes(self)
+
+
+def _order(r: ItemResult) -> tuple:
+    return (r.index,)
+
+
+def _num(x: float) -> float | None:
+    return None if isinstance(x, float) and math.isnan(x) else x
+
+
+def _clean(d: Any) -> Any:
+    if isinstance(d, float):
+        return _num(d)
+    if isinstance(d, dict):
+        return {k: _clean(v) for k, v in d.items()}
+    if isinstance(d, (list, tuple)):
+        return [_clean(v) for v in d]
+    return d
+
+
+def _tree_order(keys: Sequence[str]) -> list[str]:
+    """Keys with every parent before its children and siblings in first-seen order."""
+    children: dict[str, list[str]] = {}
+    seen = set(keys)
+    roots = []
+    for k in keys:
+        parent = k.rsplit("/", 1)[0]
+        while parent and parent not in seen:
+            parent = parent.rsplit("/", 1)[0]
+        (children.setdefault(parent, []) if parent else roots).append(k)
+    out: list[str] = []
+    stack = list(reversed(roots))
+    while stack:
+        k = stack.pop()
+        out.append(k)
+        stack.extend(reversed(children.get(k, [])))
+    return out
+
+
+def evaluate(
+    golds: Iterable[Any],
+    preds: Iterable[Any],
+    schema: Any = None,
+    *,
+    ids: Sequence[Any] | None = None,
+    workers: int | None = None,
+    bands: Any = DEFAULT_BANDS,
+    critical: Any = None,
+    labels: Callable | None = None,
+    top_repairs: int | None = 3,
+    n_boot: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    worst: int = 10,
+    **options: Any,
+) -> Report:
+    """Score a dataset and summarise it: a :class:`Report`.
+
+    Arguments as in :func:`score_batch`; ``n_boot``, ``confidence`` and
+    ``seed`` set the bootstrap interval of the mean (the same seed gives the
+    same interval), ``worst`` how many of the lowest-scoring items to keep.
+
+    >>> from pydantic_aligner.evaluation import evaluate
+    >>> schema = {"type": "object", "keyScore": "exact", "properties": {
+    ...     "name": {"type": "string", "score": "exact"}, "total": {"type": "number", "score": "exact"}}}
+    >>> golds = [{"name": "a", "total": 1}, {"name": "b", "total": 2}, {"name": "c", "total": 3}, {"name": "d", "total": 4}]
+    >>> preds = [{"name": "a", "total": 1}, {"name": "b", "total": 9}, '{"name": "c"}', "Sorry, I can't."]
+    >>> report = evaluate(golds, preds, schema)
+    >>> report.mean, report.verdicts, report.outcomes
+    (0.5, {'pass': 1, 'partial': 0, 'fail': 3}, {'unreadable': 1, 'plain': 1, 'value': 2})
+    >>> [(f.key, f.support, round(f.mean, 3), f.share) for f in report.fields]
+    [('/name', 3, 1.0, 0.0), ('/total', 3, 0.333, 0.5), ('(unreadable)', 1, 0.0, 0.5)]
+    """
+    from ._batch import score_batch
+
+    results = score_batch(
+        golds, preds, schema, ids=ids, workers=workers, top_repairs=top_repairs, bands=bands, critical=critical, labels=labels, **options
+    )
+    return Report(Summary.from_results(results, bands, critical), n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
