@@ -48,6 +48,7 @@ from ._templates import (
 )
 from ._translate import to_json_schema
 from ._tree import Match, Row
+from ._validation import ValidationIssue
 
 __all__ = [
     "AttributionEntry",
@@ -92,6 +93,7 @@ __all__ = [
     "Row",
     "SchemaError",
     "ScoreContext",
+    "ValidationIssue",
     "ValueImportance",
     "Weight",
     "align",

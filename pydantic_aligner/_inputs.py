@@ -38,28 +38,107 @@ from pydantic import BaseModel, TypeAdapter
 from ._errors import DataError, ParseError
 from ._parse import parse_json_text
 
-__all__ = ["to_json", "to_jsonable"]
+__all__ = ["Read", "to_json", "to_jsonable"]
 
 _SCALARS = (str, int, float, bool, type(None))
 _UNIONS = (typing.Union, types.UnionType)
 
 
-def to_json(value: Any, side: str) -> tuple[Any, frozenset[str]]:
-    """``(JSON value, read flags)`` for a gold or candidate input.
+class Read(frozenset):
+    """How a text input was read: its flags, and which JSON value in the text was taken.
+
+    A ``frozenset`` of flags (``"extracted"``, ``"truncated"``, ``"repaired"``,
+    ``"reasoning"``, ``"unreadable"``; empty for data and for plain JSON text),
+    so ``"truncated" in alignment.read`` and ``alignment.read == frozenset()``
+    work, plus:
+
+    * ``span``: ``(start, end)`` character offsets of the value taken in the
+      text, or ``None`` (not text, or the reader did not say);
+    * ``found``: how many JSON values the reader found in the text (``None``
+      when unknown);
+    * ``valid``: whether the value taken validates against the model
+      (``None`` without a model).
+
+    >>> from pydantic_aligner._inputs import Read
+    >>> r = Read({"extracted"}, span=(8, 16), found=2, valid=True)
+    >>> sorted(r), r.span, r.found, r.valid, r == frozenset({"extracted"})
+    (['extracted'], (8, 16), 2, True, True)
+    """
+
+    __slots__ = ("found", "span", "valid")
+
+    def __new__(cls, flags: Any = (), *, span: tuple[int, int] | None = None, found: int | None = None, valid: bool | None = None) -> Read:
+        obj = super().__new__(cls, flags)
+        obj.span = span
+        obj.found = found
+        obj.valid = valid
+        return obj
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("span", "found", "valid") if getattr(self, k) is not None)
+        return f"Read({sorted(self)!r}{extra})"
+
+    def __reduce__(self) -> Any:
+        return (_make_read, (frozenset(self), self.span, self.found, self.valid))
+
+    def with_valid(self, valid: bool | None) -> Read:
+        """A copy with ``valid`` set."""
+        return Read(self, span=self.span, found=self.found, valid=valid)
+
+
+def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
+    return Read(flags, span=span, found=found, valid=valid)
+
+
+NOT_READ = Read()
+
+_PREFER_OK: dict = {}
+
+
+def _accepts_prefer() -> bool:
+    """Whether :func:`parse_json_text` takes ``prefer=`` (the text reader gained it with the reasoning-block work)."""
+    ok = _PREFER_OK.get(parse_json_text)
+    if ok is None:
+        import inspect
+
+        try:
+            ok = "prefer" in inspect.signature(parse_json_text).parameters
+        except (TypeError, ValueError):  # pragma: no cover
+            ok = False
+        _PREFER_OK[parse_json_text] = ok
+    return ok
+
+
+def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values."""
+    try:
+        if prefer is not None and _accepts_prefer():
+            parsed = parse_json_text(value, prefer=prefer)
+        else:
+            parsed = parse_json_text(value)
+    except ParseError as e:
+        if side == "gold":
+            raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
+        raise
+    span = getattr(parsed, "span", None)
+    if span is None and getattr(parsed, "start", None) is not None:
+        span = (parsed.start, getattr(parsed, "end", None))
+    counts = (getattr(parsed, n, None) for n in ("found", "count", "n_found", "candidates"))
+    found = next((c for c in counts if isinstance(c, int) and not isinstance(c, bool)), None)
+    return parsed.value, Read(parsed.flags, span=tuple(span) if span is not None else None, found=found)
+
+
+def to_json(value: Any, side: str, prefer: Any = None) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` for a gold or candidate input.
 
     >>> from pydantic_aligner._inputs import to_json
-    >>> to_json('```json\\n{"a": 1}\\n```', "pred")
-    ({'a': 1}, frozenset({'extracted'}))
+    >>> value, read = to_json('```json\\n{"a": 1}\\n```', "pred")
+    >>> value, sorted(read)
+    ({'a': 1}, ['extracted'])
     """
     if isinstance(value, (str, bytes, bytearray)):
-        try:
-            parsed = parse_json_text(value)
-        except ParseError as e:
-            if side == "gold":
-                raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
-            raise
-        return parsed.value, parsed.flags
-    return to_jsonable(value, side), frozenset()
+        return read_text(value, side, prefer)
+    return to_jsonable(value, side), NOT_READ
 
 
 def to_jsonable(value: Any, side: str = "gold") -> Any:
@@ -140,6 +219,11 @@ def _key(k: Any) -> str:
     return k if isinstance(k, str) else json.dumps(k)
 
 
+def json_key(k: Any) -> str:
+    """A dict key as a JSON object key (strings kept; enums, numbers, ... converted)."""
+    return k if type(k) is str else _key(k)
+
+
 @functools.lru_cache(maxsize=256)
 def _adapter(cls: type) -> TypeAdapter:
     return TypeAdapter(cls)
@@ -152,6 +236,16 @@ def _adapter(cls: type) -> TypeAdapter:
 def _dump_model(m: BaseModel) -> Any:
     spec = _model_exclude(m)
     return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None)
+
+
+def dump_unset(m: BaseModel, side: str) -> Any:
+    """``m`` as JSON data without the fields it never set (``fill_defaults=False``: the model must say it)."""
+    spec = _model_exclude(m)
+    try:
+        data = m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_unset=True)
+    except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
+        raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
+    return to_jsonable(data, side)
 
 
 def _model_exclude(m: BaseModel) -> dict | None:
