@@ -337,20 +337,25 @@ class ModelReader:
             return to_jsonable(value, side), []
         if isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
             value = to_jsonable(value, side)  # an instance of another class: its data
-        if self.fuzzy:
-            if json_mode and isinstance(value, (str, bytes, bytearray)):
-                value = pydantic_core.from_json(value)
-            issues_f: list[ValidationIssue] = []
-            data = _Lenient(side, issues_f, self._exclude_unset(side), json_mode).read(self.tp, value, "")
-            return data, issues_f
-        ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
-        if ok:
-            return self.dump(result, side), []
         issues: list[ValidationIssue] = []
-        if json_mode and isinstance(value, (str, bytes, bytearray)):
-            value = pydantic_core.from_json(value)
-        data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "", errors)
+        if self.fuzzy:
+            data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "")
+        else:
+            ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
+            if ok:
+                return self.dump(result, side), []
+            data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "", errors)
+        if issues and side == "gold":
+            raise self.invalid_gold(issues)
         return data, issues
+
+    def invalid_gold(self, issues: list[ValidationIssue]) -> DataError:
+        """The gold is the truth: a gold the model rejects is a broken dataset (or a wrong schema), never scored."""
+        lines = [f"{i.path or '/'}: {i.message}" + ("" if i.type == "missing" else f" (got {_short(i.input)})") for i in issues[:5]]
+        more = f"; and {len(issues) - 5} more" if len(issues) > 5 else ""
+        e = DataError(f"gold does not validate against {_name(self.tp)}: {'; '.join(lines)}{more}", issues[0].path, "gold")
+        e.validation_errors = issues  # type: ignore[attr-defined]
+        return e
 
     def accepts(self, memo: dict) -> Callable[[Any], bool]:
         """A ``prefer`` predicate for :func:`parse_json_text`: the value validates (JSON mode); results kept in ``memo``."""
