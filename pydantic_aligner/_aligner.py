@@ -30,13 +30,20 @@ def _is_model_type(obj: Any) -> bool:
     return isinstance(obj, type) or type(obj).__module__ in ("typing", "types", "typing_extensions")
 
 
-def _instance_model(value: Any) -> type | None:
-    """The Pydantic model class of ``value`` when it is a model instance (without importing Pydantic for plain data)."""
-    if type(value) in (dict, list, str, int, float, bool, type(None)):
+def _instance_model(value: Any) -> Any:
+    """The Pydantic model of ``value``: its class for a model instance, ``list[Model]`` for a non-empty list of
+    instances of one model, else ``None`` (plain data never imports Pydantic)."""
+    t = type(value)
+    if t is list and value:
+        first = type(value[0])
+        if first in (dict, list, str, int, float, bool, type(None)) or _instance_model(value[0]) is not first:
+            return None
+        return list[first] if all(type(x) is first for x in value) else None
+    if t in (dict, list, str, int, float, bool, type(None), bytes):
         return None
     from pydantic import BaseModel
 
-    return type(value) if isinstance(value, BaseModel) else None
+    return t if isinstance(value, BaseModel) else None
 
 
 class Aligner:
@@ -241,7 +248,7 @@ class Aligner:
             # a value with no JSON type (Decimal, datetime, a nested model, ...): convert both sides once, retry
             return self._run(to_jsonable(gold, "gold"), to_jsonable(pred, "pred"), read, tree, issues)
 
-    def _for_model(self, model: type) -> Aligner:
+    def _for_model(self, model: Any) -> Aligner:
         """The Aligner for ``model`` with this one's options (cached)."""
         a = self._delegates.get(model)
         if a is None:

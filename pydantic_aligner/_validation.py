@@ -330,6 +330,12 @@ class ModelReader:
         from ._inputs import to_jsonable
 
         if self.cls is not None and isinstance(value, self.cls):
+            if type(value) is not self.cls:
+                # an instance of a subclass: the model sees its own fields only (as its serializer does)
+                try:
+                    return self.dump(value, side), []
+                except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+                    pass
             if self._exclude_unset(side) and isinstance(value, BaseModel):
                 from ._inputs import dump_unset
 

@@ -494,3 +494,18 @@ def test_prefer_plumbing_with_a_reader_that_takes_prefer(monkeypatch):
     # without a model: the gold's JSON type is preferred
     r = align({"x": 1}, 'Sure: [1]. {"x": 1} [2]')
     assert seen[-1] == [False, True, False] and r.score == 1.0
+
+
+def test_lists_of_instances_and_subclass_instances_without_schema():
+    items = [LineItem(description="a", amount=Decimal(1)), LineItem(description="b", amount=Decimal(2))]
+    assert score(items, items[::-1]) == 1.0  # list[LineItem]: order-agnostic, as the model says
+    assert score(items, [{"description": "b", "amount": "2"}, {"description": "a", "amount": 1}]) == 1.0
+    assert score([1, 2], [2, 1]) < 1.0  # plain lists keep the inferred (ordered) schema
+
+    class Extended(LineItem):
+        origin: str = "DE"
+
+    # a subclass instance is read with the model's fields, as Pydantic serializes it under the parent type
+    assert score(items[0], Extended(description="a", amount=Decimal(1)), LineItem) == 1.0
+    # options reach the model's aligner when the schema comes from an instance
+    assert score(items[0], {"description": "a", "amount": 1}, fill_defaults=False) < 1.0
