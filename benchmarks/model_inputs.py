@@ -22,14 +22,14 @@ import time
 from datetime import date
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 from uuid import UUID
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from pydantic import BaseModel  # noqa: E402
+from pydantic import BaseModel
 
-from pydantic_aligner import Aligner, Comparator, to_json_schema  # noqa: E402
+from pydantic_aligner import Aligner, Comparator, to_json_schema
 
 Money = Annotated[Decimal, Comparator("abs_tol", tolerance=0.01)]
 
@@ -46,7 +46,7 @@ class Invoice(BaseModel):
     issued: date
     vendor: str
     total: Money
-    note: Optional[str] = None
+    note: str | None = None
     items: list[LineItem]
 
 

@@ -23,6 +23,7 @@ and text all take the same scoring path:
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import decimal
 import enum
 import functools
@@ -30,6 +31,7 @@ import json
 import numbers
 import types
 import typing
+import uuid
 from typing import Any
 
 import pydantic_core
@@ -170,6 +172,9 @@ def _jsonable(v: Any) -> Any:
     t = type(v)
     if t in _SCALARS:
         return v
+    conv = _LEAVES.get(t)
+    if conv is not None:
+        return conv(v)
     if t is list or t is tuple:
         out = None
         for i, x in enumerate(v):
@@ -214,6 +219,10 @@ def _jsonable(v: Any) -> Any:
     return _jsonable(pydantic_core.to_jsonable_python(v))
 
 
+#: exact leaf types with a cheap JSON form (the common ones of validated models)
+_LEAVES: dict[type, Any] = {decimal.Decimal: float, uuid.UUID: str, datetime.date: datetime.date.isoformat}
+
+
 def _key(k: Any) -> str:
     k = _jsonable(k)
     return k if isinstance(k, str) else json.dumps(k)
@@ -234,46 +243,77 @@ def _adapter(cls: type) -> TypeAdapter:
 
 
 def _dump_model(m: BaseModel) -> Any:
-    spec = _model_exclude(m)
-    return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None)
+    spec = _placeholders(m)
+    return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_computed_fields=True)
 
 
 def dump_unset(m: BaseModel, side: str) -> Any:
     """``m`` as JSON data without the fields it never set (``fill_defaults=False``: the model must say it)."""
-    spec = _model_exclude(m)
+    spec = _placeholders(m)
     try:
-        data = m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_unset=True)
+        data = m.model_dump(
+            mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_unset=True, exclude_computed_fields=True
+        )
     except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
         raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
     return to_jsonable(data, side)
 
 
-def _model_exclude(m: BaseModel) -> dict | None:
+def _placeholders(m: BaseModel) -> dict | None:
+    """The ``exclude`` spec of the ``None`` placeholders of a partial instance (``None`` for a complete one)."""
     cls = type(m)
     if getattr(cls, "__pydantic_root_model__", False):
         return _value_exclude(m.__dict__.get("root"))
-    spec: dict = {}
+    no_none, nested = _class_info(cls)
     values = m.__dict__
-    placeholders = _no_none_fields(cls)
-    for name in cls.model_fields:
-        if name not in values:
-            continue  # never set (model_construct): model_dump leaves it out
-        v = values[name]
-        if v is None:
-            if name in placeholders:
-                spec[name] = True
+    spec: dict | None = None
+    for name in no_none:
+        if values.get(name, 0) is None:
+            spec = spec or {}
+            spec[name] = True
+    for name in nested:
+        v = values.get(name)
+        if v is None or type(v) in _SCALARS:
             continue
         sub = _value_exclude(v)
-        if sub:
+        if sub and not (spec and name in spec):
+            spec = spec or {}
             spec[name] = sub
-    for name in cls.model_computed_fields:
-        spec[name] = True
-    return spec or None
+    return spec
+
+
+@functools.lru_cache(maxsize=1024)
+def _class_info(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """``(fields whose type does not admit None, fields whose value may hold model instances)`` of a model class."""
+    no_none = _no_none_fields(cls)
+    nested = tuple(name for name, fi in cls.model_fields.items() if _may_hold_models(fi.annotation))
+    return tuple(n for n in cls.model_fields if n in no_none), nested
+
+
+def _may_hold_models(tp: Any, depth: int = 0) -> bool:
+    """Whether a value of type ``tp`` may contain model instances (conservative: unknown types may)."""
+    if depth > 32:
+        return True
+    if tp in _SCALARS or tp in _LEAVES or tp in (datetime.datetime, datetime.time, datetime.timedelta, bytes):
+        return False
+    if isinstance(tp, type):
+        if issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp):
+            return True
+        if issubclass(tp, (enum.Enum, str, int, float, decimal.Decimal)):
+            return False
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _may_hold_models(typing.get_args(tp)[0], depth + 1)
+    if origin is typing.Literal:
+        return False
+    if origin is not None:
+        return any(_may_hold_models(a, depth + 1) for a in typing.get_args(tp) if a is not Ellipsis)
+    return True  # Any, TypeVar, forward references, aliases: look inside the value
 
 
 def _value_exclude(v: Any) -> Any:
     if isinstance(v, BaseModel):
-        return _model_exclude(v)
+        return _placeholders(v)
     if isinstance(v, (list, tuple)):
         out = {}
         for i, x in enumerate(v):

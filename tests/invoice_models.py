@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from enum import Enum
-from typing import Annotated, Optional
+from enum import StrEnum
+from typing import Annotated
 from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict
@@ -15,7 +15,7 @@ from pydantic_aligner import Comparator
 Money = Annotated[Decimal, Comparator("abs_tol", tolerance=0.01)]
 
 
-class Currency(str, Enum):
+class Currency(StrEnum):
     EUR = "EUR"
     USD = "USD"
 
@@ -32,7 +32,7 @@ class Invoice(BaseModel):
     currency: Currency
     total: Money
     vendor: str
-    note: Optional[str] = None
+    note: str | None = None
     paid: bool = False
     items: list[LineItem]
 

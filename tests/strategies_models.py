@@ -31,7 +31,7 @@ from pydantic_aligner import Comparator
 T = TypeVar("T")
 
 
-class Color(str, enum.Enum):
+class Color(enum.StrEnum):
     RED = "red"
     GREEN = "green"
     BLUE = "blue"
@@ -63,7 +63,7 @@ LEAF_TYPES: dict[str, Any] = {
     "color": Color,
     "level": Level,
     "literal": Literal["a", "b", "c"],
-    "int_or_str": Union[int, str],
+    "int_or_str": Union[int, str],  # noqa: UP007 - the typing.Union spelling on purpose
 }
 
 #: Defaults of leaf fields that have one.
@@ -137,7 +137,7 @@ def build_type(spec: tuple) -> Any:
     if kind == "leaf":
         return LEAF_TYPES[spec[1]]
     if kind == "optional":
-        return Optional[build_type(spec[1])]
+        return Optional[build_type(spec[1])]  # noqa: UP045 - the typing.Optional spelling on purpose
     if kind == "list":
         return list[build_type(spec[1])]
     if kind == "generic":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from decimal import Decimal
-from typing import Annotated, Optional
+from typing import Annotated
 
 import pytest
 from invoice_models import GOLD, Invoice, LineItem, OpenInvoice, StrictInvoice
@@ -23,8 +23,8 @@ from pydantic_aligner import (
     KeyComparator,
     ValidationIssue,
     Weight,
-    aligned,
     align,
+    aligned,
     score,
 )
 from pydantic_aligner._inputs import Read, _accepts_prefer
@@ -409,7 +409,7 @@ def test_weights_and_comparators_of_the_model_apply_to_every_input_form():
     class Paper(BaseModel):
         title: Annotated[str, Weight(3)]
         year: int
-        venue: Optional[str] = None
+        venue: str | None = None
 
     gold = Paper(title="Attention", year=2017)
     expected = 0.75 + 0.25 * Aligner({"type": "integer"}).score(2017, 2018)
