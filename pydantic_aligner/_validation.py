@@ -350,7 +350,7 @@ class ModelReader:
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
             if ok:
                 return self.dump(result, side), []
-            data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "", errors)
+            data = _Lenient(side, issues, self._exclude_unset(side), json_mode, fuzzy=False).read(self.tp, value, "", errors)
         if issues and side == "gold":
             raise self.invalid_gold(issues)
         return data, issues
@@ -394,7 +394,8 @@ def _name(tp: Any) -> str:
 class _Lenient:
     """Reads an invalid value piece by piece: valid pieces coerced, invalid ones raw (with their errors)."""
 
-    def __init__(self, side: str, issues: list, exclude_unset: bool, json_mode: bool) -> None:
+    def __init__(self, side: str, issues: list, exclude_unset: bool, json_mode: bool, fuzzy: bool = True) -> None:
+        self.fuzzy = fuzzy  # whether any object of the type pairs keys fuzzily (else never checked again)
         self.side = side
         self.issues = issues
         self.exclude_unset = exclude_unset
@@ -439,7 +440,7 @@ class _Lenient:
     def read(self, tp: Any, value: Any, path: str, errors: list | None = None) -> Any:
         """``value`` read through ``tp`` as JSON data (``errors``: those of a failed whole validation, if known)."""
         if errors is None:
-            if has_fuzzy_keys(tp):
+            if self.fuzzy and has_fuzzy_keys(tp):
                 errors = []  # read piecewise: the objects with fuzzy keys keep the candidate's keys
             else:
                 ok, data, errors = self.try_whole(tp, value)
@@ -476,7 +477,7 @@ class _Lenient:
         if isinstance(bare, type) and isinstance(value, dict):
             spec = _fields(bare)
             if spec is not None:
-                return self._object(spec, value, path, errors, _fuzzy_keys(bare, meta))
+                return self._object(spec, value, path, errors, self.fuzzy and _fuzzy_keys(bare, meta))
         if origin in _SEQ_ORIGINS and isinstance(value, (list, tuple)) and len(args) == 1:
             return [self.read(args[0], x, f"{path}/{i}") for i, x in enumerate(value)]
         if origin is tuple and isinstance(value, (list, tuple)):
