@@ -2,7 +2,7 @@
 
 Run: python benchmarks/model_inputs.py [N] [SECONDS_PER_ROW]
 
-Rows (one process, best of several timed runs, pairs per second):
+Rows (one process, pairs per second, the best of seven runs interleaved across rows):
 
 * ``dict, JSON Schema`` - plain JSON data under the translated schema, no model work (the floor);
 * ``instance, Model`` - gold and candidate are model instances (dumped, never revalidated);
@@ -55,25 +55,30 @@ def make(n: int, shift: int = 0) -> Invoice:
     return Invoice(id=UUID(int=7), issued=date(2024, 3, 1), vendor="ACME GmbH", total=sum((x.amount for x in items), Decimal(0)), items=items)
 
 
-def rate(fn, seconds: float) -> float:
-    """Pairs per second: best of five runs of about ``seconds / 5`` each."""
+def calibrate(fn, seconds: float) -> int:
+    """Calls per timed run so that a run lasts about ``seconds``."""
     fn()
     n = 1
     while True:
         t = time.perf_counter()
         for _ in range(n):
             fn()
-        dt = time.perf_counter() - t
-        if dt > seconds / 10:
-            break
+        if time.perf_counter() - t > seconds:
+            return n
         n *= 2
-    best = float("inf")
-    for _ in range(5):
-        t = time.perf_counter()
-        for _ in range(n):
-            fn()
-        best = min(best, (time.perf_counter() - t) / n)
-    return 1.0 / best
+
+
+def rates(rows: list, seconds: float, rounds: int = 7) -> list[float]:
+    """Pairs per second of each row: the best run of each, rows interleaved round by round (robust to load drift)."""
+    counts = [calibrate(fn, seconds / rounds) for _, fn in rows]
+    best = [float("inf")] * len(rows)
+    for _ in range(rounds):
+        for i, ((_, fn), n) in enumerate(zip(rows, counts)):
+            t = time.perf_counter()
+            for _ in range(n):
+                fn()
+            best[i] = min(best[i], (time.perf_counter() - t) / n)
+    return [1.0 / b for b in best]
 
 
 def main() -> None:
@@ -97,13 +102,11 @@ def main() -> None:
         ("invalid dict, Model", lambda: by_model.score(gold, invalid)),
         ("validate+dump only", lambda: Invoice.model_validate(pred_dict).model_dump()),
     ]
-    print(f"invoice with {n} line items; pairs per second (best of 5), ratio = time per pair / floor")
+    print(f"invoice with {n} line items; pairs per second (best of 7 interleaved runs), ratio = time per pair / floor")
     print(f"{'row':<28} {'pairs/s':>10} {'ratio':>7}")
-    floor = None
-    for name, fn in rows:
-        r = rate(fn, seconds)
-        floor = floor or r
-        print(f"{name:<28} {r:>10,.0f} {floor / r:>7.2f}")
+    measured = rates(rows, seconds)
+    for (name, _), r in zip(rows, measured):
+        print(f"{name:<28} {r:>10,.0f} {measured[0] / r:>7.2f}")
 
 
 if __name__ == "__main__":

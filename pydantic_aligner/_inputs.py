@@ -183,7 +183,9 @@ def _jsonable(v: Any) -> Any:
                 out = list(v[:i])
             if out is not None:
                 out.append(y)
-        return v if out is None else out
+        if out is None:
+            return v if t is list else list(v)  # JSON has no tuples
+        return out
     if t is dict:
         changed = False
         new = {}
@@ -259,18 +261,39 @@ def dump_unset(m: BaseModel, side: str) -> Any:
     return to_jsonable(data, side)
 
 
+def placeholders(value: Any) -> Any:
+    """The ``exclude`` spec of the ``None`` placeholders of partial instances in ``value`` (``None`` if there are none)."""
+    return _value_exclude(value)
+
+
+_MODEL_TYPES: dict[type, bool] = {}
+
+
+def _is_model(t: type) -> bool:
+    hit = _MODEL_TYPES.get(t)
+    if hit is None:
+        hit = isinstance(t, type) and issubclass(t, BaseModel)
+        if len(_MODEL_TYPES) < 4096:
+            _MODEL_TYPES[t] = hit
+    return hit
+
+
 def _placeholders(m: BaseModel) -> dict | None:
     """The ``exclude`` spec of the ``None`` placeholders of a partial instance (``None`` for a complete one)."""
     cls = type(m)
-    if getattr(cls, "__pydantic_root_model__", False):
+    info = _CLASS_INFO.get(cls)
+    if info is None:
+        info = _class_info(cls)
+    root, no_none, nested = info
+    if root:
         return _value_exclude(m.__dict__.get("root"))
-    no_none, nested = _class_info(cls)
     values = m.__dict__
     spec: dict | None = None
-    for name in no_none:
-        if values.get(name, 0) is None:
-            spec = spec or {}
-            spec[name] = True
+    if None in values.values():  # a C-speed test first: most instances hold no None at all
+        for name in no_none:
+            if values.get(name, 0) is None:
+                spec = spec or {}
+                spec[name] = True
     for name in nested:
         v = values.get(name)
         if v is None or type(v) in _SCALARS:
@@ -282,12 +305,20 @@ def _placeholders(m: BaseModel) -> dict | None:
     return spec
 
 
-@functools.lru_cache(maxsize=1024)
-def _class_info(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """``(fields whose type does not admit None, fields whose value may hold model instances)`` of a model class."""
-    no_none = _no_none_fields(cls)
-    nested = tuple(name for name, fi in cls.model_fields.items() if _may_hold_models(fi.annotation))
-    return tuple(n for n in cls.model_fields if n in no_none), nested
+_CLASS_INFO: dict[type, tuple] = {}
+
+
+def _class_info(cls: type) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """``(root model?, fields whose type does not admit None, fields whose value may hold model instances)``."""
+    if getattr(cls, "__pydantic_root_model__", False):
+        info: tuple = (True, (), ())
+    else:
+        no_none = _no_none_fields(cls)
+        nested = tuple(name for name, fi in cls.model_fields.items() if _may_hold_models(fi.annotation))
+        info = (False, tuple(n for n in cls.model_fields if n in no_none), nested)
+    if len(_CLASS_INFO) < 4096:
+        _CLASS_INFO[cls] = info
+    return info
 
 
 def _may_hold_models(tp: Any, depth: int = 0) -> bool:
@@ -311,25 +342,39 @@ def _may_hold_models(tp: Any, depth: int = 0) -> bool:
     return True  # Any, TypeVar, forward references, aliases: look inside the value
 
 
+_CONTAINERS = (list, tuple, dict)
+
+
 def _value_exclude(v: Any) -> Any:
-    if isinstance(v, BaseModel):
+    t = type(v)
+    if t is list or t is tuple:
+        out = None
+        for i, x in enumerate(v):
+            tx = type(x)
+            if tx in _SCALARS:
+                continue
+            if tx in _CONTAINERS or _is_model(tx):
+                sub = _value_exclude(x)
+                if sub:
+                    out = out or {}
+                    out[i] = sub
+        return out
+    if t is dict:
+        out = None
+        for k, x in v.items():
+            tx = type(x)
+            if tx in _SCALARS:
+                continue
+            if tx in _CONTAINERS or _is_model(tx):
+                sub = _value_exclude(x)
+                if sub:
+                    out = out or {}
+                    out[k] = sub
+        return out
+    if _is_model(t):
         return _placeholders(v)
     if isinstance(v, (list, tuple)):
-        out = {}
-        for i, x in enumerate(v):
-            if isinstance(x, (BaseModel, list, tuple, dict)):
-                sub = _value_exclude(x)
-                if sub:
-                    out[i] = sub
-        return out or None
-    if isinstance(v, dict):
-        out = {}
-        for k, x in v.items():
-            if isinstance(x, (BaseModel, list, tuple, dict)):
-                sub = _value_exclude(x)
-                if sub:
-                    out[k] = sub
-        return out or None
+        return _value_exclude(list(v))
     return None
 
 

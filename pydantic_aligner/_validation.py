@@ -39,6 +39,8 @@ import pydantic_core
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._errors import DataError
+from ._inputs import json_key, placeholders, to_jsonable
+from ._shape import apply_shape, shape_of
 
 __all__ = ["ModelReader", "ValidationIssue"]
 
@@ -284,7 +286,7 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("adapter", "cls", "fill_defaults", "fuzzy", "tp")
+    __slots__ = ("adapter", "cls", "fill_defaults", "fuzzy", "shape", "tp")
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -294,24 +296,29 @@ class ModelReader:
         self.fill_defaults = fill_defaults
         # a model with fuzzy keys keeps the candidate's keys (no defaults filled, no extra dropped) at those objects
         self.fuzzy = has_fuzzy_keys(tp)
+        self.shape = shape_of(tp)
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
         return side == "pred" and not self.fill_defaults
 
-    def dump(self, validated: Any, side: str) -> Any:
-        """A validated value as plain JSON data."""
-        from ._inputs import to_jsonable
-
-        data = self.adapter.dump_python(
-            validated,
-            mode="python",
-            by_alias=True,
-            exclude_computed_fields=True,
-            exclude_unset=self._exclude_unset(side),
-            warnings=False,
-        )
-        return to_jsonable(data, side)
+    def dump(self, validated: Any, side: str, exclude: Any = None) -> Any:
+        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it."""
+        try:
+            data = self.adapter.dump_python(
+                validated,
+                mode="python",
+                by_alias=True,
+                exclude=exclude,
+                exclude_computed_fields=True,
+                exclude_unset=self._exclude_unset(side),
+                warnings=False,
+            )
+            return apply_shape(self.shape, data)
+        except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
+            raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
+        except RecursionError:
+            raise DataError(f"the {side} value is nested too deeply to read", "", side) from None
 
     def validate(self, value: Any, side: str, *, json_mode: bool) -> tuple[bool, Any, list]:
         """``(valid, validated value or None, Pydantic errors)``."""
@@ -327,20 +334,15 @@ class ModelReader:
 
     def read(self, value: Any, side: str, *, json_mode: bool = False, validated: tuple | None = None) -> tuple[Any, list[ValidationIssue]]:
         """``(JSON data, validation issues)`` of one input (not text: see :meth:`Aligner._prepare`)."""
-        from ._inputs import to_jsonable
-
         if self.cls is not None and isinstance(value, self.cls):
-            if type(value) is not self.cls:
-                # an instance of a subclass: the model sees its own fields only (as its serializer does)
-                try:
-                    return self.dump(value, side), []
-                except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
-                    pass
-            if self._exclude_unset(side) and isinstance(value, BaseModel):
-                from ._inputs import dump_unset
-
-                return dump_unset(value, side), []
-            return to_jsonable(value, side), []
+            # taken as it is (an instance of a subclass is seen through the model's fields, as its serializer does);
+            # a partial instance (model_construct) leaves out its None placeholders
+            return self.dump(value, side, placeholders(value) if isinstance(value, BaseModel) else None), []
+        if type(value) in (list, tuple) and value and isinstance(value[0], BaseModel):
+            ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
+            if ok:
+                return self.dump(result, side, placeholders(value) if result is value or list(result) == list(value) else None), []
+            validated = (ok, result, errors)
         if isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
             value = to_jsonable(value, side)  # an instance of another class: its data
         issues: list[ValidationIssue] = []
@@ -412,8 +414,6 @@ class _Lenient:
             self.issues.append(ValidationIssue(self.side, p, e["msg"], e["type"], e.get("input")))
 
     def raw(self, value: Any) -> Any:
-        from ._inputs import to_jsonable
-
         return to_jsonable(value, self.side)
 
     def try_whole(self, tp: Any, value: Any) -> tuple[bool, Any, list]:
@@ -430,8 +430,6 @@ class _Lenient:
         return True, self.dump(tp, v), []
 
     def dump(self, tp: Any, v: Any) -> Any:
-        from ._inputs import to_jsonable
-
         data = adapter(tp).dump_python(
             v, mode="python", by_alias=True, exclude_computed_fields=True, exclude_unset=self.exclude_unset, warnings=False
         )
@@ -486,8 +484,6 @@ class _Lenient:
             if args and len(args) == len(value) and () not in (args,):
                 return [self.read(t, x, f"{path}/{i}") for i, (t, x) in enumerate(zip(args, value))]
         if origin in _MAP_ORIGINS and isinstance(value, dict) and len(args) == 2:
-            from ._inputs import json_key
-
             out = {}
             kt, vt = args
             for k, x in value.items():

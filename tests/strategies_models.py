@@ -7,6 +7,8 @@ A *spec* is a hashable description of a type:
   a ``str``/``int`` ``Enum``, a ``Literal`` and ``Union[int, str]``;
 * ``("optional", spec)``: ``Optional[X] = None``;
 * ``("list", spec)``: ``list[X]`` (order-agnostic by default);
+* ``("set", leaf)``: ``set[X]`` of a hashable leaf; ``("tuple", spec)``: ``tuple[X, ...]``;
+* ``("dict", spec)``: ``dict[str, X]``;
 * ``("generic", leaf)``: a generic model ``Box[T]`` with ``item: T`` and ``more: list[T] = []``;
 * ``("model", ((name, spec, has_default), ...))``: a model with at least two fields.
 
@@ -114,14 +116,17 @@ def _field_list(children: st.SearchStrategy) -> st.SearchStrategy:
 def _extend(children: st.SearchStrategy) -> st.SearchStrategy:
     return st.one_of(
         children.map(lambda s: ("list", s)),
+        children.map(lambda s: ("tuple", s)),
+        children.map(lambda s: ("dict", s)),
         children.filter(lambda s: s[0] != "optional").map(lambda s: ("optional", s)),
         _field_list(children),
     )
 
 
 #: Specs of field types (leaves, optionals, lists, generic boxes, nested models).
+_HASHABLE = sorted(set(LEAF_TYPES) - {"float"})  # floats: -0.0 == 0.0 would merge set members
 field_specs = st.recursive(
-    st.one_of(_leaf_specs, _leaf_specs.map(lambda s: ("generic", s))),
+    st.one_of(_leaf_specs, _leaf_specs.map(lambda s: ("generic", s)), st.sampled_from(_HASHABLE).map(lambda n: ("set", ("leaf", n)))),
     _extend,
     max_leaves=6,
 )
@@ -140,6 +145,12 @@ def build_type(spec: tuple) -> Any:
         return Optional[build_type(spec[1])]  # noqa: UP045 - the typing.Optional spelling on purpose
     if kind == "list":
         return list[build_type(spec[1])]
+    if kind == "set":
+        return set[build_type(spec[1])]
+    if kind == "tuple":
+        return tuple[build_type(spec[1]), ...]
+    if kind == "dict":
+        return dict[str, build_type(spec[1])]
     if kind == "generic":
         return Box[build_type(spec[1])]
     cls = _CLASSES.get(spec)
@@ -151,8 +162,8 @@ def build_type(spec: tuple) -> Any:
                 fields[name] = (tp, None)
             elif has_default and sub[0] == "leaf":
                 fields[name] = (tp, LEAF_DEFAULTS[sub[1]])
-            elif has_default and sub[0] == "list":
-                fields[name] = (tp, [])
+            elif has_default and sub[0] in ("list", "set", "tuple", "dict"):
+                fields[name] = (tp, {"list": [], "set": set(), "tuple": (), "dict": {}}[sub[0]])
             else:
                 fields[name] = (tp, ...)
         cls = create_model(f"M{len(_CLASSES)}", **fields)
@@ -169,6 +180,12 @@ def values(spec: tuple) -> st.SearchStrategy:
         return st.one_of(st.none(), values(spec[1]))
     if kind == "list":
         return st.lists(values(spec[1]), max_size=3)
+    if kind == "set":
+        return st.sets(values(spec[1]), max_size=3)
+    if kind == "tuple":
+        return st.lists(values(spec[1]), max_size=3).map(tuple)
+    if kind == "dict":
+        return st.dictionaries(st.sampled_from(["k1", "k2", "k3"]), values(spec[1]), max_size=3)
     if kind == "generic":
         cls = build_type(spec)
         return st.builds(lambda item, more: cls(item=item, more=more), values(spec[1]), st.lists(values(spec[1]), max_size=2))
@@ -176,7 +193,7 @@ def values(spec: tuple) -> st.SearchStrategy:
     required = {}
     optional = {}
     for name, sub, has_default in spec[1]:
-        if sub[0] == "optional" or (has_default and sub[0] in ("leaf", "list")):
+        if sub[0] == "optional" or (has_default and sub[0] in ("leaf", "list", "set", "tuple", "dict")):
             optional[name] = values(sub)
         else:
             required[name] = values(sub)
@@ -211,9 +228,16 @@ def leaf_paths(spec: tuple, value: Any, path: str = "", in_object: bool = False)
         return [(path, spec[1], value)] if in_object else []
     if kind == "optional":
         return leaf_paths(spec[1], value, path, in_object)
-    if kind == "list":
+    if kind in ("list", "tuple"):
         for i, x in enumerate(value):
             out += leaf_paths(spec[1], x, f"{path}/{i}", False)
+        return out
+    if kind == "set":
+        return out  # bare items
+    if kind == "dict":
+        # a value is an object field; a one-key dict in a list would lose its pairing when its only value changes
+        for k, x in value.items():
+            out += leaf_paths(spec[1], x, f"{path}/{k}", in_object or len(value) > 1)
         return out
     if kind == "generic":
         out += leaf_paths(spec[1], value.item, f"{path}/item", True)
@@ -252,7 +276,14 @@ def set_path(data: Any, path: str, new: Any) -> Any:
     """A copy of the Python dump ``data`` with the value at the JSON pointer ``path`` replaced."""
     import copy
 
-    data = copy.deepcopy(data)
+    def thaw(v: Any) -> Any:  # tuples (as model_dump writes them) become lists, so they can be changed
+        if isinstance(v, (list, tuple)):
+            return [thaw(x) for x in v]
+        if isinstance(v, dict):
+            return {k: thaw(x) for k, x in v.items()}
+        return copy.copy(v)
+
+    data = thaw(data)
     parts = path.split("/")[1:]
     node = data
     for p in parts[:-1]:

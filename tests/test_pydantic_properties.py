@@ -163,3 +163,18 @@ def test_every_entry_point_gives_the_same_number(drawn, data):
         got = doors(cls, gold, pred)
         expected = got["Aligner(Model).score"]
         assert all(v == expected for v in got.values()), json.dumps(got, indent=1)
+
+
+@SETTINGS
+@given(instances())
+def test_the_fast_dump_equals_the_generic_conversion(drawn):
+    """The shape-guided reading of instances and validated data gives exactly the generic JSON conversion."""
+    from pydantic_aligner._inputs import to_jsonable
+
+    _spec, cls, gold = drawn
+    reader = Aligner(cls)._reader
+    expected = to_jsonable(gold)
+    assert reader.read(gold, "gold") == (expected, [])
+    assert reader.read(gold.model_dump(), "pred") == (expected, [])
+    assert reader.read(gold.model_dump_json(), "pred", json_mode=True) == (expected, [])
+    assert json.loads(json.dumps(expected)) == expected  # plain JSON data all the way down
