@@ -394,8 +394,10 @@ def align(gold: Any, pred: Any, schema: Any = None, **options: Any) -> Alignment
     """Align ``pred`` against ``gold`` under ``schema`` (inferred from the gold when ``None``).
 
     ``schema`` may be a JSON Schema dict, a Pydantic model class, or an
-    :class:`Aligner`. ``options`` are the :class:`Aligner` options. Compiled
-    schemas are cached, so calling this in a loop is cheap.
+    :class:`Aligner`; without it, a model instance on either side makes its
+    model the schema (and the model reads both inputs). ``options`` are the
+    :class:`Aligner` options. Compiled schemas are cached, so calling this in
+    a loop is cheap.
 
     >>> from pydantic_aligner import align
     >>> r = align({"name": "Alice", "age": 30}, {"name": "Alicia", "age": 29})

@@ -509,3 +509,20 @@ def test_lists_of_instances_and_subclass_instances_without_schema():
     assert score(items[0], Extended(description="a", amount=Decimal(1)), LineItem) == 1.0
     # options reach the model's aligner when the schema comes from an instance
     assert score(items[0], {"description": "a", "amount": 1}, fill_defaults=False) < 1.0
+
+
+def test_a_fuzzy_key_comparator_on_one_use_of_a_model():
+    class Person(BaseModel):
+        first_name: str
+        age: int
+
+    class Team(BaseModel):
+        lead: Annotated[Person, KeyComparator("jaro", threshold=0.8)]
+        members: list[Person] = []
+
+    gold = Team(lead=Person(first_name="Ann", age=30), members=[Person(first_name="Bo", age=4)])
+    r = align(gold, {"lead": {"firstname": "Ann", "age": "30"}, "members": [{"first_name": "Bo", "age": "4"}]}, Team)
+    assert r.score == 1.0  # the lead's misspelt key pairs; the members' keys stay exact and are coerced
+    assert r.pred["lead"] == {"firstname": "Ann", "age": 30}
+    r = align(gold, {"lead": {"first_name": "Ann", "age": 30}, "members": [{"firstname": "Bo", "age": 4}]}, Team)
+    assert r.score < 1.0 and [e.path for e in r.validation_errors] == ["/members/0/first_name"]
