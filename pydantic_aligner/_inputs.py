@@ -249,18 +249,6 @@ def _dump_model(m: BaseModel) -> Any:
     return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_computed_fields=True)
 
 
-def dump_unset(m: BaseModel, side: str) -> Any:
-    """``m`` as JSON data without the fields it never set (``fill_defaults=False``: the model must say it)."""
-    spec = _placeholders(m)
-    try:
-        data = m.model_dump(
-            mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_unset=True, exclude_computed_fields=True
-        )
-    except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
-        raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
-    return to_jsonable(data, side)
-
-
 def placeholders(value: Any) -> Any:
     """The ``exclude`` spec of the ``None`` placeholders of partial instances in ``value`` (``None`` if there are none)."""
     return _value_exclude(value)
