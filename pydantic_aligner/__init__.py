@@ -9,7 +9,7 @@ declares, and say what to fix.
 0.9833333333333334
 """
 
-from ._aligner import Aligner, align, score
+from ._aligner import Aligner, Reading, align, score
 from ._alignment import Alignment
 from ._attribution import AttributionEntry, AttributionResult
 from ._comparators import ScoreContext, context_comparator, register_comparator
@@ -50,6 +50,7 @@ from ._templates import (
 )
 from ._translate import to_json_schema
 from ._tree import Match, Row
+from ._validation import ValidationIssue
 from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
 
 __all__ = [
@@ -91,6 +92,7 @@ __all__ = [
     "PrefixImportance",
     "PrefixWeights",
     "Problem",
+    "Reading",
     "Ref",
     "RestImportance",
     "Revision",
@@ -100,6 +102,7 @@ __all__ = [
     "ScoreContext",
     "ScoreTable",
     "SeverityRules",
+    "ValidationIssue",
     "ValueImportance",
     "Weight",
     "When",

@@ -6,7 +6,7 @@ import functools
 import json
 import math
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._alignment import Alignment
 from ._comparators import check_custom_comparators, registry_version
@@ -15,11 +15,11 @@ from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
 from ._errors import DataError, ParseError, SchemaError
-from ._inputs import to_jsonable
-from ._plan import KIND_STRING
+from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable
+from ._plan import KIND_STRING, kind_of
 from ._tree import Match
 
-__all__ = ["Aligner", "align", "score"]
+__all__ = ["Aligner", "Reading", "align", "score"]
 
 _ID_DISAMBIGUATION = ("none", "wl")
 _WL_INTEGRATION = ("tie_break", "blend")
@@ -28,6 +28,30 @@ _CONFIDENCE_METHODS = ("margin", "entropy")
 
 def _is_model_type(obj: Any) -> bool:
     return isinstance(obj, type) or type(obj).__module__ in ("typing", "types", "typing_extensions")
+
+
+def _instance_model(value: Any) -> Any:
+    """The Pydantic model of ``value``: its class for a model instance, ``list[Model]`` for a non-empty list of
+    instances of one model, else ``None`` (plain data never imports Pydantic)."""
+    t = type(value)
+    if t is list and value:
+        first = type(value[0])
+        if first in (dict, list, str, int, float, bool, type(None)) or _instance_model(value[0]) is not first:
+            return None
+        return list[first] if all(type(x) is first for x in value) else None
+    if t in (dict, list, str, int, float, bool, type(None), bytes):
+        return None
+    from pydantic import BaseModel
+
+    return t if isinstance(value, BaseModel) else None
+
+
+class Reading(NamedTuple):
+    """An input as :meth:`Aligner.read` reads it: plain JSON ``value``, how text was ``read``, and ``validation_errors``."""
+
+    value: Any
+    read: Read
+    validation_errors: tuple
 
 
 class Aligner:
@@ -52,6 +76,17 @@ class Aligner:
     (:class:`~pydantic_aligner.outcomes.SeverityRules`, a mapping, or a
     ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
 
+    With a Pydantic model (or any type Pydantic can validate), gold and
+    candidate are read through the model first, as Pydantic reads them: dicts
+    as ``model_validate`` does, text as ``model_validate_json`` does, instances
+    as they are; so whatever the model validates to an instance equal to the
+    gold scores 1.0 (lax coercions, defaults of omitted fields, extra keys
+    the model ignores). ``fill_defaults=False`` leaves the fields a candidate
+    omits missing instead ("the model must say it"). A candidate that does not
+    validate is read field by field and keeps its credit; what the model
+    rejected is in ``Alignment.validation_errors``. With ``schema=None``, a
+    model instance on either side makes its model the schema.
+
     >>> from pydantic_aligner import Aligner
     >>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
     >>> aligner = Aligner(schema)
@@ -60,9 +95,13 @@ class Aligner:
     """
 
     __slots__ = (
+        "_delegates",
+        "_kwargs",
+        "_reader",
         "_referential",
         "_validator",
         "comparators",
+        "fill_defaults",
         "lenient",
         "model",
         "options",
@@ -88,7 +127,24 @@ class Aligner:
         confidence_entropy_temperature: float = 8.0,
         lenient: bool = False,
         severity: Any = None,
+        fill_defaults: bool = True,
     ) -> None:
+        self._kwargs = {
+            "id_disambiguation": id_disambiguation,
+            "wl_integration": wl_integration,
+            "wl_blend_lambda": wl_blend_lambda,
+            "wl_rounds": wl_rounds,
+            "strict": strict,
+            "comparators": comparators,
+            "warn_on_ambiguous_mapping": warn_on_ambiguous_mapping,
+            "compute_confidence": compute_confidence,
+            "confidence_method": confidence_method,
+            "confidence_entropy_temperature": confidence_entropy_temperature,
+            "lenient": lenient,
+            "fill_defaults": fill_defaults,
+            "severity": severity,
+        }
+        self._delegates: dict = {}
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
         if wl_integration not in _WL_INTEGRATION:
@@ -105,11 +161,13 @@ class Aligner:
             math.isfinite(confidence_entropy_temperature) and confidence_entropy_temperature > 0
         ):
             raise SchemaError(f"confidence_entropy_temperature must be a finite number > 0, got {confidence_entropy_temperature!r}")
-        for name, flag in (("strict", strict), ("lenient", lenient)):
+        for name, flag in (("strict", strict), ("lenient", lenient), ("fill_defaults", fill_defaults)):
             if not isinstance(flag, bool):
                 raise SchemaError(f"{name} must be True or False, got {flag!r}")
         self.lenient = lenient
+        self.fill_defaults = fill_defaults
         self.model = None
+        self._reader = None
         if schema is not None and not isinstance(schema, (dict, bool)) and _is_model_type(schema):
             from ._lint import lint_type
             from ._translate import to_json_schema
@@ -117,6 +175,9 @@ class Aligner:
             lint_type(schema, comparators)
             self.model = schema
             schema = to_json_schema(schema)
+            from ._validation import ModelReader
+
+            self._reader = ModelReader(self.model, fill_defaults=fill_defaults)
         self.schema = schema
         self.comparators = check_custom_comparators(comparators)
         self.plan = compile_schema(schema, self.comparators)
@@ -174,31 +235,81 @@ class Aligner:
         """
         return self._align(gold, pred, tree=False)
 
+    def read(self, value: Any, side: str = "pred") -> Reading:
+        """``value`` read as :meth:`align` reads it, as plain JSON data, without scoring.
+
+        Text is parsed (fences, prose, truncation; the JSON value that validates
+        against the model is preferred), and with a Pydantic model the value is
+        read through the model (coercions, defaults, ``extra`` policy). Returns
+        a :class:`Reading`: ``value``, ``read`` (how text was read) and
+        ``validation_errors``. Unreadable text raises :class:`ParseError`.
+        Use it to read several candidates the same way before combining them.
+
+        >>> from pydantic import BaseModel
+        >>> from pydantic_aligner import Aligner
+        >>> class Item(BaseModel):
+        ...     n: int
+        ...     note: str = ""
+        >>> Aligner(Item).read('Sure: {"n": "3"}')
+        Reading(value={'n': 3, 'note': ''}, read=Read(['extracted'], valid=True), validation_errors=())
+        """
+        if side not in ("gold", "pred"):
+            raise ValueError(f"side must be 'gold' or 'pred', got {side!r}")
+        if self.schema is None and self.model is None:
+            model = _instance_model(value)
+            if model is not None:
+                return self._for_model(model).read(value, side)
+        data, read, issues = self._prepare(value, side, None)
+        return Reading(to_jsonable(data, side), read, tuple(issues))
+
     # ------------------------------------------------------------------
     def _align(self, gold: Any, pred: Any, *, tree: bool) -> Any:
-        gold, _ = self._prepare(gold, "gold", pred)
+        if self.schema is None and self.model is None:
+            model = _instance_model(gold) or _instance_model(pred)
+            if model is not None:  # no schema given: the model of an instance is the schema
+                return self._for_model(model)._align(gold, pred, tree=tree)
+        gold, _, issues = self._prepare(gold, "gold", pred)
         try:
-            pred, read = self._prepare(pred, "pred", gold)
+            pred, read, pred_issues = self._prepare(pred, "pred", gold)
         except ParseError as e:
             if not self.lenient:
                 raise
             root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
             problem = Problem("pred", "", f"unreadable: {e}")
-            result = Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=frozenset({"unreadable"}), aligner=self)
+            result = Alignment(
+                0.0, root, problems=[problem], gold=gold, pred=pred, read=Read({"unreadable"}), aligner=self, validation_errors=issues
+            )
             return result if tree else 0.0
+        if pred_issues:
+            issues = issues + pred_issues
         if self._validator is not None:
             invalid = self._strict_check(gold, pred)
             if invalid is not None:
                 root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
-                result = Alignment(0.0, root, problems=invalid, gold=gold, pred=pred, read=read, aligner=self)
+                result = Alignment(0.0, root, problems=invalid, gold=gold, pred=pred, read=read, aligner=self, validation_errors=issues)
                 return result if tree else 0.0
         try:
-            return self._run(gold, pred, read, tree)
+            return self._run(gold, pred, read, tree, issues)
         except UnsupportedValue:
             # a value with no JSON type (Decimal, datetime, a nested model, ...): convert both sides once, retry
-            return self._run(to_jsonable(gold, "gold"), to_jsonable(pred, "pred"), read, tree)
+            return self._run(to_jsonable(gold, "gold"), to_jsonable(pred, "pred"), read, tree, issues)
 
-    def _run(self, gold: Any, pred: Any, read: frozenset[str], tree: bool) -> Any:
+    def _for_model(self, model: Any) -> Aligner:
+        """The Aligner for ``model`` with this one's options (cached)."""
+        a = self._delegates.get(model)
+        if a is None:
+            okey = tuple(sorted(self._kwargs.items()))
+            try:
+                hash(okey)
+            except TypeError:
+                a = Aligner(model, **self._kwargs)
+            else:
+                a = _cached_model_aligner(model, okey, registry_version())
+            if len(self._delegates) < 64:
+                self._delegates[model] = a
+        return a
+
+    def _run(self, gold: Any, pred: Any, read: Read, tree: bool, issues: list | tuple = ()) -> Any:
         ctx = Ctx(gold, pred)
         if tree and self.options["compute_confidence"]:
             ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
@@ -210,7 +321,17 @@ class Aligner:
             root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
         except RecursionError:
             raise DataError("the document is nested too deeply to align", "") from None
-        return Alignment(root.score, root, mappings=ctx.mappings, problems=ctx.problems, gold=gold, pred=pred, read=read, aligner=self)
+        return Alignment(
+            root.score,
+            root,
+            mappings=ctx.mappings,
+            problems=ctx.problems,
+            gold=gold,
+            pred=pred,
+            read=read,
+            aligner=self,
+            validation_errors=list(issues),
+        )
 
     def _root_accepts_string(self) -> bool | None:
         root = self.plan.root
@@ -220,15 +341,31 @@ class Aligner:
             return None
         return KIND_STRING in root.kinds
 
-    def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, frozenset[str]]:
-        from ._inputs import to_json
-
-        if type(value) is dict or type(value) is list:
-            return value, frozenset()  # plain data; anything without a JSON type is converted on demand
-        accepts = self._root_accepts_string()
-        if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
-            return value, frozenset()
-        return to_json(value, side)
+    def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, Read, list]:
+        """``(JSON data, how text was read, validation issues)`` of one input."""
+        reader = self._reader
+        if reader is None:
+            if type(value) is dict or type(value) is list:
+                return value, NOT_READ, []  # plain data; anything without a JSON type is converted on demand
+            accepts = self._root_accepts_string()
+            if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
+                return value, NOT_READ, []
+            prefer = None
+            if side == "pred" and isinstance(value, (str, bytes, bytearray)):
+                want = kind_of(other)
+                if want is not None:
+                    prefer = lambda v: kind_of(v) == want
+            data, read = to_json(value, side, prefer)
+            return data, read, []
+        if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
+            memo: dict = {}
+            data, read = read_text(value, side, reader.accepts(memo))
+            hit = memo.get(id(data))
+            validated = hit[1] if hit is not None and hit[0] is data else None
+            data, issues = reader.read(data, side, json_mode=True, validated=validated)
+            return data, read.with_valid(not issues), issues
+        data, issues = reader.read(value, side)
+        return data, NOT_READ, issues
 
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
         errors = sorted(self._validator.iter_errors(gold), key=lambda e: list(e.absolute_path))
@@ -303,8 +440,10 @@ def align(gold: Any, pred: Any, schema: Any = None, **options: Any) -> Alignment
     """Align ``pred`` against ``gold`` under ``schema`` (inferred from the gold when ``None``).
 
     ``schema`` may be a JSON Schema dict, a Pydantic model class, or an
-    :class:`Aligner`. ``options`` are the :class:`Aligner` options. Compiled
-    schemas are cached, so calling this in a loop is cheap.
+    :class:`Aligner`; without it, a model instance on either side makes its
+    model the schema (and the model reads both inputs). ``options`` are the
+    :class:`Aligner` options. Compiled schemas are cached, so calling this in
+    a loop is cheap.
 
     >>> from pydantic_aligner import align
     >>> r = align({"name": "Alice", "age": 30}, {"name": "Alicia", "age": 29})

@@ -21,8 +21,14 @@ class Alignment:
     ``mappings`` is ``{scope: {gold_id: candidate_id or None}}`` for schemas
     with ``idScope``; ``problems`` lists what in the data does not fit the
     schema (scored anyway, never fatal); ``read`` says how candidate text was
-    read (empty unless the candidate was text: ``{"extracted", "truncated",
-    "repaired"}``). ``float(alignment)`` is the score.
+    read: a :class:`~pydantic_aligner._inputs.Read`, a frozenset of flags
+    (empty unless the candidate was text: ``{"extracted", "truncated",
+    "repaired", "reasoning"}``) that also says which JSON value in the text
+    was taken (``read.span``, ``read.found``) and whether it validated against
+    the model (``read.valid``); ``validation_errors`` lists what a Pydantic
+    model rejected in either input (:class:`ValidationIssue`: side, path,
+    Pydantic's message; empty without a model). ``float(alignment)`` is the
+    score.
 
     >>> from pydantic_aligner import align
     >>> r = align({"a": 1, "b": "x"}, {"a": 2, "b": "x"})
@@ -32,7 +38,7 @@ class Alignment:
     [('/a', 0.5), ('/b', 1.0)]
     """
 
-    __slots__ = ("_extra", "aligner", "gold", "mappings", "pred", "problems", "read", "root", "score")
+    __slots__ = ("_extra", "aligner", "gold", "mappings", "pred", "problems", "read", "root", "score", "validation_errors")
 
     def __init__(
         self,
@@ -45,6 +51,7 @@ class Alignment:
         pred: Any = None,
         read: frozenset[str] = frozenset(),
         aligner: Aligner | None = None,
+        validation_errors: list | None = None,
     ) -> None:
         self.score = score
         self.root = root
@@ -54,6 +61,7 @@ class Alignment:
         self.pred = pred
         self.read = read
         self.aligner = aligner
+        self.validation_errors = validation_errors or []
         self._extra: dict = {}
 
     def __float__(self) -> float:

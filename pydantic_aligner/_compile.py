@@ -140,7 +140,9 @@ def _build_any() -> Pos:
     pos.any = True
     jaro = resolve_comparator("jaro", KIND_STRING, {})
     obj = ObjHandler()
-    obj.key_cmp = jaro
+    # keys are field names: compared exactly where the schema says nothing (D11); keyScore makes them fuzzy
+    obj.key_cmp = resolve_comparator("exact", KIND_STRING, {})
+    obj.key_exact = True
     obj.extra = pos
     arr = ArrHandler()
     arr.items = pos

@@ -293,6 +293,7 @@ def feedback(
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
     tables = _table_leaves(alignment, chosen) if textual else {}
+    defaults = _Defaults(alignment) if textual else None
     entries: list[FeedbackEntry] = []
     lines: list[str] = []
     selected_ops: list[Repair] = []
@@ -312,6 +313,8 @@ def feedback(
                     text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{o.kind}"], fields)
                 elif o.gold_path in tables and o.kind in _TABLE_OPS:
                     text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
+                elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
+                    text = _render(tpl["feedback.op.key_add.default"], fields)
                 else:
                     text = _render(tpl[f"feedback.op.{o.kind}"], fields)
                 if text:
@@ -343,7 +346,61 @@ def feedback(
     if diag_lines:
         head = _render(tpl["feedback.diagnostics.intro"], {})
         text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
+    text += _invalid_lines(alignment, tpl) + _read_lines(alignment, tpl)
     return FeedbackResult(score, text, tuple(entries), style, truncated, n_total_ops, breakdown)
+
+
+def _invalid_lines(alignment: Alignment, tpl: dict) -> str:
+    """What the model rejected in the prediction (``Alignment.validation_errors``), one line each."""
+    issues = [i for i in getattr(alignment, "validation_errors", ()) if i.side == "pred"]
+    lines = []
+    for i in issues:
+        f = {"path": display_path(i.path), "message": i.message, "input": format_value(i.input), "type": i.type}
+        line = _render(tpl["feedback.invalid.missing" if i.type == "missing" else "feedback.invalid.item"], f)
+        if line:
+            lines.append(line)
+    if not lines:
+        return ""
+    head = _render(tpl["feedback.invalid.intro"], {})
+    return ("\n" + head if head else "") + "\n" + "\n".join(lines)
+
+
+def _read_lines(alignment: Alignment, tpl: dict) -> str:
+    """Notes on how the prediction text was read: truncated, repaired, one of several JSON values."""
+    read = alignment.read
+    lines = []
+    if "truncated" in read:
+        lines.append(_render(tpl["feedback.read.truncated"], {}))
+    if "repaired" in read:
+        lines.append(_render(tpl["feedback.read.repaired"], {}))
+    found, span = getattr(read, "found", None), getattr(read, "span", None)
+    if found is not None and found > 1 and span is not None:
+        lines.append(_render(tpl["feedback.read.several"], {"found": found, "start": span[0], "end": span[1]}))
+    lines = [x for x in lines if x]
+    return "\n\n" + "\n".join(lines) if lines else ""
+
+
+class _Defaults:
+    """Whether a missing key is a model field whose gold value is the field's default (its schema says ``default``)."""
+
+    def __init__(self, alignment: Alignment) -> None:
+        aligner = alignment.aligner
+        self.schema = aligner.schema if aligner is not None and aligner.model is not None else None
+        self.nodes: dict | None = None
+        self.alignment = alignment
+
+    def is_default(self, op: Repair) -> bool:
+        if self.schema is None or op.gold_path is None:
+            return False
+        if self.nodes is None:
+            self.nodes = {n.gold_path: n for n in self.alignment.walk() if n.kind == "missing"}
+        node = self.nodes.get(op.gold_path)
+        pos = getattr(node, "pos", None)
+        raw = _raw_schema(self.schema, pos.path) if pos is not None else None
+        if not isinstance(raw, dict) or "default" not in raw:
+            return False
+        d = raw["default"]
+        return d == op.gold and type(d) is type(op.gold)
 
 
 # ---------------------------------------------------------------------------

@@ -23,6 +23,7 @@ and text all take the same scoring path:
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import decimal
 import enum
 import functools
@@ -30,6 +31,7 @@ import json
 import numbers
 import types
 import typing
+import uuid
 from typing import Any
 
 import pydantic_core
@@ -38,28 +40,107 @@ from pydantic import BaseModel, TypeAdapter
 from ._errors import DataError, ParseError
 from ._parse import parse_json_text
 
-__all__ = ["to_json", "to_jsonable"]
+__all__ = ["Read", "to_json", "to_jsonable"]
 
 _SCALARS = (str, int, float, bool, type(None))
 _UNIONS = (typing.Union, types.UnionType)
 
 
-def to_json(value: Any, side: str) -> tuple[Any, frozenset[str]]:
-    """``(JSON value, read flags)`` for a gold or candidate input.
+class Read(frozenset):
+    """How a text input was read: its flags, and which JSON value in the text was taken.
+
+    A ``frozenset`` of flags (``"extracted"``, ``"truncated"``, ``"repaired"``,
+    ``"reasoning"``, ``"unreadable"``; empty for data and for plain JSON text),
+    so ``"truncated" in alignment.read`` and ``alignment.read == frozenset()``
+    work, plus:
+
+    * ``span``: ``(start, end)`` character offsets of the value taken in the
+      text, or ``None`` (not text, or the reader did not say);
+    * ``found``: how many JSON values the reader found in the text (``None``
+      when unknown);
+    * ``valid``: whether the value taken validates against the model
+      (``None`` without a model).
+
+    >>> from pydantic_aligner._inputs import Read
+    >>> r = Read({"extracted"}, span=(8, 16), found=2, valid=True)
+    >>> sorted(r), r.span, r.found, r.valid, r == frozenset({"extracted"})
+    (['extracted'], (8, 16), 2, True, True)
+    """
+
+    __slots__ = ("found", "span", "valid")
+
+    def __new__(cls, flags: Any = (), *, span: tuple[int, int] | None = None, found: int | None = None, valid: bool | None = None) -> Read:
+        obj = super().__new__(cls, flags)
+        obj.span = span
+        obj.found = found
+        obj.valid = valid
+        return obj
+
+    def __repr__(self) -> str:
+        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("span", "found", "valid") if getattr(self, k) is not None)
+        return f"Read({sorted(self)!r}{extra})"
+
+    def __reduce__(self) -> Any:
+        return (_make_read, (frozenset(self), self.span, self.found, self.valid))
+
+    def with_valid(self, valid: bool | None) -> Read:
+        """A copy with ``valid`` set."""
+        return Read(self, span=self.span, found=self.found, valid=valid)
+
+
+def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
+    return Read(flags, span=span, found=found, valid=valid)
+
+
+NOT_READ = Read()
+
+_PREFER_OK: dict = {}
+
+
+def _accepts_prefer() -> bool:
+    """Whether :func:`parse_json_text` takes ``prefer=`` (the text reader gained it with the reasoning-block work)."""
+    ok = _PREFER_OK.get(parse_json_text)
+    if ok is None:
+        import inspect
+
+        try:
+            ok = "prefer" in inspect.signature(parse_json_text).parameters
+        except (TypeError, ValueError):  # pragma: no cover
+            ok = False
+        _PREFER_OK[parse_json_text] = ok
+    return ok
+
+
+def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values."""
+    try:
+        if prefer is not None and _accepts_prefer():
+            parsed = parse_json_text(value, prefer=prefer)
+        else:
+            parsed = parse_json_text(value)
+    except ParseError as e:
+        if side == "gold":
+            raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
+        raise
+    span = getattr(parsed, "span", None)
+    if span is None and getattr(parsed, "start", None) is not None:
+        span = (parsed.start, getattr(parsed, "end", None))
+    counts = (getattr(parsed, n, None) for n in ("found", "count", "n_found", "candidates"))
+    found = next((c for c in counts if isinstance(c, int) and not isinstance(c, bool)), None)
+    return parsed.value, Read(parsed.flags, span=tuple(span) if span is not None else None, found=found)
+
+
+def to_json(value: Any, side: str, prefer: Any = None) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` for a gold or candidate input.
 
     >>> from pydantic_aligner._inputs import to_json
-    >>> to_json('```json\\n{"a": 1}\\n```', "pred")
-    ({'a': 1}, frozenset({'extracted'}))
+    >>> value, read = to_json('```json\\n{"a": 1}\\n```', "pred")
+    >>> value, sorted(read)
+    ({'a': 1}, ['extracted'])
     """
     if isinstance(value, (str, bytes, bytearray)):
-        try:
-            parsed = parse_json_text(value)
-        except ParseError as e:
-            if side == "gold":
-                raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
-            raise
-        return parsed.value, parsed.flags
-    return to_jsonable(value, side), frozenset()
+        return read_text(value, side, prefer)
+    return to_jsonable(value, side), NOT_READ
 
 
 def to_jsonable(value: Any, side: str = "gold") -> Any:
@@ -91,6 +172,9 @@ def _jsonable(v: Any) -> Any:
     t = type(v)
     if t in _SCALARS:
         return v
+    conv = _LEAVES.get(t)
+    if conv is not None:
+        return conv(v)
     if t is list or t is tuple:
         out = None
         for i, x in enumerate(v):
@@ -99,7 +183,9 @@ def _jsonable(v: Any) -> Any:
                 out = list(v[:i])
             if out is not None:
                 out.append(y)
-        return v if out is None else out
+        if out is None:
+            return v if t is list else list(v)  # JSON has no tuples
+        return out
     if t is dict:
         changed = False
         new = {}
@@ -135,9 +221,18 @@ def _jsonable(v: Any) -> Any:
     return _jsonable(pydantic_core.to_jsonable_python(v))
 
 
+#: exact leaf types with a cheap JSON form (the common ones of validated models)
+_LEAVES: dict[type, Any] = {decimal.Decimal: float, uuid.UUID: str, datetime.date: datetime.date.isoformat}
+
+
 def _key(k: Any) -> str:
     k = _jsonable(k)
     return k if isinstance(k, str) else json.dumps(k)
+
+
+def json_key(k: Any) -> str:
+    """A dict key as a JSON object key (strings kept; enums, numbers, ... converted)."""
+    return k if type(k) is str else _key(k)
 
 
 @functools.lru_cache(maxsize=256)
@@ -150,52 +245,124 @@ def _adapter(cls: type) -> TypeAdapter:
 
 
 def _dump_model(m: BaseModel) -> Any:
-    spec = _model_exclude(m)
-    return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None)
+    spec = _placeholders(m)
+    return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_computed_fields=True)
 
 
-def _model_exclude(m: BaseModel) -> dict | None:
+def placeholders(value: Any) -> Any:
+    """The ``exclude`` spec of the ``None`` placeholders of partial instances in ``value`` (``None`` if there are none)."""
+    return _value_exclude(value)
+
+
+_MODEL_TYPES: dict[type, bool] = {}
+
+
+def _is_model(t: type) -> bool:
+    hit = _MODEL_TYPES.get(t)
+    if hit is None:
+        hit = isinstance(t, type) and issubclass(t, BaseModel)
+        if len(_MODEL_TYPES) < 4096:
+            _MODEL_TYPES[t] = hit
+    return hit
+
+
+def _placeholders(m: BaseModel) -> dict | None:
+    """The ``exclude`` spec of the ``None`` placeholders of a partial instance (``None`` for a complete one)."""
     cls = type(m)
-    if getattr(cls, "__pydantic_root_model__", False):
+    info = _CLASS_INFO.get(cls)
+    if info is None:
+        info = _class_info(cls)
+    root, no_none, nested = info
+    if root:
         return _value_exclude(m.__dict__.get("root"))
-    spec: dict = {}
     values = m.__dict__
-    placeholders = _no_none_fields(cls)
-    for name in cls.model_fields:
-        if name not in values:
-            continue  # never set (model_construct): model_dump leaves it out
-        v = values[name]
-        if v is None:
-            if name in placeholders:
+    spec: dict | None = None
+    if None in values.values():  # a C-speed test first: most instances hold no None at all
+        for name in no_none:
+            if values.get(name, 0) is None:
+                spec = spec or {}
                 spec[name] = True
+    for name in nested:
+        v = values.get(name)
+        if v is None or type(v) in _SCALARS:
             continue
         sub = _value_exclude(v)
-        if sub:
+        if sub and not (spec and name in spec):
+            spec = spec or {}
             spec[name] = sub
-    for name in cls.model_computed_fields:
-        spec[name] = True
-    return spec or None
+    return spec
+
+
+_CLASS_INFO: dict[type, tuple] = {}
+
+
+def _class_info(cls: type) -> tuple[bool, tuple[str, ...], tuple[str, ...]]:
+    """``(root model?, fields whose type does not admit None, fields whose value may hold model instances)``."""
+    if getattr(cls, "__pydantic_root_model__", False):
+        info: tuple = (True, (), ())
+    else:
+        no_none = _no_none_fields(cls)
+        nested = tuple(name for name, fi in cls.model_fields.items() if _may_hold_models(fi.annotation))
+        info = (False, tuple(n for n in cls.model_fields if n in no_none), nested)
+    if len(_CLASS_INFO) < 4096:
+        _CLASS_INFO[cls] = info
+    return info
+
+
+def _may_hold_models(tp: Any, depth: int = 0) -> bool:
+    """Whether a value of type ``tp`` may contain model instances (conservative: unknown types may)."""
+    if depth > 32:
+        return True
+    if tp in _SCALARS or tp in _LEAVES or tp in (datetime.datetime, datetime.time, datetime.timedelta, bytes):
+        return False
+    if isinstance(tp, type):
+        if issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp):
+            return True
+        if issubclass(tp, (enum.Enum, str, int, float, decimal.Decimal)):
+            return False
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _may_hold_models(typing.get_args(tp)[0], depth + 1)
+    if origin is typing.Literal:
+        return False
+    if origin is not None:
+        return any(_may_hold_models(a, depth + 1) for a in typing.get_args(tp) if a is not Ellipsis)
+    return True  # Any, TypeVar, forward references, aliases: look inside the value
+
+
+_CONTAINERS = (list, tuple, dict)
 
 
 def _value_exclude(v: Any) -> Any:
-    if isinstance(v, BaseModel):
-        return _model_exclude(v)
-    if isinstance(v, (list, tuple)):
-        out = {}
+    t = type(v)
+    if t is list or t is tuple:
+        out = None
         for i, x in enumerate(v):
-            if isinstance(x, (BaseModel, list, tuple, dict)):
+            tx = type(x)
+            if tx in _SCALARS:
+                continue
+            if tx in _CONTAINERS or _is_model(tx):
                 sub = _value_exclude(x)
                 if sub:
+                    out = out or {}
                     out[i] = sub
-        return out or None
-    if isinstance(v, dict):
-        out = {}
+        return out
+    if t is dict:
+        out = None
         for k, x in v.items():
-            if isinstance(x, (BaseModel, list, tuple, dict)):
+            tx = type(x)
+            if tx in _SCALARS:
+                continue
+            if tx in _CONTAINERS or _is_model(tx):
                 sub = _value_exclude(x)
                 if sub:
+                    out = out or {}
                     out[k] = sub
-        return out or None
+        return out
+    if _is_model(t):
+        return _placeholders(v)
+    if isinstance(v, (list, tuple)):
+        return _value_exclude(list(v))
     return None
 
 

@@ -96,6 +96,18 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.synthesis.mixed": "\nThe deficit is spread across multiple issue types ({top_kinds}).",
     "feedback.empty": "The prediction scored {score:.2f}; no individually significant fix locations under the current filter.",
     "feedback.validation_error": "Prediction failed schema validation at {path}: {message}",
+    # a missing model field whose gold value is the field's default (fill_defaults=False, partial instances)
+    "feedback.op.key_add.default": (
+        '{rank}. {path}: missing field "{key}" (expected {gold}, its default). Adding it recovers +{score_delta:.3f}.'
+    ),
+    # what a Pydantic model rejected in the prediction (scored as given)
+    "feedback.invalid.intro": "\nThe model rejects these values (they were scored as given):",
+    "feedback.invalid.item": "- {path}: {message}, got {input}",
+    "feedback.invalid.missing": "- {path}: {message}",
+    # how the prediction text was read
+    "feedback.read.truncated": "Note: the output was cut off; the JSON was closed where it stopped, so what came after counts as missing.",
+    "feedback.read.repaired": "Note: the output was not valid JSON; it was repaired (quotes, commas, brackets) before scoring.",
+    "feedback.read.several": "Note: the output holds {found} JSON values; the one at characters {start}-{end} was scored.",
     # semantic referential feedback (SPEC 13.2)
     "feedback.refsem.prop": "{key} {value}",
     "feedback.refsem.relation": "{relation_label} ",
@@ -130,6 +142,10 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.pairing_ambiguous": "~ {path}: ambiguous pairing [c={confidence:.2f}]",
     "feedback.op.primitive_replace.table": "{rank}. {path}: {gold} (got {pred}, table credit {similarity:.2f}) " + _C,
     "feedback.op.primitive_replace_reorder.table": "{rank}. {list_path}: replace {pred}->{gold} (table credit {similarity:.2f}) " + _C,
+    "feedback.op.key_add.default": '{rank}. {path}: add "{key}"={gold} (default) ' + _C,
+    "feedback.invalid.intro": "\nRejected by the model:",
+    "feedback.read.truncated": "Note: output cut off.",
+    "feedback.read.repaired": "Note: output repaired.",
 }
 
 #: The default describe templates (SPEC 14).
@@ -198,6 +214,13 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.synthesis.mixed": frozenset({"top_kinds"}),
     "feedback.empty": _SCORE,
     "feedback.validation_error": frozenset({"path", "message"}),
+    "feedback.op.key_add.default": _OP_FIELDS,
+    "feedback.invalid.intro": frozenset(),
+    "feedback.invalid.item": frozenset({"path", "message", "input", "type"}),
+    "feedback.invalid.missing": frozenset({"path", "message", "input", "type"}),
+    "feedback.read.truncated": frozenset(),
+    "feedback.read.repaired": frozenset(),
+    "feedback.read.several": frozenset({"found", "start", "end"}),
     "feedback.refsem.prop": frozenset({"key", "value"}),
     "feedback.refsem.relation": frozenset({"relation_label"}),
     "feedback.refsem.target": frozenset({"scope", "gold_props"}),

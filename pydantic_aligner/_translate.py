@@ -34,7 +34,7 @@ from pydantic.json_schema import GenerateJsonSchema
 from ._errors import SchemaError
 from ._markers import _NUMBER_ONLY, _STRING_ONLY, class_markers, emitting
 
-__all__ = ["to_json_schema", "type_name"]
+__all__ = ["import_reference", "model_reference", "to_json_schema", "type_name"]
 
 #: Keywords of a schema *position* (they stay on a union node).
 _POSITION = frozenset({"nullScore", "valueWeight", "idScope", "ref"})
@@ -54,6 +54,55 @@ def type_name(tp: Any) -> str:
         return tp.__qualname__ if "<locals>" not in tp.__qualname__ else tp.__name__
     text = repr(tp)
     return text.replace("typing.", "").replace("__main__.", "")
+
+
+def model_reference(tp: Any) -> str | None:
+    """``"module:QualName"`` of a class that can be imported back by that name, else ``None``.
+
+    >>> from pydantic_aligner._translate import model_reference
+    >>> from decimal import Decimal
+    >>> model_reference(Decimal)
+    'decimal:Decimal'
+    >>> def f():
+    ...     class Local: pass
+    ...     return Local
+    >>> model_reference(f()) is None
+    True
+    """
+    if not isinstance(tp, type):
+        return None
+    ref = f"{tp.__module__}:{tp.__qualname__}"
+    if "<" in ref or tp.__module__ == "__main__":
+        return None
+    try:
+        return ref if import_reference(ref) is tp else None
+    except SchemaError:
+        return None
+
+
+def import_reference(ref: str) -> Any:
+    """The object named by ``"package.module:QualName"`` (as stored by serialized evaluators and given on a command line).
+
+    >>> from pydantic_aligner._translate import import_reference
+    >>> import_reference("decimal:Decimal")
+    <class 'decimal.Decimal'>
+    >>> import_reference("decimal:Nope")
+    Traceback (most recent call last):
+    ...
+    pydantic_aligner._errors.SchemaError: cannot import 'decimal:Nope': module 'decimal' has no attribute 'Nope'
+    """
+    import importlib
+
+    if not isinstance(ref, str) or ref.count(":") != 1:
+        raise SchemaError(f"a model reference is 'package.module:ClassName', got {ref!r}")
+    module, _, qualname = ref.partition(":")
+    try:
+        obj: Any = importlib.import_module(module)
+        for part in qualname.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError, ValueError) as e:
+        raise SchemaError(f"cannot import {ref!r}: {e}") from None
+    return obj
 
 
 # ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ _ALIGN_KEYS = frozenset(
         "confidence_method",
         "confidence_entropy_temperature",
         "lenient",
+        "fill_defaults",
     }
 )
 
@@ -85,6 +86,12 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     hidden = len(result.repairs()) - len(ops)
     if hidden > 0:
         lines.append(f"  ... and {hidden} more repair(s)")
+    rejected = [i for i in getattr(result, "validation_errors", ()) if i.side == "pred"]
+    if rejected:
+        lines.append("  rejected by the model:")
+        for i in rejected[:limit]:
+            got = "" if i.type == "missing" else f", got {format_value(i.input)}"
+            lines.append(f"    {display_path(i.path)}: {i.message}{got}")
     return lines
 
 
@@ -92,8 +99,10 @@ def assert_matches(pred: Any, gold: Any, *, min_score: float = 1.0, **opts: Any)
     """Assert that ``pred`` scores at least ``min_score`` against ``gold``; returns the :class:`Alignment`.
 
     ``opts`` are ``schema=`` (a JSON Schema, a Pydantic model or an
-    :class:`Aligner`) and :class:`Aligner` options. The ``AssertionError``
-    lists the score and the top repairs.
+    :class:`Aligner`; without it, a model instance on either side makes its
+    model the schema) and :class:`Aligner` options. The score is
+    ``align(gold, pred, **opts).score``. The ``AssertionError`` lists the
+    score, the top repairs and what the model rejected.
 
     >>> from pydantic_aligner.testing import assert_matches
     >>> assert_matches({"name": "Ada", "age": 63}, {"name": "Ada", "age": 36})

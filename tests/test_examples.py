@@ -33,7 +33,7 @@ def module(name: str) -> dict:
     ("name", "expected", "lines"),
     [
         ("invoice.py", 0.8269, ["read: extracted", "/number", "/lines", "/total"]),
-        ("knowledge_graph.py", 0.75, ["entity: ada -> n2, babbage -> n3, london -> n1, rs -> None", "/entities", "/relations"]),
+        ("knowledge_graph.py", 0.7917, ["entity: ada -> n2, babbage -> n3, london -> n1, rs -> None", "/entities", "/relations"]),
         ("ordered_plan.py", 0.6708, ["/steps", "missing  #3 verify", "score if the order did not matter: 0.8486"]),
         ("order_agent.py", 0.5813, ["0.75  FATAL      rule 2 ('confirmed the wrong goods')", "labels: FATAL 3, RISKY 1, MISSED 1, CORRECT 1, HARMLESS 1, UNREADABLE 1"]),
     ],

@@ -165,6 +165,6 @@ def test_alignment_score_is_a_dataclass_evaluator():
     mod = importlib.import_module("pydantic_aligner.integrations.pydantic_evals")
     cls = mod.AlignmentScore
     assert issubclass(cls, Evaluator) and dataclasses.is_dataclass(cls)
-    assert [f.name for f in dataclasses.fields(cls) if f.init] == ["schema", "min_score", "top_k", "name"]
+    assert [f.name for f in dataclasses.fields(cls) if f.init] == ["schema", "min_score", "top_k", "name", "options"]
     with pytest.raises(AttributeError):
         mod.NoSuchThing  # noqa: B018

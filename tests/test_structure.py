@@ -501,9 +501,16 @@ def test_inference_defaults():
     assert score(["a", "b"], ["b", "a"]) == pytest.approx((1 + 0 + 0) / 3, abs=1e-15)  # fixed: 1 pair, D = 3
 
 
-def test_inference_fuzzy_keys_with_key_importance_zero():
-    # inferred objects pair keys with jaro and give keys no weight
-    assert score({"name": "x"}, {"nam": "x"}) == 1.0
+def test_inference_exact_keys_declared_objects_fuzzy_keys():
+    # inferred objects compare keys exactly (D11): a renamed key is a missing plus an extraneous key
+    assert score({"name": "x"}, {"nam": "x"}) == 0.0
+    assert score({"name": "x", "age": 1}, {"name": "x", "years": 1}) == 1 / 3   # one pair, one missing, one excess
+    assert score({"a": {"name": "x"}}, {"a": {"nam": "x"}}) == 0.0
+    # a declared object pairs keys with its keyScore (default jaro, as the reference) and gives keys no weight
+    assert score({"name": "x"}, {"nam": "x"}, {"type": "object"}) == 1.0
+    # undeclared keys of a declared object keep that object's key comparator; their values are inferred
+    assert score({"n": {"name": "x"}}, {"n": {"nam": "x"}}, {"type": "object", "properties": {"n": {}}}) == 0.0
+    assert score({"name": "x"}, {"nam": "x"}, {"type": "object", "keyScore": "jaro"}) == 1.0
 
 
 def test_inference_identical_values():

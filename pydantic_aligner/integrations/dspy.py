@@ -3,8 +3,12 @@
 ``field`` names the output field to score (``gold.<field>`` vs
 ``pred.<field>``); without it, every label of the gold ``dspy.Example`` is
 scored as one object against the prediction's fields of the same names.
-Values may be JSON data, Pydantic instances (what typed DSPy output fields
-hold) or JSON text (read leniently: fences, prose, truncation).
+A field name (or label) that the example or the prediction lacks raises
+:class:`~pydantic_aligner.DataError` naming it, at the first call: a typo
+never scores 1.0. Values may be JSON data, Pydantic instances (what typed
+DSPy output fields hold) or JSON text (read leniently: fences, prose,
+truncation); they are read exactly as :func:`~pydantic_aligner.align` reads
+them, so the metric's score is ``align(gold_value, pred_value, schema).score``.
 
 >>> from pydantic_aligner.integrations.dspy import gepa_metric
 >>> metric = gepa_metric({"type": "object", "properties": {"city": {"type": "string", "score": "exact"}}}, field="answer")
@@ -18,34 +22,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._common import make_aligner, score_and_feedback
+from ._common import field_of, make_aligner, score_and_feedback
 
 __all__ = ["gepa_metric", "metric"]
 
 
-def _get(obj: Any, field: str) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(field)
-    try:
-        return getattr(obj, field)
-    except AttributeError:
-        try:
-            return obj[field]
-        except (KeyError, TypeError):
-            return None
-
-
 def _values(gold: Any, pred: Any, field: str | None) -> tuple[Any, Any]:
     if field is not None:
-        return _get(gold, field), _get(pred, field)
+        return field_of(gold, field, "gold", "gold example"), field_of(pred, field, "pred", "prediction")
     labels = gold.labels() if hasattr(gold, "labels") and callable(gold.labels) else gold
     keys = list(labels.keys()) if hasattr(labels, "keys") else []
     g = {k: labels[k] for k in keys}
-    p = {}
-    for k in keys:
-        v = _get(pred, k)
-        if v is not None:
-            p[k] = v
+    p = {k: field_of(pred, k, "pred", "prediction", "the example's labels (Example.with_inputs(...)) or pass field=") for k in keys}
     return g, p
 
 
@@ -105,9 +93,7 @@ def metric(
 
     def pydantic_aligner_metric(gold: Any, pred: Any, trace: Any = None) -> Any:
         g, p = _values(gold, pred, field)
-        from ._common import to_data
-
-        score = aligner.align(to_data(g), to_data(p)).score
+        score = aligner.score(g, p)
         return score >= threshold if trace is not None else score
 
     return pydantic_aligner_metric

@@ -5,7 +5,10 @@
 JSON data or a Pydantic instance) and the raw text the model produced. The
 response is read leniently (code fences, prose around the JSON, truncation;
 unreadable text scores 0 and says why) and scored; the feedback is the ranked
-repair text.
+repair text. The score is ``align(data[answer_key], response, schema).score``
+(the same reading of inputs as every other entry point; a gold answer given
+as JSON text is read as JSON, like the response, also without a schema); an
+``answer_key`` that the data item lacks raises :class:`~pydantic_aligner.DataError`.
 
 >>> from pydantic_aligner.integrations.gepa import evaluator
 >>> ev = evaluator({"type": "object", "properties": {"city": {"type": "string", "score": "exact"}}})
@@ -19,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._common import make_aligner, score_and_feedback
+from ._common import field_of, make_aligner, read_gold_text, score_and_feedback
 
 __all__ = ["evaluator"]
 
@@ -44,7 +47,9 @@ def evaluator(
     def pydantic_aligner_gepa_evaluator(data: Any, response: str) -> Any:
         from gepa.adapters.default_adapter.default_adapter import EvaluationResult
 
-        gold = data[answer_key]
+        gold = field_of(data, answer_key, "gold", "data item", "answer_key=")
+        if isinstance(gold, (str, bytes, bytearray)) and not aligner._root_accepts_string():
+            gold = read_gold_text(aligner, gold)  # the answer is JSON text, like the response
         score, text, result = score_and_feedback(aligner, gold, response, fb)
         objectives = None
         if objective_scores:

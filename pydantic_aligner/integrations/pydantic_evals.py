@@ -5,7 +5,18 @@
 importing this module does not import pydantic-evals. For each case it
 returns ``{name: EvaluationReason(score, reason=feedback), name + "_pass":
 score >= min_score}``: a score and a pass/fail assertion. Cases without an
-``expected_output`` are skipped.
+``expected_output`` are skipped. The score is
+``align(ctx.expected_output, ctx.output, schema).score``, the same reading of
+inputs as every other entry point.
+
+**Saving datasets.** ``Dataset.to_file`` stores an evaluator by its
+arguments. A model class is stored as an importable ``"package.module:Class"``
+reference, and ``Dataset.from_file(..., custom_evaluator_types=[AlignmentScore])``
+imports it back, so the evaluator scores exactly as before (the model still
+reads the inputs). A class that cannot be imported by name (defined in a
+function or in ``__main__``) is stored as its translated JSON Schema instead
+(:func:`~pydantic_aligner.to_json_schema`): the keywords survive, the
+model's validation of inputs does not. A JSON Schema dict is stored as is.
 
 >>> import importlib.util
 >>> from pydantic_aligner.integrations import pydantic_evals as pe
@@ -22,37 +33,71 @@ __all__ = ["AlignmentScore"]  # noqa: F822 - built on first access (module __get
 _CLASS: Any = None
 
 
+def _stored_schema(schema: Any) -> Any:
+    """``schema`` as JSON-serializable data: a model as ``"module:Class"``, else its translated JSON Schema."""
+    from .._aligner import Aligner, _is_model_type
+    from .._translate import model_reference, to_json_schema
+
+    if isinstance(schema, Aligner):
+        schema = schema.model if schema.model is not None else schema.schema
+    if schema is None or isinstance(schema, (dict, bool, str)):
+        return schema
+    if _is_model_type(schema):
+        ref = model_reference(schema)
+        return ref if ref is not None else to_json_schema(schema)
+    return schema
+
+
 def _build() -> Any:
     from dataclasses import dataclass, field
 
     from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
-    from ._common import make_aligner, score_and_feedback
+    from ._common import check_schema_option, make_aligner, score_and_feedback
 
     @dataclass
     class AlignmentScore(Evaluator[Any, Any, Any]):
         """Scores ``ctx.output`` against ``ctx.expected_output`` with pydantic_aligner.
 
-        ``schema``: a JSON Schema (or ``None`` to infer it from the expected
+        ``schema``: a Pydantic model class, a ``"package.module:Class"``
+        reference, a JSON Schema, or ``None`` (a model instance on either side
+        is then the schema, else the schema is inferred from the expected
         output); ``min_score``: the pass threshold of the assertion;
-        ``top_k``: fixes listed in the reason; ``name``: the key of the
-        score in reports (``<name>_pass`` for the assertion).
+        ``top_k``: fixes listed in the reason; ``name``: the key of the score
+        in reports (``<name>_pass`` for the assertion); ``options``:
+        :class:`~pydantic_aligner.Aligner` options (``{"fill_defaults": False}``, ...).
         """
 
         schema: Any = None
         min_score: float = 1.0
         top_k: int = 5
         name: str = "alignment"
+        options: dict | None = None
         _aligner: Any = field(default=None, init=False, repr=False, compare=False)
+
+        def __post_init__(self) -> None:
+            check_schema_option(self.schema)
 
         def evaluate(self, ctx: EvaluatorContext) -> Any:
             if ctx.expected_output is None:
                 return {}
             if self._aligner is None:
-                self._aligner = make_aligner(self.schema, {})
+                self._aligner = make_aligner(self.schema, dict(self.options or {}))
             score, text, _ = score_and_feedback(self._aligner, ctx.expected_output, ctx.output, {"top_k": self.top_k})
             reason = text if score < 1.0 else None
             return {self.name: EvaluationReason(value=score, reason=reason), f"{self.name}_pass": score >= self.min_score}
+
+        def build_serialization_arguments(self) -> dict[str, Any]:
+            """The arguments ``Dataset.to_file`` stores: JSON data only (a model as ``"module:Class"``)."""
+            out: dict[str, Any] = {}
+            defaults = {"schema": None, "min_score": 1.0, "top_k": 5, "name": "alignment", "options": None}
+            for key, default in defaults.items():
+                value = getattr(self, key)
+                if key == "schema":
+                    value = _stored_schema(value)
+                if value != default:
+                    out[key] = value
+            return out
 
     AlignmentScore.__module__ = __name__
     AlignmentScore.__qualname__ = "AlignmentScore"

@@ -334,7 +334,7 @@ def consensus(
     for i, c in enumerate(candidates):
         try:
             if base_doc is _MISSING:
-                doc, _ = aligner._prepare(c, "pred", c)  # as the aligner reads a candidate (text or value)
+                doc = aligner.read(c).value  # as the aligner reads a candidate (text, value or instance)
             else:
                 doc, probs, _, _ = read_revision(base_doc, c, "pred")
                 problems.extend((i, str(p)) for p in probs)

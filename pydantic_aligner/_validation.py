@@ -1,0 +1,561 @@
+"""Reading gold and candidate through a Pydantic model: what the model accepts is what gets scored.
+
+When the schema is a Pydantic model (or any type a ``TypeAdapter`` accepts),
+every input is read the way Pydantic reads it before anything is scored:
+
+* an instance of the model is taken as it is (Pydantic does not revalidate
+  instances either); partial instances keep the rules of :mod:`._inputs`;
+* plain data (dicts, lists, instances of other classes turned into data) is
+  validated as ``Model.model_validate(data)`` does (Python lax mode);
+* text is validated as ``Model.model_validate_json(text)`` does (JSON mode),
+  after :func:`~pydantic_aligner.parse_json_text` has found the JSON in it.
+
+The validated value is dumped once to plain JSON data (by alias, computed
+fields left out, ``Decimal`` as a number, dates as ISO strings, enums as
+their values), so ``"2"`` and ``2`` for an ``int``, ``"111.840"`` and
+``111.84`` for a ``Decimal``, an omitted field and its default, an ignored
+extra key and no key at all are the same thing to the engine.
+
+A candidate that does **not** validate keeps its graded credit: it is read
+again piece by piece (:func:`_lenient`): every field, item or value that
+validates on its own is coerced through its own type; one that does not is
+kept raw (so it scores as a type mismatch against the gold) and its
+Pydantic errors are recorded as :class:`ValidationIssue` objects, which end
+up in ``Alignment.validation_errors`` and in the feedback. Field validators
+declared with decorators and ``mode="before"`` model validators do not run
+in this piecewise reading (they belong to the whole model); the field types
+with their ``Annotated`` constraints do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import typing
+from collections.abc import Callable
+from typing import Any
+
+import pydantic_core
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._errors import DataError
+from ._inputs import json_key, placeholders, to_jsonable
+from ._shape import apply_shape, shape_of
+
+__all__ = ["ModelReader", "ValidationIssue"]
+
+_UNIONS = (typing.Union, getattr(__import__("types"), "UnionType", typing.Union))
+_SEQ_ORIGINS = (list, set, frozenset, typing.Sequence, typing.MutableSequence, typing.AbstractSet, typing.MutableSet)
+try:  # collections.abc generics
+    import collections.abc as _abc
+
+    _SEQ_ORIGINS = (*_SEQ_ORIGINS, _abc.Sequence, _abc.MutableSequence, _abc.Set, _abc.MutableSet)
+    _MAP_ORIGINS = (dict, typing.Mapping, typing.MutableMapping, _abc.Mapping, _abc.MutableMapping)
+except ImportError:  # pragma: no cover
+    _MAP_ORIGINS = (dict,)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ValidationIssue:
+    """One thing the model rejected in an input, as Pydantic reported it.
+
+    ``side`` is ``"gold"`` or ``"pred"``; ``path`` the JSON Pointer of the
+    value in the document (``""``: the root); ``message`` Pydantic's message;
+    ``type`` Pydantic's error type (``"decimal_parsing"``, ``"missing"``,
+    ``"extra_forbidden"``, ...); ``input`` the offending value.
+
+    >>> from pydantic_aligner import ValidationIssue
+    >>> str(ValidationIssue("pred", "/total", "Input should be a valid decimal", "decimal_parsing", "one hundred"))
+    "pred /total: Input should be a valid decimal (got 'one hundred')"
+    """
+
+    side: str
+    path: str
+    message: str
+    type: str
+    input: Any = None
+
+    def __str__(self) -> str:
+        got = "" if self.type == "missing" else f" (got {_short(self.input)})"
+        return f"{self.side} {self.path or '/'}: {self.message}{got}"
+
+
+def _short(v: Any) -> str:
+    s = repr(v)
+    return s if len(s) <= 80 else s[:79] + "…"
+
+
+def _escape(token: Any) -> str:
+    return str(token).replace("~", "~0").replace("/", "~1")
+
+
+# ---------------------------------------------------------------------------
+# cached adapters
+
+
+@functools.lru_cache(maxsize=1024)
+def _cached_adapter(tp: Any) -> TypeAdapter:
+    return TypeAdapter(tp)
+
+
+def adapter(tp: Any) -> TypeAdapter:
+    """A ``TypeAdapter`` for ``tp``, cached when ``tp`` is hashable."""
+    try:
+        return _cached_adapter(tp)
+    except TypeError:  # unhashable metadata in an Annotated type
+        return TypeAdapter(tp)
+
+
+def _unwrap(tp: Any) -> tuple[Any, tuple]:
+    """``(bare type, Annotated metadata)`` through ``Annotated``, ``NewType`` and type aliases."""
+    meta: tuple = ()
+    for _ in range(32):
+        origin = typing.get_origin(tp)
+        if origin is typing.Annotated:
+            args = typing.get_args(tp)
+            tp, meta = args[0], meta + tuple(args[1:])
+        elif type(tp).__name__ == "TypeAliasType":
+            tp = tp.__value__
+        elif hasattr(tp, "__supertype__") and callable(tp):
+            tp = tp.__supertype__
+        else:
+            break
+    return tp, meta
+
+
+def _is_model(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, BaseModel)
+
+
+def _is_typeddict(tp: Any) -> bool:
+    return isinstance(tp, type) and issubclass(tp, dict) and hasattr(tp, "__required_keys__")
+
+
+def _fuzzy_keys(bare: Any, meta: tuple) -> bool:
+    """Whether the object ``bare`` (with use-site ``meta``) pairs keys with a fuzzy ``KeyComparator``."""
+    from ._markers import KeyComparator, class_markers
+
+    last = None
+    for m in (*class_markers(bare), *meta):
+        if isinstance(m, KeyComparator):
+            last = m
+    return last is not None and last.name != "exact"
+
+
+def has_fuzzy_keys(tp: Any) -> bool:
+    """Whether a model, dataclass or TypedDict reachable from ``tp`` pairs its keys fuzzily (read field by field)."""
+    try:
+        return _has_fuzzy_cached(tp)
+    except TypeError:  # unhashable metadata
+        return _has_fuzzy(tp, set())
+
+
+@functools.lru_cache(maxsize=512)
+def _has_fuzzy_cached(tp: Any) -> bool:
+    return _has_fuzzy(tp, set())
+
+
+def _has_fuzzy(tp: Any, seen: set) -> bool:
+    bare, meta = _unwrap(tp)
+    try:
+        if bare in seen:
+            return False
+        seen.add(bare)
+    except TypeError:
+        return False
+    if isinstance(bare, type):
+        spec = _fields(bare)
+        if spec is not None:
+            if _fuzzy_keys(bare, meta):
+                return True
+            return any(_has_fuzzy(f.tp, seen) for f in spec[0])
+        if _is_model(bare) and getattr(bare, "__pydantic_root_model__", False):
+            return _has_fuzzy(bare.model_fields["root"].annotation, seen)
+    return any(_has_fuzzy(a, seen) for a in typing.get_args(bare) if a is not Ellipsis and not isinstance(a, (str, int)))
+
+
+class _Field(typing.NamedTuple):
+    keys: tuple[str, ...]  # input keys, in the order Pydantic tries them
+    out: str  # key in the dumped data
+    tp: Any  # the field's type with its Annotated metadata
+    default: Callable[[dict], Any] | None  # None: required
+
+
+@functools.lru_cache(maxsize=512)
+def _fields(cls: type) -> tuple[tuple[_Field, ...], str] | None:
+    """The fields of a model, dataclass or TypedDict and its ``extra`` policy; ``None`` when not readable piecewise."""
+    if _is_model(cls):
+        if getattr(cls, "__pydantic_root_model__", False):
+            return None
+        config = cls.model_config
+        by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+        out = []
+        for name, fi in cls.model_fields.items():
+            keys = _input_keys(name, fi, by_name)
+            if keys is None:
+                return None
+            tp = typing.Annotated[(fi.annotation, *fi.metadata)] if fi.metadata else fi.annotation
+            out.append(_Field(keys, fi.serialization_alias or fi.alias or name, tp, _default_of(fi)))
+        return tuple(out), config.get("extra") or "ignore"
+    pyd_fields = getattr(cls, "__pydantic_fields__", None)
+    if dataclasses.is_dataclass(cls) and isinstance(pyd_fields, dict):
+        config = getattr(cls, "__pydantic_config__", {}) or {}
+        by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+        out = []
+        for name, fi in pyd_fields.items():
+            keys = _input_keys(name, fi, by_name)
+            if keys is None:
+                return None
+            tp = typing.Annotated[(fi.annotation, *fi.metadata)] if fi.metadata else fi.annotation
+            out.append(_Field(keys, fi.serialization_alias or fi.alias or name, tp, _default_of(fi)))
+        return tuple(out), config.get("extra") or "ignore"
+    if dataclasses.is_dataclass(cls):
+        try:
+            hints = typing.get_type_hints(cls, include_extras=True)
+        except Exception:
+            return None
+        out = []
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            default = None
+            if f.default is not dataclasses.MISSING:
+                default = functools.partial(_const, f.default)
+            elif f.default_factory is not dataclasses.MISSING:
+                default = functools.partial(_factory, f.default_factory)
+            out.append(_Field((f.name,), f.name, hints.get(f.name, Any), default))
+        return tuple(out), "ignore"
+    if _is_typeddict(cls):
+        try:
+            hints = typing.get_type_hints(cls, include_extras=True)
+        except Exception:
+            return None
+        required = cls.__required_keys__
+        return tuple(_Field((k,), k, t, None if k in required else _absent) for k, t in hints.items()), "ignore"
+    return None
+
+
+def _const(v: Any, _data: dict) -> Any:
+    return v
+
+
+def _factory(f: Callable, _data: dict) -> Any:
+    return f()
+
+
+def _absent(_data: dict) -> Any:  # a NotRequired TypedDict key: absent stays absent
+    raise KeyError
+
+
+def _default_of(fi: Any) -> Callable[[dict], Any] | None:
+    if fi.is_required():
+        return None
+
+    def get(data: dict, fi: Any = fi) -> Any:
+        if fi.default_factory is not None and getattr(fi, "default_factory_takes_data", False):
+            return fi.default_factory(data)
+        return fi.get_default(call_default_factory=True)
+
+    return get
+
+
+def _input_keys(name: str, fi: Any, by_name: bool) -> tuple[str, ...] | None:
+    va = fi.validation_alias
+    keys: list[str] = []
+    if isinstance(va, str):
+        keys.append(va)
+    elif va is not None:
+        choices = getattr(va, "choices", None)
+        if choices is None or not all(isinstance(c, str) for c in choices):
+            return None  # AliasPath: not readable piecewise
+        keys.extend(choices)
+    elif fi.alias is not None:
+        keys.append(fi.alias)
+    if not keys or by_name:
+        keys.append(name)
+    return tuple(dict.fromkeys(keys))
+
+
+# ---------------------------------------------------------------------------
+
+
+class ModelReader:
+    """Reads inputs through one Pydantic type (a model class or any ``TypeAdapter``-able type).
+
+    ``fill_defaults=False`` keeps the fields a candidate left out as missing
+    keys instead of giving them their defaults ("the model must say it").
+    """
+
+    __slots__ = ("adapter", "cls", "fill_defaults", "fuzzy", "shape", "tp")
+
+    def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
+        self.tp = tp
+        self.adapter = adapter(tp)
+        bare, _ = _unwrap(tp)
+        self.cls = bare if isinstance(bare, type) and (_is_model(bare) or dataclasses.is_dataclass(bare)) else None
+        self.fill_defaults = fill_defaults
+        # a model with fuzzy keys keeps the candidate's keys (no defaults filled, no extra dropped) at those objects
+        self.fuzzy = has_fuzzy_keys(tp)
+        self.shape = shape_of(tp)
+
+    # -- validation ---------------------------------------------------------
+    def _exclude_unset(self, side: str) -> bool:
+        return side == "pred" and not self.fill_defaults
+
+    def dump(self, validated: Any, side: str, exclude: Any = None) -> Any:
+        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it."""
+        try:
+            data = self.adapter.dump_python(
+                validated,
+                mode="python",
+                by_alias=True,
+                exclude=exclude,
+                exclude_computed_fields=True,
+                exclude_unset=self._exclude_unset(side),
+                warnings=False,
+            )
+            return apply_shape(self.shape, data)
+        except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
+            raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
+        except RecursionError:
+            raise DataError(f"the {side} value is nested too deeply to read", "", side) from None
+
+    def validate(self, value: Any, side: str, *, json_mode: bool) -> tuple[bool, Any, list]:
+        """``(valid, validated value or None, Pydantic errors)``."""
+        try:
+            if json_mode:
+                raw = value if isinstance(value, (str, bytes, bytearray)) else pydantic_core.to_json(value)
+                return True, self.adapter.validate_json(raw), []
+            return True, self.adapter.validate_python(value), []
+        except ValidationError as e:
+            return False, None, e.errors(include_url=False)
+        except (TypeError, ValueError, RecursionError, pydantic_core.PydanticSerializationError) as e:
+            raise DataError(f"reading the {side} through {_name(self.tp)} failed: {type(e).__name__}: {e}", "", side) from None
+
+    def read(self, value: Any, side: str, *, json_mode: bool = False, validated: tuple | None = None) -> tuple[Any, list[ValidationIssue]]:
+        """``(JSON data, validation issues)`` of one input (not text: see :meth:`Aligner._prepare`)."""
+        if self.cls is not None and isinstance(value, self.cls):
+            # taken as it is (an instance of a subclass is seen through the model's fields, as its serializer does);
+            # a partial instance (model_construct) leaves out its None placeholders
+            return self.dump(value, side, placeholders(value) if isinstance(value, BaseModel) else None), []
+        if type(value) in (list, tuple) and value and isinstance(value[0], BaseModel):
+            ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
+            if ok:
+                return self.dump(result, side, placeholders(value) if result is value or list(result) == list(value) else None), []
+            validated = (ok, result, errors)
+        if isinstance(value, BaseModel) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+            value = to_jsonable(value, side)  # an instance of another class: its data
+        issues: list[ValidationIssue] = []
+        if self.fuzzy:
+            data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "")
+        else:
+            ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
+            if ok:
+                return self.dump(result, side), []
+            data = _Lenient(side, issues, self._exclude_unset(side), json_mode, fuzzy=False).read(self.tp, value, "", errors)
+        if issues and side == "gold":
+            raise self.invalid_gold(issues)
+        return data, issues
+
+    def invalid_gold(self, issues: list[ValidationIssue]) -> DataError:
+        """The gold is the truth: a gold the model rejects is a broken dataset (or a wrong schema), never scored."""
+        lines = [f"{i.path or '/'}: {i.message}" + ("" if i.type == "missing" else f" (got {_short(i.input)})") for i in issues[:5]]
+        more = f"; and {len(issues) - 5} more" if len(issues) > 5 else ""
+        e = DataError(f"gold does not validate against {_name(self.tp)}: {'; '.join(lines)}{more}", issues[0].path, "gold")
+        e.validation_errors = issues  # type: ignore[attr-defined]
+        return e
+
+    def accepts(self, memo: dict) -> Callable[[Any], bool]:
+        """A ``prefer`` predicate for :func:`parse_json_text`: the value validates (JSON mode); results kept in ``memo``."""
+
+        def prefer(value: Any) -> bool:
+            key = id(value)
+            hit = memo.get(key)
+            if hit is not None and hit[0] is value:
+                return hit[1][0]
+            try:
+                res = self.validate(value, "pred", json_mode=True)
+            except DataError:
+                res = (False, None, [])
+            memo[key] = (value, res)
+            return res[0]
+
+        return prefer
+
+
+def _name(tp: Any) -> str:
+    from ._translate import type_name
+
+    return type_name(tp)
+
+
+# ---------------------------------------------------------------------------
+# piecewise reading of an invalid value
+
+
+class _Lenient:
+    """Reads an invalid value piece by piece: valid pieces coerced, invalid ones raw (with their errors)."""
+
+    def __init__(self, side: str, issues: list, exclude_unset: bool, json_mode: bool, fuzzy: bool = True) -> None:
+        self.fuzzy = fuzzy  # whether any object of the type pairs keys fuzzily (else never checked again)
+        self.side = side
+        self.issues = issues
+        self.exclude_unset = exclude_unset
+        self.json_mode = json_mode
+        self.depth = 0
+
+    def record(self, path: str, errors: list, *, union: bool = False) -> None:
+        if union and errors:
+            msgs = list(dict.fromkeys(e["msg"] for e in errors))
+            self.issues.append(ValidationIssue(self.side, path, "; ".join(msgs), errors[0]["type"], errors[0].get("input")))
+            return
+        for e in errors:
+            p = path + "".join(f"/{_escape(t)}" for t in e["loc"])
+            self.issues.append(ValidationIssue(self.side, p, e["msg"], e["type"], e.get("input")))
+
+    def raw(self, value: Any) -> Any:
+        return to_jsonable(value, self.side)
+
+    def try_whole(self, tp: Any, value: Any) -> tuple[bool, Any, list]:
+        ad = adapter(tp)
+        try:
+            if self.json_mode:
+                v = ad.validate_json(pydantic_core.to_json(value))
+            else:
+                v = ad.validate_python(value)
+        except ValidationError as e:
+            return False, None, e.errors(include_url=False)
+        except (TypeError, ValueError, pydantic_core.PydanticSerializationError) as e:
+            return False, None, [{"loc": (), "msg": f"{type(e).__name__}: {e}", "type": "error", "input": value}]
+        return True, self.dump(tp, v), []
+
+    def dump(self, tp: Any, v: Any) -> Any:
+        data = adapter(tp).dump_python(
+            v, mode="python", by_alias=True, exclude_computed_fields=True, exclude_unset=self.exclude_unset, warnings=False
+        )
+        return to_jsonable(data, self.side)
+
+    def read(self, tp: Any, value: Any, path: str, errors: list | None = None) -> Any:
+        """``value`` read through ``tp`` as JSON data (``errors``: those of a failed whole validation, if known)."""
+        if errors is None:
+            if self.fuzzy and has_fuzzy_keys(tp):
+                errors = []  # read piecewise: the objects with fuzzy keys keep the candidate's keys
+            else:
+                ok, data, errors = self.try_whole(tp, value)
+                if ok:
+                    return data
+        self.depth += 1
+        try:
+            if self.depth > 200:
+                self.record(path, errors)
+                return self.raw(value)
+            return self._split(tp, value, path, errors)
+        finally:
+            self.depth -= 1
+
+    def _leaf(self, tp: Any, value: Any, path: str, errors: list, *, union: bool = False) -> Any:
+        if not errors:
+            ok, data, errors = self.try_whole(tp, value)
+            if ok:
+                return data
+        self.record(path, errors, union=union)
+        return self.raw(value)
+
+    def _split(self, tp: Any, value: Any, path: str, errors: list) -> Any:
+        bare, meta = _unwrap(tp)
+        origin = typing.get_origin(bare)
+        args = typing.get_args(bare)
+        if isinstance(bare, type) and _is_model(bare) and getattr(bare, "__pydantic_root_model__", False):
+            inner = bare.model_fields["root"]
+            itp = typing.Annotated[(inner.annotation, *inner.metadata)] if inner.metadata else inner.annotation
+            shifted = [{**e, "loc": tuple(e["loc"])} for e in errors]
+            if not any(e["loc"] for e in shifted):  # a root-level error of the root model itself
+                self.record(path, [e for e in shifted if not e["loc"]])
+            return self.read(itp, value, path)
+        if isinstance(bare, type) and isinstance(value, dict):
+            spec = _fields(bare)
+            if spec is not None:
+                return self._object(spec, value, path, errors, self.fuzzy and _fuzzy_keys(bare, meta))
+        if origin in _SEQ_ORIGINS and isinstance(value, (list, tuple)) and len(args) == 1:
+            return [self.read(args[0], x, f"{path}/{i}") for i, x in enumerate(value)]
+        if origin is tuple and isinstance(value, (list, tuple)):
+            if len(args) == 2 and args[1] is Ellipsis:
+                return [self.read(args[0], x, f"{path}/{i}") for i, x in enumerate(value)]
+            if args and len(args) == len(value) and () not in (args,):
+                return [self.read(t, x, f"{path}/{i}") for i, (t, x) in enumerate(zip(args, value))]
+        if origin in _MAP_ORIGINS and isinstance(value, dict) and len(args) == 2:
+            out = {}
+            kt, vt = args
+            for k, x in value.items():
+                ok, key, kerr = self.try_whole(kt, k)
+                if not ok:
+                    self.record(f"{path}/{_escape(k)}", kerr)
+                    key = k
+                out[json_key(key)] = self.read(vt, x, f"{path}/{_escape(k)}")
+            return out
+        if origin in _UNIONS:
+            members = [a for a in args if a is not type(None)]
+            pick = self._member(members, value)
+            if pick is not None:
+                return self.read(pick, value, path)
+            return self._leaf(tp, value, path, errors, union=True)
+        return self._leaf(tp, value, path, errors)
+
+    def _member(self, members: list, value: Any) -> Any:
+        """The union member to read an invalid ``value`` through: the only one of its JSON kind, else ``None``."""
+        if value is None:
+            return None
+        if len(members) == 1:
+            return members[0]
+        structured = []
+        for m in members:
+            bare, _ = _unwrap(m)
+            origin = typing.get_origin(bare) or bare
+            if (isinstance(value, dict) and (
+                (isinstance(bare, type) and _fields(bare) is not None) or origin in _MAP_ORIGINS
+            )) or (isinstance(value, list) and (origin in _SEQ_ORIGINS or origin is tuple)):
+                structured.append(m)
+        return structured[0] if len(structured) == 1 else None
+
+    def _object(self, spec: tuple, value: dict, path: str, errors: list, fuzzy: bool) -> dict:
+        fields, extra = spec
+        # errors of the object itself (model validators, ...): loc () at this level
+        own = [e for e in errors if not e["loc"]]
+        if own:
+            self.record(path, own)
+        out: dict = {}
+        used: set[str] = set()
+        partial: dict = {}
+        for f in fields:
+            key = next((k for k in f.keys if k in value), None)
+            if key is None:
+                if f.default is None:
+                    self.issues.append(ValidationIssue(self.side, f"{path}/{_escape(f.out)}", "Field required", "missing", None))
+                    continue
+                if self.exclude_unset or fuzzy:
+                    continue  # fuzzy keys: the field may be there under another name
+                try:
+                    d = f.default(partial)
+                except KeyError:
+                    continue
+                except Exception:
+                    continue
+                try:
+                    out[f.out] = self.dump(f.tp, d)
+                except Exception:
+                    out[f.out] = self.raw(d)
+                continue
+            used.add(key)
+            sub = self.read(f.tp, value[key], f"{path}/{_escape(key)}")
+            out[f.out] = sub
+            partial[f.out] = sub
+        for k, x in value.items():
+            if k in used or any(k in f.keys for f in fields):
+                continue
+            if extra == "ignore" and not fuzzy:
+                continue
+            if extra == "forbid":
+                where = f"{path}/{_escape(k)}"
+                self.issues.append(ValidationIssue(self.side, where, "Extra inputs are not permitted", "extra_forbidden", x))
+            out[k] = self.raw(x)
+        return out
