@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 from test_properties import schema_and_two_values
 
-from pydantic_aligner import Aligner, Comparator, SchemaError
+from pydantic_aligner import Aligner, Comparator, SchemaError, to_json_schema
 from pydantic_aligner.outcomes import consensus
 
 
@@ -41,6 +41,7 @@ TRUTH = {
     ],
 }
 ALIGNER = Aligner(Invoice)
+PLAIN = Aligner(to_json_schema(Invoice))
 
 
 def noisy_candidates(seed: int, n: int = 5) -> list[dict]:
@@ -236,7 +237,9 @@ def test_majority_does_not_depend_on_the_order_of_the_candidates(seed):
     random.Random(seed).shuffle(shuffled)
     a = consensus(cands, Invoice, method="majority").value
     b = consensus(shuffled, Invoice, method="majority").value
-    assert ALIGNER.score(a, b) == 1.0 == ALIGNER.score(b, a)
+    # a vote may leave a leaf undecided, so the result need not validate against Invoice: compare under its
+    # translated schema (no model reading, which would reject such a value as a gold)
+    assert PLAIN.score(a, b) == 1.0 == PLAIN.score(b, a)
 
 
 @settings(max_examples=40, deadline=None)

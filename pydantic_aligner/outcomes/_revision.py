@@ -171,7 +171,10 @@ def _show_op(op: Any) -> str:
 def _read(value: Any, side: str) -> tuple[Any, frozenset[str]]:
     from .._inputs import to_json
 
-    return to_json(value, side) if not isinstance(value, (dict, list)) else (value, frozenset())
+    if isinstance(value, (dict, list)):
+        return value, frozenset()
+    doc, read = to_json(value, side)
+    return doc, frozenset(read)
 
 
 def _is_op(x: Any) -> bool:
