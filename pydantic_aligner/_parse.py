@@ -8,8 +8,8 @@ What is read, in order:
    ``<thought>`` and ``<reasoning>`` blocks whose opening tag starts a line; a
    closing tag that ends a line with no opening tag before it (chat templates
    that put ``<think>`` in the prompt) ends a block that starts at the
-   beginning of the text; an opening tag never closed runs to the end of the text (the model was
-   cut off while thinking: nothing after it is an answer);
+   beginning of the text; an opening tag never closed runs to the end of the
+   text (the model was cut off while thinking: nothing after it is an answer);
 3. every top-level JSON value in Markdown fences and prose, found by one
    left-to-right scan with a JSON tokenizer (strings and escapes, nesting depth
    counted): complete values, and a value cut off at the end of the text or of
@@ -43,28 +43,24 @@ f. the last ("corrected" answers: ``{"a": 1} ... sorry: {"a": 2}`` reads
 no value at all, only minor values or pieces, or (with ``prefer``) no
 preferred value.
 
-**Limits** (keyword arguments of :func:`parse_json_text`; the defaults are the
-module constants below, chosen so that one read stays under about 3 s and
-1 GB on one core; ``benchmarks/parse_scaling.py`` measures them):
+**Limits** (keyword arguments of :func:`parse_json_text`, defaults in the
+module constants; the :class:`Aligner` passes its own options through). The
+defaults keep one read under about 2 s of CPU and 300 MB on the hostile text
+families of ``benchmarks/parse_scaling.py`` (the scan is linear: about 0.5 us
+per character for ordinary text, at most about 2 us for the worst families):
 
-==================  =====================  ==================================================
-option              default                exceeded
-==================  =====================  ==================================================
-``max_text_bytes``  ``MAX_TEXT_BYTES``     text longer than this (UTF-8 bytes): ``LimitError``
-                    (4,000,000)            before anything is read
-``max_depth``       ``MAX_DEPTH`` (1,000)  a value nested deeper: ``LimitError``; any depth
-                                           below it is read (no recursion)
-``max_int_digits``  ``MAX_INT_DIGITS``     an integer with more digits: ``LimitError``;
-                    (20,000)               integers up to it are exact (Python's own
-                                           4,300-digit limit does not apply; no global state
-                                           is changed)
-``max_repair_bytes``  ``MAX_REPAIR_BYTES``  broken JSON to repair longer than this:
-                    (200,000)              ``LimitError`` when nothing else was found,
-                                           otherwise the repair is skipped
-``repair_timeout``  ``REPAIR_TIMEOUT``     ``json_repair`` still running after this many
-                    (2.0 s)                seconds is stopped: ``LimitError`` when nothing
-                                           else was found, otherwise the repair is dropped
-==================  =====================  ==================================================
+=====================  ============  =================================================================
+option                 default       when exceeded
+=====================  ============  =================================================================
+``max_text_bytes``     1,000,000     ``LimitError`` before anything is read (UTF-8 bytes of the text)
+``max_depth``          1,000         ``LimitError``; any depth up to it is read, without recursion
+``max_int_digits``     20,000        ``LimitError``; integers up to it are exact (Python's 4,300-digit
+                                     limit does not apply, no interpreter setting is changed)
+``max_repair_bytes``   100,000       json_repair is not run: ``LimitError`` unless a major value was
+                                     read as is (then it is kept); each call counts >= 1,000 bytes
+``repair_timeout``     2.0 s         json_repair is stopped: ``LimitError`` unless a major value was
+                                     read as is (then it is kept); ``None``: no deadline
+=====================  ============  =================================================================
 
 Text nothing can be read from raises :class:`ParseError` with the character
 position where reading failed.
@@ -93,7 +89,7 @@ __all__ = [
     "parse_json_text",
 ]
 
-MAX_TEXT_BYTES = 4_000_000
+MAX_TEXT_BYTES = 1_000_000
 MAX_DEPTH = 1000
 MAX_INT_DIGITS = 20_000
 MAX_REPAIR_BYTES = 100_000
@@ -104,7 +100,9 @@ JSON_FENCE_TAGS = ("json", "jsonc", "json5", "javascript", "js")
 
 # a fence opens anywhere (LLMs write "Sure! ```json"), closes at the start of a line (a JSON string holds no newline)
 _FENCE = re.compile(r"```[ \t]*([a-zA-Z0-9_+.-]*)[^\n`]*\n?(.*?)(?:^[ \t]*```|\Z)", re.DOTALL | re.MULTILINE)
-_REASON_TAG = re.compile(r"<(/?)(" + "|".join(REASONING_TAGS) + r")\b[^<>\n]{0,200}>", re.IGNORECASE)
+# an opening reasoning tag counts at the start of a line (inside a line, or a JSON string, it is text)
+_REASON_OPEN = re.compile(r"^[ \t]*(<(" + "|".join(REASONING_TAGS) + r")\b[^<>\n]{0,200}>)", re.IGNORECASE | re.MULTILINE)
+_REASON_CLOSE = re.compile(r"</(?:" + "|".join(REASONING_TAGS) + r")\s*>", re.IGNORECASE)
 # an opening bracket that can start a JSON value (so prose braces such as "{x}" cost no attempt)
 _START = re.compile(r"\{(?=[ \t\n\r]*(?:[\"}]|\Z))|\[(?=[ \t\n\r]*(?:[\]\[{\"0-9tfnNI-]|\Z))")
 _ANY_OPEN = re.compile(r"[\[{]")
@@ -117,6 +115,14 @@ _STRING = re.compile(r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERAL = re.compile(r"true|false|null|NaN|Infinity|-Infinity")
 _WS_CHARS = " \t\n\r"
+_FLAT_SCALAR = r'(?:"[^"\\\x00-\x1f]{0,64}"|-?(?:0|[1-9][0-9]{0,15})(?:\.[0-9]{1,16})?(?:[eE][-+]?[0-9]{1,3})?|true|false|null)'
+_FLAT_ITEMS = rf"(?:{_FLAT_SCALAR}(?:[ \t\n\r]*,[ \t\n\r]*{_FLAT_SCALAR}){{0,16}})?"
+_FLAT_MEMBER = rf'"[^"\\\x00-\x1f]{{0,64}}"[ \t\n\r]*:[ \t\n\r]*{_FLAT_SCALAR}'
+# a small container of short scalars, read by pydantic_core without the Python tokenizer (citations, small records)
+_FLAT = re.compile(
+    rf"\[[ \t\n\r]*{_FLAT_ITEMS}[ \t\n\r]*\]"
+    rf"|\{{[ \t\n\r]*(?:{_FLAT_MEMBER}(?:[ \t\n\r]*,[ \t\n\r]*{_FLAT_MEMBER}){{0,16}})?[ \t\n\r]*\}}"
+)
 _CUT_CHARS = '"-0123456789tfnNI.eE'  # a token cut off at the end of the text starts with one of these
 # first character of a token -> kind (see _read)
 _KIND = {" ": 1, "\t": 1, "\n": 1, "\r": 1, '"': 2, ",": 3, ":": 4, "[": 6, "{": 7, "]": 8, "}": 9}
@@ -244,7 +250,7 @@ class _Reader:
         self.errors: dict[int, tuple[str, int]] = {}  # tier -> first (message, position)
         self.regions: list[tuple[int, int, int]] = []  # (start, end, tier) scanned, for repair
         self._prefer_cache: dict[str, bool] = {}
-        self.marks: bytearray | None = None  # 1 where the scan read a value (the repair skips those)
+        self.marks = bytearray()  # 1 where the scan read a value (the repair skips those); sized by _collect
 
     # -- entry
 
@@ -334,30 +340,22 @@ class _Reader:
             return None
         blocks: list[tuple[int, int]] = []
         unclosed = None
+        opening = _REASON_OPEN.search(text)
+        closing = _REASON_CLOSE.search(text)
         pos = 0
-        first = True
-        while True:
-            m = _REASON_TAG.search(text, pos)
-            if m is None:
-                break
-            if m.group(1):  # a closing tag
-                if first and _LINE_END.match(text, m.end()):  # no opening tag before it: it was in the prompt
-                    blocks.append((0, m.end()))
-                pos = m.end()
-                first = False
-                continue
-            first = False
-            line_start = text.rfind("\n", 0, m.start()) + 1
-            if text[line_start : m.start()].strip():
-                pos = m.end()  # an opening tag inside a line is text, not a block
-                continue
-            close = re.compile(r"</" + re.escape(m.group(2)) + r"\s*>", re.IGNORECASE).search(text, m.end())
+        if closing is not None and (opening is None or closing.start() < opening.start()) and _LINE_END.match(text, closing.end()):
+            blocks.append((0, closing.end()))  # no opening tag before it: it was in the prompt
+            pos = closing.end()
+            opening = _REASON_OPEN.search(text, pos)
+        while opening is not None:
+            start = opening.start(1)
+            close = re.compile(r"</" + re.escape(opening.group(2)) + r"\s*>", re.IGNORECASE).search(text, opening.end())
             if close is None:
-                blocks.append((m.start(), len(text)))
-                unclosed = (m.start(), m.group(2))
+                blocks.append((start, len(text)))
+                unclosed = (start, opening.group(2))
                 break
-            blocks.append((m.start(), close.end()))
-            pos = close.end()
+            blocks.append((start, close.end()))
+            opening = _REASON_OPEN.search(text, close.end())
         if not blocks:
             return None
         self.flags.add("reasoning")
@@ -376,6 +374,7 @@ class _Reader:
     def _collect(self, cs: int, ce: int) -> None:
         """Scan prose and fences left to right; a fence marker inside a JSON value found in prose is not a fence."""
         text = self.text
+        self.marks = bytearray(len(text))
         fences = [m for m in _FENCE.finditer(text, cs, ce)] if "```" in text else []
         pos = cs
         i = 0
@@ -401,7 +400,7 @@ class _Reader:
             if be > bs:
                 whole = self._whole(text[bs:be])
                 if whole is not _NOTHING:
-                    self._offer(whole, bs, be, tier, _READ, set())
+                    self._offer(whole, bs, be, tier, _READ)
                 else:
                     self._scan(bs, be, be, be, tier)
                 self.regions.append((bs, be, tier))
@@ -412,6 +411,7 @@ class _Reader:
         """Read every value starting in ``[pos, limit)``; the furthest end of a value read (at least ``limit``)."""
         text = self.text
         search = _START.search
+        flat_match = _FLAT.match
         max_depth, max_int_digits = self.max_depth, self.max_int_digits
         frontier = pos  # the furthest failure point so far: rewinds never go before it
         reach = limit
@@ -421,17 +421,22 @@ class _Reader:
             if m is None:
                 return reach
             s = m.start()
-            status, value, p, info = _read(text, s, end, max_depth, max_int_digits, frontier if frontier > s else s + 1, end_stripped)
+            flat = flat_match(text, s, end)
+            if flat is not None:  # a container of short scalars ("[1]", '{"a": 1}'): read in C
+                p = flat.end()
+                status, value = _COMPLETE, pydantic_core.from_json(text[s:p])
+            else:
+                status, value, p, info = _read(text, s, end, max_depth, max_int_digits, frontier if frontier > s else s + 1, end_stripped)
             if status != _FAILED:
                 # '[{"a": 1} {"b": 2}]': {"b": 2} is a piece of the broken list, not an answer of its own
                 how = _PIECE if 0 <= chain <= s and _GAP.fullmatch(text, chain, s) else _READ
                 chain = p if how == _PIECE else -1
             if status == _COMPLETE:
-                self._offer(value, s, p, tier, how, set())
+                self._offer(value, s, p, tier, how)
                 reach = max(reach, p)
                 pos = p
             elif status == _TRUNCATED:
-                self._offer(value, s, p, tier, how, {"truncated"})
+                self._offer(value, s, p, tier, how, _TRUNCATED_FLAGS)
                 return max(reach, p)
             else:
                 chain = p
@@ -440,28 +445,24 @@ class _Reader:
                     self.errors[tier] = (_EXPECTING.get(msg, msg), p)
                 if pieces:
                     for ps, pe, pv in pieces:
-                        self._offer(pv, ps, pe, tier, _PIECE, set())
+                        self._offer(pv, ps, pe, tier, _PIECE)
                 if p > frontier:
                     frontier = p
                 pos = rewind if rewind >= 0 else p
 
     # -- ranking
 
-    def _offer(self, value: Any, s: int, e: int, tier: int, how: int, flags: set[str], weight: int = 0) -> None:
+    def _offer(self, value: Any, s: int, e: int, tier: int, how: int, flags: frozenset[str] = frozenset()) -> None:
+        """Rank one candidate against the best so far (called once per value found: kept cheap)."""
         self.found += 1
         if how != _REPAIRED:
-            if self.marks is None:
-                self.marks = bytearray(len(self.text))
             self.marks[s:e] = b"\x01" * (e - s)
-        major = _is_major(value)
-        if how == _REPAIRED:
-            weight = weight or e - s
-        elif not major:
-            weight = e - s
-        else:
-            weight = 0
-        rank = (tier, major, how, weight)
+        t = type(value)
+        major = bool(value) and (t is dict or (t is list and _is_major(value)))
         best = self.best
+        if best is not None and self.prefer is None and (tier, major) < best[0][1:3]:
+            return  # (4 MB of "[1] " after the answer: each costs this much)
+        rank = (tier, major, how, e - s if how == _REPAIRED or not major else 0)
         preferred = False
         if self.prefer is not None:
             if best is not None and best[0][0] and rank < best[0][1:5]:
@@ -512,12 +513,15 @@ class _Reader:
                 if m is None:
                     break
                 s = m.start()
-                if marks is not None and marks[s]:  # inside a value the scan read
+                if marks[s]:  # inside a value the scan read
                     pos = marks.find(0, s, r1)
                     if pos < 0:
                         break
                     continue
                 e, depth = _lenient_end(text, s, r1, s + budget)
+                if depth > _REPAIR_MAX_DEPTH:  # json_repair gives up on deeper nesting
+                    pos = e
+                    continue
                 if e > s + budget:
                     if need:
                         raise LimitError(
@@ -529,9 +533,8 @@ class _Reader:
                     budget = -1
                     break
                 pos = e
-                if depth <= _REPAIR_MAX_DEPTH:  # json_repair gives up on deeper nesting
-                    targets.append((s, e, tier))
-                    budget -= max(e - s, _REPAIR_CALL_BYTES)
+                targets.append((s, e, tier))
+                budget -= max(e - s, _REPAIR_CALL_BYTES)
         if not targets:
             return
         pieces = [text[s:e] for s, e, _ in targets]
@@ -558,19 +561,24 @@ class _Reader:
             return
         for (s, e, tier), value in zip(targets, values):
             if isinstance(value, (dict, list)):
-                self._offer(value, s, e, tier, _REPAIRED, {"repaired"}, e - s)
+                self._offer(value, s, e, tier, _REPAIRED, _REPAIRED_FLAGS)
 
 
 
 _NOTHING = object()
+_TRUNCATED_FLAGS = frozenset({"truncated"})
+_REPAIRED_FLAGS = frozenset({"repaired"})
 
 
 def _is_major(value: Any) -> bool:
+    """A non-empty object, or an array holding something besides numbers (``[1]``, ``[1, 2]`` look like citations)."""
     t = type(value)
     if t is dict:
         return bool(value)
     if t is list:
-        return any(type(x) is not int and type(x) is not float for x in value)
+        for x in value:
+            if type(x) is not int and type(x) is not float:
+                return True
     return False
 
 
@@ -605,7 +613,7 @@ _FAST_DEPTH = _fast_depth_limit()
 def _lenient_end(text: str, s: int, end: int, cap: int) -> tuple[int, int]:
     """Where the brackets opened at ``s`` balance (double-quoted strings skipped; ``end`` if never), and the deepest nesting.
 
-    Stops at the first bracket or quote past ``cap``.
+    Stops at the first bracket or quote past ``cap``, and as soon as the nesting is deeper than json_repair reads.
     """
     depth = deepest = 0
     in_string = False
@@ -629,6 +637,8 @@ def _lenient_end(text: str, s: int, end: int, cap: int) -> tuple[int, int]:
             depth += 1
             if depth > deepest:
                 deepest = depth
+                if deepest > _REPAIR_MAX_DEPTH:  # json_repair cannot read it: no need to find its end
+                    return i + 1, deepest
         elif c in "]}":
             depth -= 1
             if depth == 0:
@@ -690,7 +700,8 @@ def _read(
     state = _VALUE
     pos = s
     probe = -1
-    find = text.find
+    next_open = -1
+    open_search = _ANY_OPEN.search
     while pos < end:
         kind = kind_of(text[pos], 0)
         if kind == 1:  # whitespace
@@ -705,10 +716,11 @@ def _read(
             tok = pos
             pos = m.end()
             if probe < 0 and pos - 1 > probe_from:
-                a = max(tok + 1, probe_from)
-                i1 = find("{", a, pos - 1)
-                i2 = find("[", a, pos - 1)
-                probe = i1 if i2 < 0 else i2 if i1 < 0 else min(i1, i2)
+                if next_open <= tok:  # the next bracket after the string start, looked up once per bracket
+                    o = open_search(text, tok if tok > probe_from else probe_from, end)
+                    next_open = o.start() if o is not None else end
+                if next_open < pos - 1:
+                    probe = next_open
             value = text[tok + 1 : pos - 1]
             if "\\" in value:
                 value = json.loads(text[tok:pos])
@@ -724,12 +736,16 @@ def _read(
                 break
             state = _VALUE if type(stack[-1]) is list else _KEY
             pos += 1
+            if pos < end and text[pos] == " ":
+                pos += 1
             continue
         elif kind == 4:  # :
             if state != _COLON:
                 break
             state = _VALUE
             pos += 1
+            if pos < end and text[pos] == " ":
+                pos += 1
             continue
         elif kind == 5:  # number
             if state > _VALUE_OR_CLOSE:

@@ -426,7 +426,7 @@ def test_max_text_bytes():
 
 
 def test_module_defaults():
-    assert (MAX_TEXT_BYTES, MAX_DEPTH, MAX_INT_DIGITS, MAX_REPAIR_BYTES, REPAIR_TIMEOUT) == (4_000_000, 1000, 20_000, 100_000, 2.0)
+    assert (MAX_TEXT_BYTES, MAX_DEPTH, MAX_INT_DIGITS, MAX_REPAIR_BYTES, REPAIR_TIMEOUT) == (1_000_000, 1000, 20_000, 100_000, 2.0)
 
 
 def test_repair_over_budget_is_a_limit_error_when_nothing_else_was_found():
@@ -490,6 +490,7 @@ HOSTILE = {
     "backslashes": '["' + "\\" * 20_001,
     "fences": "```json\n{" * 3_000,
     "think tags": "<think>\n" * 3_000 + "</think>" * 10,
+    "think tags in one line": "x<think>" * 20_000 + "</think>" * 20_000,
     "missing commas": "[" + '{"i": 1} ' * 2_000 + "]",
     "colons": '{"a":' * 5_000,
 }
