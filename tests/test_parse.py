@@ -11,7 +11,6 @@ import json
 import math
 import sys
 import threading
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -455,11 +454,9 @@ def test_repair_timeout_stops_json_repair(monkeypatch):
 
     monkeypatch.setattr(json_repair, "loads", spin)
     before = threading.active_count()
-    start = time.perf_counter()
-    with pytest.raises(LimitError) as info:
+    with pytest.raises(LimitError) as info:  # returning at all means json_repair was stopped: it never ends
         parse_json_text("{'a': 1}", repair_timeout=0.2)
     assert info.value.limit == "repair_timeout"
-    assert time.perf_counter() - start < 5  # stopped, not run to the end (it never ends)
     assert threading.active_count() == before  # the worker thread is gone
     # with an answer found, a timed-out repair is dropped, not an error
     assert parse_json_text("""{"a": 1} {'b': 2}""", prefer=lambda v: "b" in v, repair_timeout=0.2).value == {"a": 1}
