@@ -57,7 +57,8 @@ option                 default       when exceeded
 ``max_int_digits``     20,000        ``LimitError``; integers up to it are exact (Python's 4,300-digit
                                      limit does not apply, no interpreter setting is changed)
 ``max_repair_bytes``   100,000       json_repair is not run: ``LimitError`` unless a major value was
-                                     read as is (then it is kept); each call counts >= 1,000 bytes
+                                     read as is (then it is kept); each call counts at least 1/100
+                                     of it (at most 100 calls)
 ``repair_timeout``     2.0 s         json_repair is stopped: ``LimitError`` unless a major value was
                                      read as is (then it is kept); ``None``: no deadline
 =====================  ============  =================================================================
@@ -109,7 +110,7 @@ _ANY_OPEN = re.compile(r"[\[{]")
 # an opening bracket that json_repair may turn into a value: quoted keys (either quote), JSON or Python items
 _REPAIRABLE = re.compile(r"\{(?=[ \t\n\r]*['\"{}])|\[(?=[ \t\n\r]*(?:['\"\[\]{0-9-]|true|false|null|True|False|None))")
 _REPAIR_MAX_DEPTH = 200  # json_repair raises beyond about 250 levels
-_REPAIR_CALL_BYTES = 1000  # each json_repair call counts at least this much against max_repair_bytes
+_REPAIR_MAX_CALLS = 100  # each json_repair call counts at least max_repair_bytes / 100
 _LENIENT = re.compile(r'[\[\]{}"\\]')
 _STRING = re.compile(r'"[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -522,11 +523,12 @@ class _Reader:
                 if depth > _REPAIR_MAX_DEPTH:  # json_repair gives up on deeper nesting
                     pos = e
                     continue
-                if e > s + budget:
+                cost = max(e - s, self.max_repair_bytes // _REPAIR_MAX_CALLS)
+                if cost > budget:
                     if need:
                         raise LimitError(
                             "max_repair_bytes",
-                            (e - s) + (self.max_repair_bytes - budget),
+                            cost + (self.max_repair_bytes - budget),
                             self.max_repair_bytes,
                             what="broken JSON to repair (bytes), at least",
                         )
@@ -534,7 +536,7 @@ class _Reader:
                     break
                 pos = e
                 targets.append((s, e, tier))
-                budget -= max(e - s, _REPAIR_CALL_BYTES)
+                budget -= cost
         if not targets:
             return
         pieces = [text[s:e] for s, e, _ in targets]
@@ -562,7 +564,6 @@ class _Reader:
         for (s, e, tier), value in zip(targets, values):
             if isinstance(value, (dict, list)):
                 self._offer(value, s, e, tier, _REPAIRED, _REPAIRED_FLAGS)
-
 
 
 _NOTHING = object()

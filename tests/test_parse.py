@@ -445,6 +445,14 @@ def test_repair_over_budget_is_skipped_when_an_answer_was_found():
     assert parsed.value == {"a": 1}
 
 
+def test_at_most_100_json_repair_calls():
+    pytest.importorskip("json_repair")
+    assert parse_json_text(" ".join(f"{{'a': {i}}}" for i in range(100))).value == {"a": 99}
+    with pytest.raises(LimitError) as info:
+        parse_json_text(" ".join(f"{{'a': {i}}}" for i in range(101)))
+    assert info.value.limit == "max_repair_bytes"
+
+
 def test_repair_timeout_stops_json_repair(monkeypatch):
     json_repair = pytest.importorskip("json_repair")
 
