@@ -43,7 +43,10 @@ FAMILIES = {
     "citations_then_answer": lambda n: "".join(f"See [{i}]. " for i in range(n // 11)) + 'Answer: {"a": 1}',
     "links_then_answer": lambda n: "".join(f"[source {i}](https://example.org/{i}) " for i in range(n // 36)) + '{"a": 1}',
     "big_ints": lambda n: "x [" + ",".join("9" * 19_999 for _ in range(max(1, n // 20_000))) + "]",
-    # more shapes
+    # more shapes: the cheapest values and the cheapest broken attempts the scan must look at
+    "empty_arrays": lambda n: "[]" * (n // 2),
+    "broken_arrays": lambda n: "[1x" * (n // 3),
+    "broken_objects": lambda n: '{"a":x' * (n // 6),
     "open_lists": lambda n: "[ [ [ [ x " * (n // 10),
     "quotes": lambda n: '"' * n + ' {"a": 1}',
     "unclosed_array": lambda n: "[1," * (n // 3),

@@ -104,8 +104,12 @@ _FENCE = re.compile(r"```[ \t]*([a-zA-Z0-9_+.-]*)[^\n`]*\n?(.*?)(?:^[ \t]*```|\Z
 # an opening reasoning tag counts at the start of a line (inside a line, or a JSON string, it is text)
 _REASON_OPEN = re.compile(r"^[ \t]*(<(" + "|".join(REASONING_TAGS) + r")\b[^<>\n]{0,200}>)", re.IGNORECASE | re.MULTILINE)
 _REASON_CLOSE = re.compile(r"</(?:" + "|".join(REASONING_TAGS) + r")\s*>", re.IGNORECASE)
-# an opening bracket that can start a JSON value (so prose braces such as "{x}" cost no attempt)
-_START = re.compile(r"\{(?=[ \t\n\r]*(?:[\"}]|\Z))|\[(?=[ \t\n\r]*(?:[\]\[{\"0-9tfnNI-]|\Z))")
+# an opening bracket that can start a JSON value: "[" before a value, "{" before "}" or a key and its colon
+# (so prose braces such as "{x}", and '{"' followed by a quoted phrase, cost no attempt); the text may end anywhere
+_START = re.compile(
+    r'\{(?=[ \t\n\r]*(?:\}|\Z|"(?:[^"\\\n]++|\\.)*+(?:\\?\Z|"[ \t\n\r]*(?::|\Z))))'
+    r"|\[(?=[ \t\n\r]*(?:[\]\[{\"0-9tfnNI-]|\Z))"
+)
 _ANY_OPEN = re.compile(r"[\[{]")
 # an opening bracket that json_repair may turn into a value: quoted keys (either quote), JSON or Python items
 _REPAIRABLE = re.compile(r"\{(?=[ \t\n\r]*['\"{}])|\[(?=[ \t\n\r]*(?:['\"\[\]{0-9-]|true|false|null|True|False|None))")
