@@ -45,9 +45,11 @@ preferred value.
 
 **Limits** (keyword arguments of :func:`parse_json_text`, defaults in the
 module constants; the :class:`Aligner` passes its own options through). The
-defaults keep one read under about 2 s of CPU and 300 MB on the hostile text
-families of ``benchmarks/parse_scaling.py`` (the scan is linear: about 0.5 us
-per character for ordinary text, at most about 2 us for the worst families):
+scan is linear in the text: on the 2-core test machine (where ``json.loads``
+reads about 35 MB/s) ordinary prose-wrapped JSON costs about 0.4 us of CPU per
+character and the worst families of ``benchmarks/parse_scaling.py`` (1 MB of
+``[]`` or of ``[1x``) about 2.1 us, so under the defaults one read takes at
+most about 2 s of CPU and 100 MB:
 
 =====================  ============  =================================================================
 option                 default       when exceeded
