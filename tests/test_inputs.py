@@ -178,7 +178,7 @@ TEXT_CASES = [
     ('```python\nx = [1]\n```\nand the data:\n```json\n{"a": 2}\n```', {"a": 2}, {"extracted"}),
     ('Sure! {"a": 1} is the answer.', {"a": 1}, {"extracted"}),
     ('See [1] and [2]. Result: {"a": {"b": [1, 2]}} Done.', {"a": {"b": [1, 2]}}, {"extracted"}),
-    ('{"a": 1} {"b": 2}', {"a": 1}, {"extracted"}),
+    ('{"a": 1} {"b": 2}', {"b": 2}, {"extracted"}),  # two answers of the same kind: the last (a correction) wins
     ('{"a": [1, 2], "b": "unfini', {"a": [1, 2]}, {"truncated"}),
     ('[1, 2, 3', [1, 2, 3], {"truncated"}),
     ('{"a": {"b": 1}, "c": [nu', {"a": {"b": 1}, "c": []}, {"truncated"}),
