@@ -251,7 +251,7 @@ class Aligner:
         ...     n: int
         ...     note: str = ""
         >>> Aligner(Item).read('Sure: {"n": "3"}')
-        Reading(value={'n': 3, 'note': ''}, read=Read(['extracted'], valid=True), validation_errors=())
+        Reading(value={'n': 3, 'note': ''}, read=Read(['extracted'], span=(6, 16), found=1, valid=True), validation_errors=())
         """
         if side not in ("gold", "pred"):
             raise ValueError(f"side must be 'gold' or 'pred', got {side!r}")

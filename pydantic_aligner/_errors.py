@@ -110,8 +110,9 @@ class LimitError(AlignerError, ValueError):
         self.path = path
         self.side = side
         what = what or self._WHAT.get(limit, "size")
+        self.what = what
         self.problem = f"{what} {value} exceeds {limit}={maximum}; raise it with Aligner(..., {limit}=...)"
-        where = ""
+        where = f"{side}: " if side else ""
         if path is not None:
             where = f"{side} {path!r}: " if side else f"{path!r}: "
         super().__init__(f"{where}{self.problem}")

@@ -37,7 +37,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, TypeAdapter
 
-from ._errors import DataError, ParseError
+from ._errors import DataError, LimitError, ParseError
 from ._parse import parse_json_text
 
 __all__ = ["Read", "to_json", "to_jsonable"]
@@ -94,40 +94,19 @@ def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
 
 NOT_READ = Read()
 
-_PREFER_OK: dict = {}
-
-
-def _accepts_prefer() -> bool:
-    """Whether :func:`parse_json_text` takes ``prefer=`` (the text reader gained it with the reasoning-block work)."""
-    ok = _PREFER_OK.get(parse_json_text)
-    if ok is None:
-        import inspect
-
-        try:
-            ok = "prefer" in inspect.signature(parse_json_text).parameters
-        except (TypeError, ValueError):  # pragma: no cover
-            ok = False
-        _PREFER_OK[parse_json_text] = ok
-    return ok
-
-
 def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None) -> tuple[Any, Read]:
     """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values."""
     try:
-        if prefer is not None and _accepts_prefer():
-            parsed = parse_json_text(value, prefer=prefer)
-        else:
-            parsed = parse_json_text(value)
+        parsed = parse_json_text(value, prefer=prefer)
     except ParseError as e:
         if side == "gold":
             raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
         raise
-    span = getattr(parsed, "span", None)
-    if span is None and getattr(parsed, "start", None) is not None:
-        span = (parsed.start, getattr(parsed, "end", None))
-    counts = (getattr(parsed, n, None) for n in ("found", "count", "n_found", "candidates"))
-    found = next((c for c in counts if isinstance(c, int) and not isinstance(c, bool)), None)
-    return parsed.value, Read(parsed.flags, span=tuple(span) if span is not None else None, found=found)
+    except LimitError as e:
+        if e.side == side:
+            raise
+        raise LimitError(e.limit, e.value, e.maximum, path=e.path, side=side, what=e.what) from None
+    return parsed.value, Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found)
 
 
 def to_json(value: Any, side: str, prefer: Any = None) -> tuple[Any, Read]:

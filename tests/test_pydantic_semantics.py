@@ -27,7 +27,7 @@ from pydantic_aligner import (
     aligned,
     score,
 )
-from pydantic_aligner._inputs import Read, _accepts_prefer
+from pydantic_aligner._inputs import Read
 from pydantic_aligner.testing import Matches, assert_matches
 
 AL = Aligner(Invoice)
@@ -342,10 +342,6 @@ def test_a_class_that_cannot_be_imported_is_stored_as_its_json_schema(tmp_path):
 # text that models really emit
 
 
-needs_prefer = pytest.mark.xfail(not _accepts_prefer(), reason="parse_json_text(prefer=...) and reasoning blocks come with the text reader rewrite", strict=True)
-
-
-@needs_prefer
 def test_reasoning_blocks_are_skipped():
     class X(BaseModel):
         x: int
@@ -356,7 +352,6 @@ def test_reasoning_blocks_are_skipped():
     assert "reasoning" in align({"x": 1}, text).read
 
 
-@needs_prefer
 def test_the_value_that_validates_is_preferred_and_the_read_says_which():
     class X(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -447,38 +442,19 @@ def test_aliases_are_read_as_pydantic_reads_them():
     assert [e.path for e in r.validation_errors] == ["/age"] and r.pred["fullName"] == "Ann"
 
 
-def test_prefer_plumbing_with_a_reader_that_takes_prefer(monkeypatch):
+def test_prefer_plumbing_with_the_text_reader(monkeypatch):
     """The contract with the text reader: ``prefer`` is passed, the span and count come back on ``Alignment.read``."""
     import pydantic_aligner._inputs as inputs
 
     seen = []
+    real = inputs.parse_json_text
 
-    class Found(tuple):
-        pass
+    def spy(text, *, prefer=None):
+        parsed = real(text, prefer=prefer)
+        seen.append(prefer)
+        return parsed
 
-    def reader(text, *, prefer=None):
-        dec = json.JSONDecoder()
-        values, i = [], 0
-        while i < len(text):
-            if text[i] in "{[":
-                try:
-                    v, end = dec.raw_decode(text, i)
-                except ValueError:
-                    i += 1
-                    continue
-                values.append((v, i, end))
-                i = end
-            else:
-                i += 1
-        seen.append([prefer(v) for v, _, _ in values] if prefer else None)
-        good = [x for x in values if prefer is None or prefer(x[0])] or values
-        v, s, e = good[-1]
-        from collections import namedtuple
-
-        P = namedtuple("P", "value flags span found")
-        return P(v, frozenset({"extracted"}), (s, e), len(values))
-
-    monkeypatch.setattr(inputs, "parse_json_text", reader)
+    monkeypatch.setattr(inputs, "parse_json_text", spy)
 
     class X(BaseModel):
         model_config = ConfigDict(extra="forbid")
@@ -486,14 +462,15 @@ def test_prefer_plumbing_with_a_reader_that_takes_prefer(monkeypatch):
 
     text = 'Example: {"x": "an integer"}. Answer: {"x": 1}. Also: {"y": 2}'
     r = align(X(x=1), text, X)
-    assert seen[-1] == [False, True, False]
+    prefer = seen[-1]
+    assert [prefer(v) for v in ({"x": "an integer"}, {"x": 1}, {"y": 2})] == [False, True, False]
     assert r.score == 1.0 and r.read.found == 3 and r.read.valid is True
     assert text[slice(*r.read.span)] == '{"x": 1}'
     fb = str(align(X(x=2), text, X).feedback())
     assert f"Note: the output holds 3 JSON values; the one at characters {r.read.span[0]}-{r.read.span[1]} was scored." in fb
     # without a model: the gold's JSON type is preferred
     r = align({"x": 1}, 'Sure: [1]. {"x": 1} [2]')
-    assert seen[-1] == [False, True, False] and r.score == 1.0
+    assert [seen[-1](v) for v in ([1], {"x": 1}, [2])] == [False, True, False] and r.score == 1.0
 
 
 def test_lists_of_instances_and_subclass_instances_without_schema():
