@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -14,8 +15,10 @@ from ._compile import compile_schema
 from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
-from ._errors import DataError, ParseError, SchemaError
+from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError
 from ._inputs import to_jsonable
+from ._limits import DEFAULTS as _LIMITS
+from ._limits import check_limit_options, depth_of, run_deep
 from ._plan import KIND_STRING
 from ._tree import Match
 
@@ -50,6 +53,17 @@ class Aligner:
     is; ``lenient=True`` scores unreadable candidate text 0 (the reason is in
     ``problems``) instead of raising :class:`ParseError`.
 
+    Limits (each raises :class:`LimitError`, naming the limit and the path;
+    ``None`` switches one off; see ``docs/limits.md`` for costs):
+    ``max_cells`` (default 50,000,000) bounds the pairwise work of one call,
+    in cells (one gold x candidate comparison of short values; pairs scored
+    one at a time and long strings count more); ``max_string_length``
+    (100,000 characters) bounds each string an edit-distance or Jaro
+    comparator reads; ``max_depth`` (1,000) bounds the nesting of objects and
+    lists alike; ``max_text_bytes`` (10,000,000) bounds text read as JSON.
+    With the defaults one call takes at most about 10 s and 2 GB on a small
+    machine.
+
     >>> from pydantic_aligner import Aligner
     >>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
     >>> aligner = Aligner(schema)
@@ -62,6 +76,7 @@ class Aligner:
         "_validator",
         "comparators",
         "lenient",
+        "limits",
         "model",
         "options",
         "plan",
@@ -84,7 +99,15 @@ class Aligner:
         confidence_method: str = "margin",
         confidence_entropy_temperature: float = 8.0,
         lenient: bool = False,
+        max_cells: int | None = _LIMITS["max_cells"],
+        max_string_length: int | None = _LIMITS["max_string_length"],
+        max_depth: int | None = _LIMITS["max_depth"],
+        max_text_bytes: int | None = _LIMITS["max_text_bytes"],
     ) -> None:
+        # work and size limits (issue 11): validated here, enforced by the engine and the text reader
+        self.limits = check_limit_options(
+            {"max_cells": max_cells, "max_string_length": max_string_length, "max_depth": max_depth, "max_text_bytes": max_text_bytes}
+        )
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
         if wl_integration not in _WL_INTEGRATION:
@@ -166,6 +189,26 @@ class Aligner:
 
     # ------------------------------------------------------------------
     def _align(self, gold: Any, pred: Any, *, tree: bool) -> Any:
+        # A level of nesting takes at least two frames, so a document deeper than max_depth always overflows this
+        # thread's recursion limit and gets checked below; a max_depth lower than that is checked up front.
+        try:
+            return self._align_once(gold, pred, tree, self.limits["max_depth"] * 2 < sys.getrecursionlimit())
+        except RecursionError:
+            pass
+        # deeper than this thread's recursion limit allows: check max_depth, then recurse on a big stack
+        levels = self.limits["max_depth"]
+        try:
+            return run_deep(self._align_once, gold, pred, tree, True, levels=100_000 if levels == float("inf") else levels)
+        except RecursionError as e:
+            raise _recursion_error(e) from None
+
+    def _check_depth(self, value: Any, side: str) -> None:
+        depth, path = depth_of(value)
+        if depth > self.limits["max_depth"]:
+            ptr = "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+            raise LimitError("max_depth", depth, self.limits["max_depth"], path=ptr, side=side)
+
+    def _align_once(self, gold: Any, pred: Any, tree: bool, check_depth: bool = False) -> Any:
         gold, _ = self._prepare(gold, "gold", pred)
         try:
             pred, read = self._prepare(pred, "pred", gold)
@@ -176,6 +219,9 @@ class Aligner:
             problem = Problem("pred", "", f"unreadable: {e}")
             result = Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=frozenset({"unreadable"}), aligner=self)
             return result if tree else 0.0
+        if check_depth:
+            self._check_depth(gold, "gold")
+            self._check_depth(pred, "pred")
         if self._validator is not None:
             invalid = self._strict_check(gold, pred)
             if invalid is not None:
@@ -189,17 +235,14 @@ class Aligner:
             return self._run(to_jsonable(gold, "gold"), to_jsonable(pred, "pred"), read, tree)
 
     def _run(self, gold: Any, pred: Any, read: frozenset[str], tree: bool) -> Any:
-        ctx = Ctx(gold, pred)
+        ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
         if tree and self.options["compute_confidence"]:
             ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
-        try:
-            if self._referential is not None:
-                self._referential.prepare(ctx, gold, pred)
-            if not tree:
-                return _score_only(self.plan.root, gold, pred, ctx)
-            root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
-        except RecursionError:
-            raise DataError("the document is nested too deeply to align", "") from None
+        if self._referential is not None:
+            self._referential.prepare(ctx, gold, pred)
+        if not tree:
+            return _score_only(self.plan.root, gold, pred, ctx)
+        root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
         return Alignment(root.score, root, mappings=ctx.mappings, problems=ctx.problems, gold=gold, pred=pred, read=read, aligner=self)
 
     def _root_accepts_string(self) -> bool | None:
@@ -230,6 +273,15 @@ class Aligner:
         if not errors:
             return None
         return [Problem("pred", "".join(f"/{t}" for t in e.absolute_path), e.message) for e in errors]
+
+
+def _recursion_error(e: RecursionError) -> Exception:
+    """A recursion that the document's depth does not explain: blame the custom comparator it ran in, if any."""
+    from ._comparators import CustomRecursion
+
+    if isinstance(e, CustomRecursion):
+        return ComparatorError(f"comparator {e.name!r} recursed without end (RecursionError)")
+    return e
 
 
 def _build_validator(schema: Any):

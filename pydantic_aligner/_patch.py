@@ -23,6 +23,7 @@ import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._limits import deep_entry
 from ._plan import ARR, OBJ, UNION, IdSpec, Pos, RefSpec, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -256,6 +257,7 @@ def patch_order(ops: list) -> list:
 # applying a patch
 
 
+@deep_entry
 def apply_patch(document: Any, patch: list[dict]) -> Any:
     """Apply an RFC 6902 patch (``add``, ``remove``, ``replace``, ``test``) to a deep copy of ``document``.
 

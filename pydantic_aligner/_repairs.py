@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
+from ._limits import deep_entry
 from ._patch import IdSpace, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
 from ._tree import CONTAINER_KINDS, Match
@@ -563,6 +564,7 @@ def units(ops: list[Repair]) -> list[list[Repair]]:
     return groups
 
 
+@deep_entry
 def repairs(
     alignment: Alignment,
     granularity: str = "leaf",
@@ -588,6 +590,7 @@ def repairs(
     return RepairResult(alignment.score, tuple(ops), granularity, total, notes)
 
 
+@deep_entry
 def json_patch(alignment: Alignment) -> list[dict]:
     """Every leaf repair as one RFC 6902 patch, ordered to apply in sequence (D7)."""
     ops, _ = build_ops(alignment, "leaf")
