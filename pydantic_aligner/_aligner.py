@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import math
 import sys
@@ -19,10 +20,14 @@ from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaE
 from ._inputs import to_jsonable
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import check_limit_options, depth_of, run_deep
+from ._parse import parse_json_text
 from ._plan import KIND_STRING
 from ._tree import Match
 
 __all__ = ["Aligner", "align", "score"]
+
+# the limits the text reader accepts (all of them once _parse takes keyword limits; until then none)
+_TEXT_LIMITS = tuple(k for k in ("max_text_bytes", "max_depth") if k in inspect.signature(parse_json_text).parameters)
 
 _ID_DISAMBIGUATION = ("none", "wl")
 _WL_INTEGRATION = ("tie_break", "blend")
@@ -73,6 +78,7 @@ class Aligner:
 
     __slots__ = (
         "_referential",
+        "_text_limits",
         "_validator",
         "comparators",
         "lenient",
@@ -108,6 +114,7 @@ class Aligner:
         self.limits = check_limit_options(
             {"max_cells": max_cells, "max_string_length": max_string_length, "max_depth": max_depth, "max_text_bytes": max_text_bytes}
         )
+        self._text_limits = {k: (None if self.limits[k] == float("inf") else self.limits[k]) for k in _TEXT_LIMITS}
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
         if wl_integration not in _WL_INTEGRATION:
@@ -261,7 +268,7 @@ class Aligner:
         accepts = self._root_accepts_string()
         if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
             return value, frozenset()
-        return to_json(value, side)
+        return to_json(value, side, **self._text_limits)
 
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
         errors = sorted(self._validator.iter_errors(gold), key=lambda e: list(e.absolute_path))
@@ -296,7 +303,52 @@ def _build_validator(schema: Any):
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
         raise SchemaError(f"not a valid JSON Schema: {e.message}", "#" + "".join(f"/{t}" for t in e.absolute_path)) from None
-    return cls(schema)
+    return _linear_patterns(cls)(schema)
+
+
+def _linear_patterns(cls: Any) -> Any:
+    """``cls`` with ``pattern``, ``patternProperties`` and ``additionalProperties`` matched in linear time (see ``_regex``).
+
+    jsonschema matches patterns with ``re``, which backtracks: a hostile
+    candidate string would hang the strict check.
+    """
+    from jsonschema import ValidationError, validators
+
+    from ._regex import PatternUnsupported, compile_pattern
+
+    def search(pattern: str, text: str) -> bool:
+        try:
+            return compile_cached(pattern).search(text)
+        except PatternUnsupported as e:
+            raise SchemaError(f"unsupported regular expression {pattern!r}: {e}") from None
+
+    compile_cached = functools.lru_cache(maxsize=256)(compile_pattern)
+
+    def pattern(validator, patrn, instance, schema):
+        if validator.is_type(instance, "string") and not search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator, pats, instance, schema):
+        if validator.is_type(instance, "object"):
+            for rx, sub in pats.items():
+                for k, v in instance.items():
+                    if search(rx, k):
+                        yield from validator.descend(v, sub, path=k, schema_path=rx)
+
+    def additional_properties(validator, ap, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        props, pats = schema.get("properties", {}), schema.get("patternProperties", {})
+        extras = [k for k in instance if k not in props and not any(search(rx, k) for rx in pats)]
+        if validator.is_type(ap, "object"):
+            for k in extras:
+                yield from validator.descend(instance[k], ap, path=k)
+        elif not ap and extras:
+            yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, sorted(extras)))} unexpected)")
+
+    return validators.extend(
+        cls, {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -46,6 +46,7 @@ from ._plan import (
     UnionHandler,
     kind_of,
 )
+from ._regex import PatternUnsupported, compile_pattern
 
 __all__ = ["EXTENSION_KEYWORDS", "compile_schema", "escape_token", "any_pos"]
 
@@ -490,9 +491,11 @@ class _Compiler:
         compiled = []
         for rx, sub in pats.items():
             try:
-                creg = re.compile(rx)
+                creg = compile_pattern(rx)  # linear time on candidate keys (see _regex)
             except re.error as e:
                 raise self.error(f"{cpath}/patternProperties", f"invalid regular expression {rx!r}: {e}") from None
+            except PatternUnsupported as e:
+                raise self.error(f"{cpath}/patternProperties", f"unsupported regular expression {rx!r}: {e}") from None
             compiled.append((creg, self.pos(sub, f"{cpath}/patternProperties/{escape_token(rx)}")))
         # several matching patterns: the first by pattern text (never the schema's key order)
         h.patterns = tuple(sorted(compiled, key=lambda rp: rp[0].pattern))

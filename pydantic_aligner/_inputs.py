@@ -44,8 +44,10 @@ _SCALARS = (str, int, float, bool, type(None))
 _UNIONS = (typing.Union, types.UnionType)
 
 
-def to_json(value: Any, side: str) -> tuple[Any, frozenset[str]]:
+def to_json(value: Any, side: str, **limits: Any) -> tuple[Any, frozenset[str]]:
     """``(JSON value, read flags)`` for a gold or candidate input.
+
+    ``limits`` (``max_text_bytes=``, ``max_depth=``) go to :func:`parse_json_text` for text.
 
     >>> from pydantic_aligner._inputs import to_json
     >>> to_json('```json\\n{"a": 1}\\n```', "pred")
@@ -53,7 +55,7 @@ def to_json(value: Any, side: str) -> tuple[Any, frozenset[str]]:
     """
     if isinstance(value, (str, bytes, bytearray)):
         try:
-            parsed = parse_json_text(value)
+            parsed = parse_json_text(value, **limits)
         except ParseError as e:
             if side == "gold":
                 raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None

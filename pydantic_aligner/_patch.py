@@ -145,6 +145,7 @@ class IdSpace:
             if sp.__class__ is IdSpec and _hashable(v):
                 pred_ids.setdefault(sp.scope, set()).add(v)
         self.scopes = frozenset(alignment.mappings)
+        kinds = {pos.special.scope: pos.special.kind for pos in plan.id_sites if pos.special is not None}
         for scope, mapping in alignment.mappings.items():
             cand = pred_ids.get(scope, set())
             mapped = {m for m in mapping.values() if m is not None}
@@ -155,8 +156,11 @@ class IdSpace:
             used = set(cand) | mapped | set(golds)
             t: dict = {}
             fresh = _Fresh(used)
+            kind = kinds.get(scope)
             for g in golds:
                 m = mapping.get(g)
+                if m is not None and kind is not None and kind_of(m) != kind:
+                    m = None  # a candidate id of the wrong JSON type ("7" for 7): rewritten (id_fix), else refs never match
                 if m is not None:
                     t[g] = m
                 elif g not in cand and g not in mapped:
