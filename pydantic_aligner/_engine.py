@@ -297,7 +297,7 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
 #: cells charged per branch tried by a union without a (matching) discriminator tag
-BRANCH_CELLS = 100
+BRANCH_CELLS = 200
 
 
 def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, pos: Pos) -> Match:

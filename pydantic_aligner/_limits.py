@@ -34,9 +34,9 @@ DEFAULTS = {
 
 # -- the cost model, in cells (one cell ~ one vectorised comparison, 20-250 ns on one core) --
 #: a gold x candidate pair scored one at a time (items holding lists, unions, context comparators)
-PAIR_CELLS = 1_000
+PAIR_CELLS = 2_000
 #: an ordered list's dynamic programme costs this many cells per matrix cell on top of the matrix
-DP_CELLS = 4
+DP_CELLS = 6
 #: characters per cell for the bit-parallel edit distances (rapidfuzz processes 64 characters per word)
 BLOCK = 64
 

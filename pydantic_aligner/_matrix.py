@@ -213,6 +213,8 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
             fields.append((vpos, w, gkey, pkey))
     if tw == E._INF:
         return None
+    if ctx.work + len(Gs) * len(Ps) * len(fields) > ctx.max_cells:  # refuse before computing any field
+        E.charge(ctx, len(Gs) * len(Ps) * len(fields), None)
     for vpos, w, gkey, pkey in fields:
         V = pos_matrix(vpos, [g[gkey] for g in Gs], [p[pkey] for p in Ps], ctx)
         acc = acc + w * V

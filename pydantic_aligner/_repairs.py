@@ -453,6 +453,22 @@ class _Builder:
                     _orig=(*orig, j),
                     _final=(*final, j),
                 )
+        if node.kind == "prefix" and isinstance(node.pred, list) and len(node.pred) > L and any(r.kind == "excess" for r in rows):
+            # a tuple without a tail ignores candidate elements past its slots, but removing an excess slot
+            # would shift them into the slots: they go too (nothing to recover, delta 0)
+            for j in range(L, len(node.pred)):
+                self.add(
+                    op="remove",
+                    path=pointer((*orig, j)),
+                    kind="list_item_remove",
+                    delta=0.0,
+                    pred=node.pred[j],
+                    pred_path=f"{node.pred_path}/{j}" if node.pred_path is not None else None,
+                    list_path=lpath,
+                    confidence=cconf,
+                    _orig=(*orig, j),
+                    _final=(*final, j),
+                )
 
 
 def _hashable(v: Any) -> bool:

@@ -318,7 +318,7 @@ def mutate(v: Any, r: random.Random, rate: float, depth: int = 0) -> Any:
             if roll < rate * 0.2:
                 continue  # dropped
             if roll < rate * 0.3:
-                k = r.choice(KEYS + ["a" * 29 + "!", "zz"])
+                k = r.choice([*KEYS, "a" * 29 + "!", "zz"])
             out[k] = mutate(x, r, rate, depth + 1)
         if r.random() < rate * 0.3:
             out[r.choice([*KEYS, 1, None, 2.5, "a" * 40 + "!"])] = r.choice([1, "x", None, [1], {"a": 2}])

@@ -152,7 +152,7 @@ def test_the_generators_cover_every_kind_of_case(seed):
     # the fuzzer is only as good as its generators: every family shows up in a few hundred seeds
     seen = set()
     for k in range(seed * 300, seed * 300 + 300):
-        s, gold, pred = make_case(k)
+        s, _gold, pred = make_case(k)
         seen.add("text" if isinstance(pred, str) else "data")
         seen.add("refs" if "$defs" in str(s) else "inline")
         seen.add("scopes" if "idScope" in str(s) else "plain")

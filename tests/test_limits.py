@@ -364,3 +364,17 @@ def test_warnings_are_not_errors():
         Aligner({"type": "string", "order": "align"})
     with pytest.raises(DataError):
         score([{"id": 1}, {"id": 1}], [], {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer", "idScope": "s"}}}})
+
+
+# ---------------------------------------------------------------------------
+# regressions found by the fuzzer
+
+
+def test_patch_of_a_tuple_without_tail_removes_the_ignored_elements_that_would_shift_into_its_slots():
+    # fuzz seed 43190683: removing the excess slot /2 moved the ignored element /3 into slot 2
+    schema = {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}, {"enum": ["red"]}]}
+    gold, pred = ["beta", 7], ["beta", 7, "red", float("nan")]
+    r = align(gold, pred, schema)
+    assert r.to_json_patch() == [{"op": "remove", "path": "/3"}, {"op": "remove", "path": "/2"}]
+    assert r.patched() == gold and score(gold, r.patched(), schema) == 1.0
+    assert abs(sum(o.delta for o in r.repairs()) - (1 - r.score)) < 1e-12
