@@ -25,7 +25,7 @@ from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
 from ._errors import DataError, LimitError
-from ._limits import BLOCK, DP_CELLS
+from ._limits import BLOCK, DP_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import Match, Row
 
@@ -364,6 +364,7 @@ def _key_rows(
             string_cells(cmp.block, G, P, ctx, loc)
         else:
             charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
+        charge(ctx, assign_cells(len(G), len(P)), loc)
     if cmp.matrix is not None:
         K = cmp.matrix(G, P)
     elif cmp.wants_context:
@@ -643,7 +644,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
             k = len(blocked)
             total = float(k)
         elif n and m:
-            charge(ctx, n * m, loc)
+            charge(ctx, assign_cells(n, m), loc)
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             pairs = assign(S)
             k = len(pairs)
@@ -652,7 +653,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
     elif n and m:
-        charge(ctx, n * m * (1 if h.align else 1 + DP_CELLS), loc)
+        charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
         plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
     else:

@@ -22,7 +22,7 @@ from typing import Any
 
 from ._errors import SchemaError
 
-__all__ = ["DEFAULTS", "check_limit_options", "depth_of", "run_deep"]
+__all__ = ["DEFAULTS", "assign_cells", "check_limit_options", "deep_entry", "depth_of", "run_deep"]
 
 #: Default limits (see docs/limits.md for what each one costs at its maximum).
 DEFAULTS = {
@@ -37,6 +37,13 @@ DEFAULTS = {
 PAIR_CELLS = 2_000
 #: an ordered list's dynamic programme costs this many cells per matrix cell on top of the matrix
 DP_CELLS = 6
+#: the assignment solver's cost per cell grows with the list: n x m x (1 + min(n, m) / ASSIGN_SCALE) cells
+ASSIGN_SCALE = 2_000
+
+
+def assign_cells(n: int, m: int) -> int:
+    """Cells charged for the optimal assignment of an ``n`` x ``m`` similarity matrix."""
+    return n * m + n * m * min(n, m) // ASSIGN_SCALE
 #: characters per cell for the bit-parallel edit distances (rapidfuzz processes 64 characters per word)
 BLOCK = 64
 

@@ -74,6 +74,8 @@ def _needs_context(obj: Any) -> bool:
 def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, pfull: list | None, offset: int) -> np.ndarray:
     # a leaf comparator called from Python (custom, context-aware, date) is cheaper than a container scored per pair
     E.charge(ctx, len(G) * len(P) * (LEAF_PAIR_CELLS if h.tag in (STR, NUM, BOOL) else PAIR_CELLS), loc)
+    if h.tag == UNION and ctx.work + len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+        E.charge(ctx, len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS, loc)  # refused before trying any branch
     rows = []
     for i, g in enumerate(G):
         li = (loc, offset + i, gfull, pfull) if gfull is not None else loc
@@ -125,6 +127,8 @@ def pos_matrix(
         h = pos.kinds.get(kind) or E._ANY.kinds[kind]
         if gfull is not None and (h.tag in (ARR, UNION) or _needs_context(h)):
             E.charge(ctx, len(rows) * len(cols) * PAIR_CELLS, loc)
+            if h.tag == UNION and ctx.work + len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+                E.charge(ctx, len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS, loc)
             sub = np.array(
                 [[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
             )
