@@ -14,7 +14,7 @@ ECMA white space, as ECMA-262 without the ``u`` flag), groups (capturing, ``(?:.
 ``{m,n}`` (lazy forms match the same keys), anchors ``^``/``$`` (start and end of the key) and
 word boundaries ``\\b``/``\\B``. Not supported, and rejected when the :class:`Aligner` is built
 (:class:`SchemaError`): backreferences and lookaround (they need backtracking), inline flags,
-and patterns whose automaton would exceed ``MAX_STATES`` states (``(a{1000}){1000}``).
+and patterns whose automaton would exceed ``MAX_STATES`` states (``(a{100}){100}``).
 """
 
 from __future__ import annotations
@@ -30,9 +30,9 @@ import re
 
 __all__ = ["MAX_STATES", "Pattern", "PatternUnsupported", "compile_pattern"]
 
-#: Largest automaton a pattern may compile to.
-MAX_STATES = 20_000
-_CACHE = 4_096  # per pattern: keys remembered, and DFA transitions
+#: Largest automaton a pattern may compile to (matching costs at most this much per key character).
+MAX_STATES = 5_000
+_CACHE = 4_096  # per pattern: keys remembered, and DFA transitions (fewer for big automata, see Pattern)
 _CACHED_KEY = 256  # keys longer than this are matched but not remembered
 
 _WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -222,7 +222,7 @@ class Pattern:
     (True, True)
     """
 
-    __slots__ = ("_assertions", "_closures", "_keys", "_match", "_prog", "_start", "_steps", "pattern")
+    __slots__ = ("_assertions", "_cache", "_closures", "_interned", "_keys", "_match", "_prog", "_start", "_steps", "pattern")
 
     def __init__(self, pattern: str, prog: list, start: int, match: int) -> None:
         self.pattern = pattern
@@ -230,12 +230,23 @@ class Pattern:
         self._start = start
         self._match = match
         self._assertions = any(ins[0] == _ASSERT for ins in prog)
+        self._cache = max(64, min(_CACHE, 1_000_000 // len(prog)))  # cached state sets hold at most ~1e6 states
         self._closures: dict = {}
         self._steps: dict = {}
+        self._interned: dict = {}  # one object per distinct state set: cache keys then compare by identity
         self._keys: dict = {}
 
     def __repr__(self) -> str:
         return f"Pattern({self.pattern!r})"
+
+    def _intern(self, states: frozenset) -> frozenset:
+        hit = self._interned.get(states)
+        if hit is not None:
+            return hit
+        if len(self._interned) >= self._cache:
+            self._interned.clear()
+        self._interned[states] = states
+        return states
 
     def _closure(self, states: frozenset, ctx: tuple) -> frozenset:
         """The states reachable from ``states`` plus the start state without reading a character."""
@@ -275,8 +286,8 @@ class Pattern:
                 )
                 if ok:
                     stack.append(ins[2])
-        result = frozenset(out)
-        if len(self._closures) >= _CACHE:
+        result = self._intern(frozenset(out))
+        if len(self._closures) >= self._cache:
             self._closures.clear()
         self._closures[key] = result
         return result
@@ -287,8 +298,8 @@ class Pattern:
         if hit is not None:
             return hit
         prog = self._prog
-        result = frozenset(prog[s][2] for s in states if prog[s][0] == _CHAR and prog[s][1](ch))
-        if len(self._steps) >= _CACHE:
+        result = self._intern(frozenset(prog[s][2] for s in states if prog[s][0] == _CHAR and prog[s][1](ch)))
+        if len(self._steps) >= self._cache:
             self._steps.clear()
         self._steps[key] = result
         return result

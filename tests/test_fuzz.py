@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner, AlignerError, DataError
 
-EXAMPLES = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_EXAMPLES", "120"))
+EXAMPLES = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 SEEDS = st.integers(0, 2**32 - 1)
 
