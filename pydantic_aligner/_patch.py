@@ -159,8 +159,10 @@ class IdSpace:
             kind = kinds.get(scope)
             for g in golds:
                 m = mapping.get(g)
-                if m is not None and kind is not None and kind_of(m) != kind:
-                    m = None  # a candidate id of the wrong JSON type ("7" for 7): rewritten (id_fix), else refs never match
+                if m is not None and ((kind is not None and kind_of(m) != kind) or m != m):
+                    # a candidate id of the wrong JSON type ("7" for 7) or NaN (equal to nothing): rewritten
+                    # (id_fix), else the references to it never match
+                    m = None
                 if m is not None:
                     t[g] = m
                 elif g not in cand and g not in mapped:

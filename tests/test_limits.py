@@ -378,3 +378,18 @@ def test_patch_of_a_tuple_without_tail_removes_the_ignored_elements_that_would_s
     assert r.to_json_patch() == [{"op": "remove", "path": "/3"}, {"op": "remove", "path": "/2"}]
     assert r.patched() == gold and score(gold, r.patched(), schema) == 1.0
     assert abs(sum(o.delta for o in r.repairs()) - (1 - r.score)) < 1e-12
+
+
+def test_a_nan_candidate_id_is_rewritten_by_the_patch():
+    # fuzz seed 794: the bijection mapped gold id 2 to the candidate's NaN id; NaN equals nothing,
+    # so references written as NaN never matched and the patched candidate stayed below 1.0
+    schema = {"type": "object", "properties": {
+        "nodes": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "integer", "idScope": "node"}, "label": {"type": "string"}}}},
+        "best": {"type": "integer", "ref": "node"}}}
+    a = Aligner(schema)
+    gold = {"nodes": [{"id": 1, "label": "a"}, {"id": 2, "label": "b"}], "best": 2}
+    pred = {"nodes": [{"id": 1, "label": "a"}, {"id": float("nan"), "label": "b"}], "best": float("nan")}
+    r = a.align(gold, pred)
+    assert r.score < 1.0
+    assert a.score(gold, r.patched()) == 1.0, r.to_json_patch()
