@@ -393,3 +393,14 @@ def test_a_nan_candidate_id_is_rewritten_by_the_patch():
     r = a.align(gold, pred)
     assert r.score < 1.0
     assert a.score(gold, r.patched()) == 1.0, r.to_json_patch()
+
+
+@pytest.mark.skipif(
+    "max_text_bytes" not in __import__("inspect").signature(__import__("pydantic_aligner").parse_json_text).parameters,
+    reason="parse_json_text takes its keyword limits with the text-reading change (issue 11, text part); the Aligner passes them on",
+)
+def test_max_text_bytes_reaches_the_text_reader():
+    with pytest.raises(LimitError) as info:
+        Aligner(max_text_bytes=100).score({"a": "x"}, '{"a": "' + "x" * 200 + '"}')
+    assert info.value.limit == "max_text_bytes"
+    assert Aligner(max_text_bytes=None).score({"a": "x"}, '{"a": "x"}') == 1.0
