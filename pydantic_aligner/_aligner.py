@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -14,8 +15,10 @@ from ._compile import compile_schema
 from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
-from ._errors import DataError, ParseError, SchemaError
+from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError
 from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable
+from ._limits import DEFAULTS as _LIMITS
+from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
 from ._plan import KIND_STRING, kind_of
 from ._tree import Match
 
@@ -44,6 +47,13 @@ def _instance_model(value: Any) -> Any:
     from pydantic import BaseModel
 
     return t if isinstance(value, BaseModel) else None
+
+
+def _text_limit(name: str, value: float) -> Any:
+    """A limit as the text reader takes it: no limit is ``None`` for the timeout, the largest int for the sizes."""
+    if value != float("inf"):
+        return value
+    return None if name == "repair_timeout" else sys.maxsize
 
 
 class Reading(NamedTuple):
@@ -87,6 +97,21 @@ class Aligner:
     rejected is in ``Alignment.validation_errors``. With ``schema=None``, a
     model instance on either side makes its model the schema.
 
+    Limits (each raises :class:`LimitError`, naming the limit and the path;
+    ``None`` switches one off; see ``docs/limits.md`` for costs):
+    ``max_cells`` (default 50,000,000) bounds the pairwise work of one call,
+    in cells (one gold x candidate comparison of short values; pairs scored
+    one at a time and long strings count more); ``max_string_length``
+    (100,000 characters) bounds each string an edit-distance or Jaro
+    comparator reads; ``max_depth`` (1,000) bounds the nesting of objects and
+    lists alike (documents and text); text read as JSON is bounded by
+    ``max_text_bytes`` (1,000,000 UTF-8 bytes), ``max_int_digits`` (20,000
+    digits per integer), ``max_repair_bytes`` (100,000 bytes handed to
+    ``json_repair``) and ``repair_timeout`` (2.0 s per repair; the only
+    limit measured in time, and it applies only to broken text).
+    With the defaults one call takes at most about 10 s and 2 GB on a small
+    machine.
+
     >>> from pydantic_aligner import Aligner
     >>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
     >>> aligner = Aligner(schema)
@@ -99,10 +124,12 @@ class Aligner:
         "_kwargs",
         "_reader",
         "_referential",
+        "_text_limits",
         "_validator",
         "comparators",
         "fill_defaults",
         "lenient",
+        "limits",
         "model",
         "options",
         "plan",
@@ -128,7 +155,23 @@ class Aligner:
         lenient: bool = False,
         severity: Any = None,
         fill_defaults: bool = True,
+        max_cells: int | None = _LIMITS["max_cells"],
+        max_string_length: int | None = _LIMITS["max_string_length"],
+        max_depth: int | None = _LIMITS["max_depth"],
+        max_text_bytes: int | None = _LIMITS["max_text_bytes"],
+        max_int_digits: int | None = _LIMITS["max_int_digits"],
+        max_repair_bytes: int | None = _LIMITS["max_repair_bytes"],
+        repair_timeout: float | None = _LIMITS["repair_timeout"],
     ) -> None:
+        limits = {
+            "max_cells": max_cells,
+            "max_string_length": max_string_length,
+            "max_depth": max_depth,
+            "max_text_bytes": max_text_bytes,
+            "max_int_digits": max_int_digits,
+            "max_repair_bytes": max_repair_bytes,
+            "repair_timeout": repair_timeout,
+        }
         self._kwargs = {
             "id_disambiguation": id_disambiguation,
             "wl_integration": wl_integration,
@@ -143,8 +186,12 @@ class Aligner:
             "lenient": lenient,
             "fill_defaults": fill_defaults,
             "severity": severity,
+            **limits,
         }
         self._delegates: dict = {}
+        # work and size limits (issue 11): validated here, enforced by the engine and the text reader
+        self.limits = check_limit_options(limits)
+        self._text_limits = {k: _text_limit(k, self.limits[k]) for k in TEXT_LIMITS}
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
         if wl_integration not in _WL_INTEGRATION:
@@ -268,6 +315,26 @@ class Aligner:
             model = _instance_model(gold) or _instance_model(pred)
             if model is not None:  # no schema given: the model of an instance is the schema
                 return self._for_model(model)._align(gold, pred, tree=tree)
+        # A level of nesting takes at least two frames, so a document deeper than max_depth always overflows this
+        # thread's recursion limit and gets checked below; a max_depth lower than that is checked up front.
+        try:
+            return self._align_once(gold, pred, tree, self.limits["max_depth"] * 2 < sys.getrecursionlimit())
+        except RecursionError:
+            pass
+        # deeper than this thread's recursion limit allows: check max_depth, then recurse on a big stack
+        levels = self.limits["max_depth"]
+        try:
+            return run_deep(self._align_once, gold, pred, tree, True, levels=100_000 if levels == float("inf") else levels)
+        except RecursionError as e:
+            raise _recursion_error(e) from None
+
+    def _check_depth(self, value: Any, side: str) -> None:
+        depth, path = depth_of(value)
+        if depth > self.limits["max_depth"]:
+            ptr = "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in path)
+            raise LimitError("max_depth", depth, self.limits["max_depth"], path=ptr, side=side)
+
+    def _align_once(self, gold: Any, pred: Any, tree: bool, check_depth: bool = False) -> Any:
         gold, _, issues = self._prepare(gold, "gold", pred)
         try:
             pred, read, pred_issues = self._prepare(pred, "pred", gold)
@@ -282,6 +349,9 @@ class Aligner:
             return result if tree else 0.0
         if pred_issues:
             issues = issues + pred_issues
+        if check_depth:
+            self._check_depth(gold, "gold")
+            self._check_depth(pred, "pred")
         if self._validator is not None:
             invalid = self._strict_check(gold, pred)
             if invalid is not None:
@@ -310,17 +380,14 @@ class Aligner:
         return a
 
     def _run(self, gold: Any, pred: Any, read: Read, tree: bool, issues: list | tuple = ()) -> Any:
-        ctx = Ctx(gold, pred)
+        ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
         if tree and self.options["compute_confidence"]:
             ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
-        try:
-            if self._referential is not None:
-                self._referential.prepare(ctx, gold, pred)
-            if not tree:
-                return _score_only(self.plan.root, gold, pred, ctx)
-            root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
-        except RecursionError:
-            raise DataError("the document is nested too deeply to align", "") from None
+        if self._referential is not None:
+            self._referential.prepare(ctx, gold, pred)
+        if not tree:
+            return _score_only(self.plan.root, gold, pred, ctx)
+        root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
         return Alignment(
             root.score,
             root,
@@ -355,11 +422,11 @@ class Aligner:
                 want = kind_of(other)
                 if want is not None:
                     prefer = lambda v: kind_of(v) == want
-            data, read = to_json(value, side, prefer)
+            data, read = to_json(value, side, prefer, **self._text_limits)
             return data, read, []
         if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
             memo: dict = {}
-            data, read = read_text(value, side, reader.accepts(memo))
+            data, read = read_text(value, side, reader.accepts(memo), **self._text_limits)
             hit = memo.get(id(data))
             validated = hit[1] if hit is not None and hit[0] is data else None
             data, issues = reader.read(data, side, json_mode=True, validated=validated)
@@ -379,6 +446,15 @@ class Aligner:
         return [Problem("pred", "".join(f"/{t}" for t in e.absolute_path), e.message) for e in errors]
 
 
+def _recursion_error(e: RecursionError) -> Exception:
+    """A recursion that the document's depth does not explain: blame the custom comparator it ran in, if any."""
+    from ._comparators import CustomRecursion
+
+    if isinstance(e, CustomRecursion):
+        return ComparatorError(f"comparator {e.name!r} recursed without end (RecursionError)")
+    return e
+
+
 def _build_validator(schema: Any):
     try:
         import jsonschema
@@ -391,7 +467,52 @@ def _build_validator(schema: Any):
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
         raise SchemaError(f"not a valid JSON Schema: {e.message}", "#" + "".join(f"/{t}" for t in e.absolute_path)) from None
-    return cls(schema)
+    return _linear_patterns(cls)(schema)
+
+
+def _linear_patterns(cls: Any) -> Any:
+    """``cls`` with ``pattern``, ``patternProperties`` and ``additionalProperties`` matched in linear time (see ``_regex``).
+
+    jsonschema matches patterns with ``re``, which backtracks: a hostile
+    candidate string would hang the strict check.
+    """
+    from jsonschema import ValidationError, validators
+
+    from ._regex import PatternUnsupported, compile_pattern
+
+    def search(pattern: str, text: str) -> bool:
+        try:
+            return compile_cached(pattern).search(text)
+        except PatternUnsupported as e:
+            raise SchemaError(f"unsupported regular expression {pattern!r}: {e}") from None
+
+    compile_cached = functools.lru_cache(maxsize=256)(compile_pattern)
+
+    def pattern(validator, patrn, instance, schema):
+        if validator.is_type(instance, "string") and not search(patrn, instance):
+            yield ValidationError(f"{instance!r} does not match {patrn!r}")
+
+    def pattern_properties(validator, pats, instance, schema):
+        if validator.is_type(instance, "object"):
+            for rx, sub in pats.items():
+                for k, v in instance.items():
+                    if search(rx, k):
+                        yield from validator.descend(v, sub, path=k, schema_path=rx)
+
+    def additional_properties(validator, ap, instance, schema):
+        if not validator.is_type(instance, "object"):
+            return
+        props, pats = schema.get("properties", {}), schema.get("patternProperties", {})
+        extras = [k for k in instance if k not in props and not any(search(rx, k) for rx in pats)]
+        if validator.is_type(ap, "object"):
+            for k in extras:
+                yield from validator.descend(instance[k], ap, path=k)
+        elif not ap and extras:
+            yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, sorted(extras)))} unexpected)")
+
+    return validators.extend(
+        cls, {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
+from ._limits import deep_entry
 from ._tree import CONTAINER_KINDS, Match
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -176,6 +177,7 @@ def leaf_walk(root: Match, include_empty: bool = False) -> Iterator[tuple[str, M
         stack.extend(reversed(pending))
 
 
+@deep_entry
 def attribute(
     alignment: Alignment,
     granularity: str = "leaf",

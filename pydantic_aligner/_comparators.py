@@ -169,8 +169,13 @@ def _date_pair(tolerance: float) -> Callable:
 _EXACT_INT = 2**53  # beyond this, ints are compared as integers, not floats
 
 
-def _big_int_pair(core_name: str, a: int, b: int) -> float:
-    """Integers that floats cannot hold exactly (64-bit ids, 10**400): exact integer arithmetic."""
+def _big_int_pair(core_name: str, a: int, b: int, tol: float = 0.0) -> float:
+    """Integers that floats cannot hold exactly (64-bit ids, 10**400): exact integer arithmetic.
+
+    ``abs_tol``/``rel_tol`` compare the exact difference with the tolerance
+    (a float is an exact binary fraction, so ``d <= tol * m`` is decided
+    exactly as ``d * den <= num * m``).
+    """
     if a == b:
         return 1.0
     d = abs(a - b)
@@ -178,17 +183,20 @@ def _big_int_pair(core_name: str, a: int, b: int) -> float:
         return 1 / (1 + d)
     if core_name == "relative":
         return max(0.0, 1.0 - d / max(abs(a), abs(b)))
-    return 0.0 if core_name == "exact" else -1.0
+    if core_name == "abs_tol":
+        return 1.0 if d <= tol else 0.0  # int <= float is exact in Python
+    if core_name == "rel_tol":
+        num, den = tol.as_integer_ratio()
+        return 1.0 if d * den <= num * max(abs(a), abs(b)) else 0.0
+    return 0.0
 
 
-def _num_pair(core: Callable[[float, float], float]) -> Callable:
-    name = core.__name__.lstrip("_")
+def _num_pair(core: Callable[[float, float], float], name: str | None = None, tol: float = 0.0) -> Callable:
+    name = name or core.__name__.lstrip("_")
 
     def pair(a: Any, b: Any) -> float:
         if type(a) is int and type(b) is int and (abs(a) > _EXACT_INT or abs(b) > _EXACT_INT):
-            s = _big_int_pair(name, a, b)
-            if s >= 0.0:
-                return s
+            return _big_int_pair(name, a, b, tol)
         try:
             a = float(a)
             b = float(b)
@@ -281,7 +289,10 @@ class BoundComparator:
 
     ``pair(a, b)`` scores one pair; ``matrix(golds, preds)`` all pairs at once
     (``None`` if not vectorisable). ``wants_context`` comparators are called as
-    ``pair(a, b, ctx)`` and never through ``matrix``.
+    ``pair(a, b, ctx)`` and never through ``matrix``. ``block`` is, for the
+    string metrics whose cost grows with the product of the lengths, how many
+    characters make one cell of work (0: linear or not a string metric); the
+    engine checks ``max_string_length`` and charges ``max_cells`` by it.
     """
 
     name: str
@@ -289,6 +300,7 @@ class BoundComparator:
     matrix: Callable | None
     wants_context: bool = False
     custom: bool = False
+    block: int = 0
 
 
 _GLOBAL_REGISTRY: dict[str, Callable] = {}
@@ -358,14 +370,35 @@ def _checked_custom(name: str, fn: Callable, wants_context: bool) -> Callable:
     if wants_context:
 
         def pair(a, b, ctx):
-            return check(fn(a, b, ctx))
+            try:
+                value = fn(a, b, ctx)
+            except RecursionError as e:
+                raise CustomRecursion(name) from e
+            return check(value)
 
     else:
 
         def pair(a, b):
-            return check(fn(a, b))
+            try:
+                value = fn(a, b)
+            except RecursionError as e:
+                raise CustomRecursion(name) from e
+            return check(value)
 
     return pair
+
+
+class CustomRecursion(RecursionError):
+    """A custom comparator hit the recursion limit.
+
+    Still a ``RecursionError``: on a deep document the comparator may only
+    have taken the last frame, so the aligner retries on a deep stack first and
+    reports :class:`ComparatorError` only if the comparator fails there too.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"comparator {name!r} hit the recursion limit")
 
 
 def known_names(kind: str, custom: Mapping[str, Callable]) -> list[str]:
@@ -388,7 +421,7 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
             return BoundComparator(name, pair, None)
         if name in _RF_STRING:
             pair, matrix = _rf_string(name)
-            return BoundComparator(name, pair, matrix)
+            return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64)
         return None
     if kind == "number":
         if name == "invdiff":
@@ -399,7 +432,8 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
             return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np))
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
-            core, core_np = _tol_funcs(name, default if tolerance is None else tolerance)
-            return BoundComparator(name, _num_pair(core), _num_matrix(core_np))
+            tol = float(default if tolerance is None else tolerance)
+            core, core_np = _tol_funcs(name, tol)
+            return BoundComparator(name, _num_pair(core, name, tol), _num_matrix(core_np))
         return None
     raise AssertionError(kind)

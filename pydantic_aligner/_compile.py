@@ -46,6 +46,7 @@ from ._plan import (
     UnionHandler,
     kind_of,
 )
+from ._regex import PatternUnsupported, compile_pattern
 from ._score_table import KEYWORD as SCORE_TABLE
 from ._score_table import check_table_value, compile_table
 
@@ -125,6 +126,19 @@ def _be(keys: list[str]) -> str:
 
 def _is_real(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _in_range(*weights: float) -> tuple[float, ...]:
+    """Relative weights scaled by one power of two when they are so large that their sum would overflow.
+
+    Scaling by a power of two is exact, so ratios (and scores) do not change;
+    ordinary weights are returned as they are.
+    """
+    top = max(weights, default=0.0)
+    if top <= 2.0**512:
+        return weights
+    scale = 2.0 ** -math.frexp(top)[1]
+    return tuple(w * scale for w in weights)
 
 
 def _canon(obj: Any) -> str:
@@ -286,7 +300,7 @@ class _Compiler:
             if close:
                 self.warn(f"{path}: unknown keyword {key!r} is ignored; did you mean {close[0]!r}?")
 
-    def fill(self, p: Pos, node: dict, path: str, cpath: str | None = None) -> None:
+    def fill(self, p: Pos, node: dict, path: str, cpath: str | None = None, merged: tuple = ()) -> None:
         cpath = path if cpath is None else cpath
         self.check_keywords(node, path)
         if "allOf" in node:
@@ -294,11 +308,14 @@ class _Compiler:
             if not isinstance(branches, list) or len(branches) != 1:
                 n = len(branches) if isinstance(branches, list) else "?"
                 raise self.error(path, f"allOf with {n} branches is not supported (only a single branch)")
+            if any(b is branches[0] for b in merged):
+                # merging this allOf branch leads back to itself before any structure: the schema describes nothing
+                raise self.error(path, "allOf/$ref cycle that resolves to no schema (each step only refers to the next)")
             inner, _, _ = self.deref(branches[0], f"{cpath}/allOf/0")
             if isinstance(inner, bool):
                 inner = {}
             rest = {k: v for k, v in node.items() if k != "allOf"}
-            self.fill(p, {**inner, **rest}, path, cpath)
+            self.fill(p, {**inner, **rest}, path, cpath, (*merged, branches[0]))
             return
         self.position_keywords(p, node, path)
         self.check_misplaced(node, path)
@@ -475,8 +492,7 @@ class _Compiler:
             raise self.error(path, f'Unsupported keyScore "{name}"; known comparators: {known}')
         h.key_cmp = cmp
         h.key_threshold = self.real(node, "keyThreshold", path, 0.0, hi=1.0)
-        ki = self.real(node, "keyImportance", path, 0.0)
-        vi = self.real(node, "valueImportance", path, 1.0)
+        ki, vi = _in_range(self.real(node, "keyImportance", path, 0.0), self.real(node, "valueImportance", path, 1.0))
         if ki + vi <= 0:
             raise self.error(path, "keyImportance and valueImportance sum to 0; at least one must be positive")
         h.ki, h.vi = ki / (ki + vi), vi / (ki + vi)
@@ -491,9 +507,11 @@ class _Compiler:
         compiled = []
         for rx, sub in pats.items():
             try:
-                creg = re.compile(rx)
+                creg = compile_pattern(rx)  # linear time on candidate keys (see _regex)
             except re.error as e:
                 raise self.error(f"{cpath}/patternProperties", f"invalid regular expression {rx!r}: {e}") from None
+            except PatternUnsupported as e:
+                raise self.error(f"{cpath}/patternProperties", f"unsupported regular expression {rx!r}: {e}") from None
             compiled.append((creg, self.pos(sub, f"{cpath}/patternProperties/{escape_token(rx)}")))
         # several matching patterns: the first by pattern text (never the schema's key order)
         h.patterns = tuple(sorted(compiled, key=lambda rp: rp[0].pattern))
@@ -539,11 +557,10 @@ class _Compiler:
                 raise self.error(path, f"prefixWeights must be >= 0, got {w!r}")
             if h.prefix and sum(w) <= 0:
                 raise self.error(path, "prefixWeights sum to 0; at least one must be positive")
-            h.prefix_w = tuple(float(x) for x in w)
+            h.prefix_w = _in_range(*(float(x) for x in w))
         else:
             h.prefix_w = (1.0,) * len(h.prefix)
-        pi = self.real(node, "prefixImportance", path, 1.0)
-        ri = self.real(node, "restImportance", path, 1.0)
+        pi, ri = _in_range(self.real(node, "prefixImportance", path, 1.0), self.real(node, "restImportance", path, 1.0))
         if h.prefix and h.items is not None:
             if pi + ri <= 0:
                 raise self.error(path, "prefixImportance and restImportance sum to 0; at least one must be positive")
@@ -575,9 +592,13 @@ class _Compiler:
             applicable = self.inheritable(inherited, bnode, bpath)
             score_used = score_used or "score" in applicable
             if applicable:
-                # keywords on the union node win over the member's own (as siblings of $ref win)
-                bp = self.new_pos(bpath)
-                self.fill(bp, {**bnode, **applicable}, bpath, bcpath)
+                # keywords on the union node win over the member's own (as siblings of $ref win); memoised like
+                # a $ref, so a union that reaches itself through its members ends instead of recursing forever
+                mkey = ("inherit", id(b), _canon(applicable))
+                bp = self.memo.get(mkey)
+                if bp is None:
+                    bp = self.memo[mkey] = self.new_pos(bpath)
+                    self.fill(bp, {**bnode, **applicable}, bpath, bcpath)
             else:
                 bp = self.pos(b, bpath)
             if bp.allowed is None or KIND_NULL in bp.allowed:
@@ -697,7 +718,10 @@ def compile_schema(schema: Any, custom: Mapping[str, Callable] | None = None) ->
     if not isinstance(schema, (dict, bool)):
         raise SchemaError(f"a schema must be an object or a boolean, got {type(schema).__name__}", "#")
     c = _Compiler(schema, custom)
-    root = c.pos(schema, "#")
+    try:
+        root = c.pos(schema, "#")
+    except RecursionError:
+        raise SchemaError("the schema is nested too deeply to compile", "#") from None
     plan = Plan(root)
     plan.positions = c.count
     plan.id_sites = c.id_positions

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._limits import deep_entry
 from ._tree import Match
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -160,11 +161,13 @@ def confident_root(alignment: Alignment) -> Match:
     return alignment.root
 
 
+@deep_entry
 def confidence_of(alignment: Alignment) -> float:
     """The aggregated confidence of the whole alignment (1.0 unless confidence is computed)."""
     return node_confidence(confident_root(alignment))
 
 
+@deep_entry
 def confidence_map(alignment: Alignment) -> tuple[Match, dict[int, float]]:
     """``(root, {id(node): aggregated confidence})`` for every node of the confidence-bearing tree."""
     root = confident_root(alignment)

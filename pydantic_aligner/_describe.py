@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
 from ._feedback import _failure, format_value
+from ._limits import deep_entry
 from ._templates import DEFAULT_DESCRIPTION_TEMPLATES, resolve_templates
 from ._tree import CONTAINER_KINDS, Match
 
@@ -229,6 +230,7 @@ class _Walker:
         return out
 
 
+@deep_entry
 def describe(
     alignment: Alignment,
     style: str = "default",

@@ -14,6 +14,7 @@ from. The engine never imports Pydantic and never reads a raw schema.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -23,13 +24,15 @@ from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
 from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
-from ._errors import DataError
+from ._errors import DataError, LimitError
+from ._limits import BLOCK, DP_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import Match, Row
 
 __all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
 
 _ANY = any_pos()
+_INF = float("inf")
 _KIND = _KIND_BY_TYPE
 # comparators for which sim(a, b) == 1 implies a == b (safe to pair equal keys directly)
 _INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"})
@@ -61,9 +64,21 @@ class Problem:
 class Ctx:
     """Per-call state. A compiled plan is shared; a context never is."""
 
-    __slots__ = ("conf", "gold_root", "mappings", "mask_all", "mask_scope", "pred_ids", "pred_root", "problems")
+    __slots__ = (
+        "conf",
+        "gold_root",
+        "mappings",
+        "mask_all",
+        "mask_scope",
+        "max_cells",
+        "max_str",
+        "pred_ids",
+        "pred_root",
+        "problems",
+        "work",
+    )
 
-    def __init__(self, gold_root: Any, pred_root: Any) -> None:
+    def __init__(self, gold_root: Any, pred_root: Any, max_cells: float = _INF, max_str: float = _INF) -> None:
         self.gold_root = gold_root
         self.pred_root = pred_root
         self.mappings: dict[str, dict] = {}
@@ -73,6 +88,10 @@ class Ctx:
         self.problems: list[Problem] = []
         # (method, temperature) when pairing confidences are computed (tree mode only), else None
         self.conf: tuple[str, float] | None = None
+        # work done so far, in cells (see _limits), and the limits of the call
+        self.work = 0
+        self.max_cells = max_cells
+        self.max_str = max_str
 
 
 # ---------------------------------------------------------------------------
@@ -97,6 +116,36 @@ def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
     return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
 
 
+def charge(ctx: Ctx, cells: int, loc: Any) -> None:
+    """Count ``cells`` of pairwise work against ``max_cells`` (raises :class:`LimitError` past it)."""
+    w = ctx.work + cells
+    if w > ctx.max_cells:
+        raise LimitError("max_cells", w, ctx.max_cells, path=_pointer(_loc_path(loc)))
+    ctx.work = w
+
+
+def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
+    """Check ``max_string_length`` and charge the work of comparing every string of ``G`` with every one of ``P``.
+
+    A comparator whose cost grows with the product of the lengths counts one
+    cell per ``block`` x ``block`` characters (at least one per pair).
+    """
+    lg = sum(map(len, G))
+    lp = sum(map(len, P))
+    if lg > ctx.max_str or lp > ctx.max_str:
+        _check_lengths(G, P, ctx, loc)
+    charge(ctx, (len(G) + lg // block) * (len(P) + lp // block), loc)
+
+
+def _check_lengths(G: list, P: list, ctx: Ctx, loc: Any) -> None:
+    for side, values in (("gold", G), ("pred", P)):
+        for v in values:
+            if len(v) > ctx.max_str:
+                raise LimitError(
+                    "max_string_length", len(v), ctx.max_str, path=_pointer(_loc_path(loc)), side=side, what="string length"
+                )
+
+
 class UnsupportedValue(DataError):
     """A Python value with no JSON type. ``Aligner`` converts both documents to JSON data once and retries."""
 
@@ -107,6 +156,12 @@ def _unsupported(v: Any, loc: Any, side: str) -> UnsupportedValue:
         _pointer(_loc_path(loc)),
         side,
     )
+
+
+def _key_type(k: Any, loc: Any, side: str) -> UnsupportedValue:
+    """A dict key that is not a string: the aligner converts both documents to JSON data (keys become JSON text, as
+    ``json.dumps`` writes them: ``1`` -> ``"1"``, ``None`` -> ``"null"``) and scores those."""
+    return UnsupportedValue(f"an object key of type {type(k).__name__} ({k!r}); JSON keys are strings", _pointer(_loc_path(loc)), side)
 
 
 def _gold_kind(g: Any, loc: Any) -> str:
@@ -172,6 +227,8 @@ def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
     t = h.tag
     if t in (STR, NUM):
         c = h.cmp
+        if c.block and (len(g) > BLOCK or len(p) > BLOCK):
+            string_cells(c.block, (g,), (p,), ctx, loc)
         s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
         return 0.0 if s < h.threshold else s
     if t == BOOL:
@@ -199,6 +256,7 @@ def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float
     b = tagged_branch(h, g)
     if b is not None:
         return b, None
+    charge(ctx, len(h.branches) * BRANCH_CELLS, loc)
     best, best_s = None, -1.0
     for b in h.branches:
         s = _score_h(b, g, p, ctx, loc)
@@ -238,6 +296,8 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
 
 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
+#: cells charged per branch tried by a union without a (matching) discriminator tag
+BRANCH_CELLS = 200
 
 
 def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, pos: Pos) -> Match:
@@ -275,8 +335,11 @@ def _key_rows(
     cmp = h.key_cmp
     if h.key_exact or (conf is None and g.keys() == p.keys() and cmp.name in _INJECTIVE and not cmp.custom):
         rows: list[tuple[Any, Any, float]] = []
-        spare = iter([k for k in p if k not in g])
+        spare_keys = [k for k in p if k not in g]
+        spare = iter(spare_keys)
         for gk in g:
+            if gk.__class__ is not str:
+                raise _key_type(gk, loc, "gold")
             if gk in p:
                 rows.append((gk, gk, 1.0))
                 continue
@@ -285,10 +348,23 @@ def _key_rows(
                 rows.append((None, pk, 0.0))
             rows.append((gk, None, 0.0))
         rows.extend((None, pk, 0.0) for pk in spare)
+        for pk in spare_keys:
+            if pk.__class__ is not str:
+                raise _key_type(pk, loc, "pred")
         if out_conf is not None:
             out_conf.extend(1.0 for _ in rows)  # exact keys: margins are 1
         return rows
     G, P = list(g), list(p)
+    for side, keys in (("gold", G), ("pred", P)):
+        for k in keys:
+            if k.__class__ is not str:
+                raise _key_type(k, loc, side)
+    if ctx is not None:
+        if cmp.block:
+            string_cells(cmp.block, G, P, ctx, loc)
+        else:
+            charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
+        charge(ctx, assign_cells(len(G), len(P)), loc)
     if cmp.matrix is not None:
         K = cmp.matrix(G, P)
     elif cmp.wants_context:
@@ -317,7 +393,20 @@ def _key_rows(
     return out
 
 
-def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> tuple[float, tuple]:
+def weight_scale(h: Any, keys: Any) -> float:
+    """A power of two that brings the largest value weight of these keys below 1 (exact: ratios are unchanged).
+
+    Only used when the weights of one object add up past the float range
+    (``valueWeight: 1e308`` twice): the sums are redone scaled, so they stay finite.
+    """
+    props = h.props
+    top = max((props.get(k) or h.value_pos(k) or _ANY).weight for k in keys)
+    return 2.0 ** -math.frexp(top)[1]
+
+
+def _object(
+    h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, wscale: float = 1.0
+) -> tuple[float, tuple]:
     tree = gptr is not None
     if not g and not p:
         return 1.0, ()
@@ -331,7 +420,7 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
     for r, (gk, pk, ks) in enumerate(rows):
         key = gk if gk is not None else pk
         vpos = props.get(key) or h.value_pos(key) or _ANY
-        w = vpos.weight
+        w = vpos.weight * wscale
         tw += w
         if gk is not None and pk is not None:
             ksum += ks
@@ -350,6 +439,8 @@ def _object(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr
                 built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0))
             else:
                 built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0))
+    if tw == _INF:  # the weights overflow the float range: redo the sums scaled by a power of two
+        return _object(h, g, p, ctx, loc, gptr, pptr, weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
     values = acc / tw if tw > 0.0 else 1.0
     ki, vi = h.ki, h.vi
     if ki == 0.0:
@@ -391,10 +482,19 @@ def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
     return leaf_handler_matrix(pos.kinds.get(k) or _ANY.kinds[k], golds, preds)
 
 
-def leaf_handler_matrix(h: Any, golds: list, preds: list) -> np.ndarray | None:
-    """Vectorised leaf matrix for values all of ``h``'s JSON kind (``None``: not vectorisable)."""
+def leaf_handler_matrix(h: Any, golds: list, preds: list, ctx: Ctx | None = None, loc: Any = None) -> np.ndarray | None:
+    """Vectorised leaf matrix for values all of ``h``'s JSON kind (``None``: not vectorisable).
+
+    With ``ctx``, the work is charged against its limits first.
+    """
     if h.tag not in (STR, NUM, BOOL):
         return None
+    if ctx is not None:
+        c = h.cmp if h.tag != BOOL else None
+        if c is not None and c.block:
+            string_cells(c.block, golds, preds, ctx, loc)
+        elif c is None or c.matrix is not None:
+            charge(ctx, len(golds) * len(preds), loc)
     if h.tag == BOOL:
         ga = np.array(golds, dtype=bool)[:, None]
         pa = np.array(preds, dtype=bool)[None, :]
@@ -450,6 +550,11 @@ def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
         if lst:
             pairs[i] = lst.pop(0)
     return pairs
+
+
+def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
+    """The exactly rounded sum of the paired cells: independent of their order, so shuffling a list cannot move its score."""
+    return math.fsum([S[i, j] for i, j in pairs])
 
 
 def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
@@ -522,29 +627,41 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         blocked = _exact_blocks(h.items, gt, pt)
     k = 0
     total = 0.0
-    if not tree and h.align:
+    single = None
+    if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None:
+        # one item on each side: its subtree's score is the matrix (bit for bit), so align it once
+        # (re-scoring it first made nested singleton lists quadratic in their depth)
+        single = align(h.items, gt[0], pt[0], ctx, (loc, L, g, p), _child(gptr, L), _child(pptr, L))
+        charge(ctx, 1, loc)
+        S = np.array([[single.score]])
+        if single.score > 0.0:
+            plan = [(PAIR, 0, 0)]
+        else:  # the split rows of canonical_rows (order-agnostic) and of monotone (ordered)
+            plan = [(EXCESS, None, 0), (MISSING, 0, None)] if h.align else [(MISSING, 0, None), (EXCESS, None, 0)]
+    elif not tree and h.align:
         # the score needs only the pairs, summed in gold order (as the rows would be)
         if blocked is not None:
             k = len(blocked)
             total = float(k)
         elif n and m:
+            charge(ctx, assign_cells(n, m), loc)
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             pairs = assign(S)
             k = len(pairs)
-            for i in sorted(pairs):
-                total += float(S[i, pairs[i]])
+            total = _fsum_cells(S, pairs.items())
         plan = ()
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
     elif n and m:
+        charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
         plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
-    for rk, i, j in plan:
-        if rk == PAIR:
-            k += 1
-            total += 1.0 if S is None else float(S[i, j])
+    if plan:
+        pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
+        k += len(pairs_ij)
+        total = float(len(pairs_ij)) if S is None else _fsum_cells(S, pairs_ij)
     D = n + m - k
     if h.ignore_excess:
         D -= m - k
@@ -561,7 +678,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
             pconf = dict(zip(pairs, pair_confidences(S, pairs, ctx.conf[0], ctx.conf[1])))
         for rk, i, j in plan:
             if rk == PAIR:
-                node = align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
+                node = single or align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
                 if pconf is not None and pconf[i, j] != 1.0:
                     node = replace(node, confidence=pconf[i, j])
                 rows.append(Row(PAIR, L + i, L + j, alpha, node))

@@ -92,7 +92,12 @@ class LimitError(AlignerError, ValueError):
     pred '/a/0': nesting depth 1500 exceeds max_depth=1000; raise it with Aligner(..., max_depth=...)
     """
 
-    _WHAT = {"max_depth": "nesting depth"}
+    _WHAT = {
+        "max_depth": "nesting depth",
+        "max_cells": "pairwise work (cells)",
+        "max_string_length": "string length",
+        "max_text_bytes": "text size (bytes)",
+    }
 
     def __init__(
         self,
@@ -114,7 +119,8 @@ class LimitError(AlignerError, ValueError):
         self.problem = f"{what} {value} exceeds {limit}={maximum}; raise it with Aligner(..., {limit}=...)"
         where = f"{side}: " if side else ""
         if path is not None:
-            where = f"{side} {path!r}: " if side else f"{path!r}: "
+            shown = path if len(path) <= 80 else f"{path[:40]}...{path[-30:]}"  # deep paths: the message stays readable
+            where = f"{side} {shown!r}: " if side else f"{shown!r}: "
         super().__init__(f"{where}{self.problem}")
 
 

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
+from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
 from ._plan import RefSpec
 from ._repairs import Repair, build_ops, check_options, diagnostics, filter_min_delta, rank, units
@@ -239,6 +240,7 @@ def _failure(alignment: Alignment) -> tuple[str, str] | None:
     return (p.path or "/", p.message)
 
 
+@deep_entry
 def feedback(
     alignment: Alignment,
     *,

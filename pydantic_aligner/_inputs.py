@@ -94,10 +94,14 @@ def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
 
 NOT_READ = Read()
 
-def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None) -> tuple[Any, Read]:
-    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values."""
+
+def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None, **limits: Any) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values.
+
+    ``limits`` (``max_text_bytes=``, ``max_depth=``, ...) go to :func:`parse_json_text`.
+    """
     try:
-        parsed = parse_json_text(value, prefer=prefer)
+        parsed = parse_json_text(value, prefer=prefer, **limits)
     except ParseError as e:
         if side == "gold":
             raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
@@ -109,8 +113,10 @@ def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None) -> 
     return parsed.value, Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found)
 
 
-def to_json(value: Any, side: str, prefer: Any = None) -> tuple[Any, Read]:
+def to_json(value: Any, side: str, prefer: Any = None, **limits: Any) -> tuple[Any, Read]:
     """``(JSON value, Read)`` for a gold or candidate input.
+
+    ``limits`` (``max_text_bytes=``, ``max_depth=``) go to :func:`parse_json_text` for text.
 
     >>> from pydantic_aligner._inputs import to_json
     >>> value, read = to_json('```json\\n{"a": 1}\\n```', "pred")
@@ -118,7 +124,7 @@ def to_json(value: Any, side: str, prefer: Any = None) -> tuple[Any, Read]:
     ({'a': 1}, ['extracted'])
     """
     if isinstance(value, (str, bytes, bytearray)):
-        return read_text(value, side, prefer)
+        return read_text(value, side, prefer, **limits)
     return to_jsonable(value, side), NOT_READ
 
 

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from . import _engine as E
+from ._limits import PAIR_CELLS
 from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 
 __all__ = ["pos_matrix", "handler_matrix"]
@@ -29,6 +30,8 @@ __all__ = ["pos_matrix", "handler_matrix"]
 _F64 = np.float64
 _KIND = E._KIND
 _NEEDS_CONTEXT: dict[int, bool] = {}
+#: cells charged per pair when a leaf comparator is called one pair at a time
+LEAF_PAIR_CELLS = 16
 
 
 def _needs_context(obj: Any) -> bool:
@@ -69,6 +72,10 @@ def _needs_context(obj: Any) -> bool:
 
 
 def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, pfull: list | None, offset: int) -> np.ndarray:
+    # a leaf comparator called from Python (custom, context-aware, date) is cheaper than a container scored per pair
+    E.charge(ctx, len(G) * len(P) * (LEAF_PAIR_CELLS if h.tag in (STR, NUM, BOOL) else PAIR_CELLS), loc)
+    if h.tag == UNION and ctx.work + len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+        E.charge(ctx, len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS, loc)  # refused before trying any branch
     rows = []
     for i, g in enumerate(G):
         li = (loc, offset + i, gfull, pfull) if gfull is not None else loc
@@ -82,7 +89,7 @@ def handler_matrix(
     """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
     t = h.tag
     if t in (STR, NUM, BOOL):
-        M = E.leaf_handler_matrix(h, G, P)
+        M = E.leaf_handler_matrix(h, G, P, ctx, loc)
         if M is not None:
             return M
         return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
@@ -119,6 +126,9 @@ def pos_matrix(
             continue
         h = pos.kinds.get(kind) or E._ANY.kinds[kind]
         if gfull is not None and (h.tag in (ARR, UNION) or _needs_context(h)):
+            E.charge(ctx, len(rows) * len(cols) * PAIR_CELLS, loc)
+            if h.tag == UNION and ctx.work + len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+                E.charge(ctx, len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS, loc)
             sub = np.array(
                 [[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
             )
@@ -132,6 +142,7 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
     """Identifier and reference positions (the same rules as ``_engine._special``)."""
     n, m = len(G), len(P)
     sp = pos.special
+    E.charge(ctx, n * m, None)
     if sp.__class__ is IdSpec or ctx.mask_all or sp.scope == ctx.mask_scope:
         return np.ones((n, m), dtype=_F64)
     gnull = np.array([g is None for g in G])
@@ -171,8 +182,6 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any) -> np.ndarray:
     pgroups: dict[tuple, list[int]] = {}
     for j, p in enumerate(P):
         pgroups.setdefault(tuple(p), []).append(j)
-    props = h.props
-    ki, vi = h.ki, h.vi
     for rows_g in ggroups.values():
         gd = G[rows_g[0]]
         Gs = [G[i] for i in rows_g]
@@ -183,23 +192,39 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any) -> np.ndarray:
             else:
                 Ps = [P[j] for j in cols_p]
                 rows = E._key_rows(h, gd, pd, ctx=ctx, loc=None)
-                acc = np.zeros((len(rows_g), len(cols_p)), dtype=_F64)
-                tw = 0.0
-                ksum = 0.0
-                for gkey, pkey, ks in rows:
-                    key = gkey if gkey is not None else pkey
-                    vpos = props.get(key) or h.value_pos(key) or E._ANY
-                    w = vpos.weight
-                    tw += w
-                    if gkey is not None and pkey is not None:
-                        ksum += ks
-                        V = pos_matrix(vpos, [g[gkey] for g in Gs], [p[pkey] for p in Ps], ctx)
-                        acc = acc + w * V
-                values = acc / tw if tw > 0.0 else np.ones_like(acc)
-                if ki == 0.0:
-                    block = vi * values / vi
-                else:
-                    block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
-                block = np.clip(block, 0.0, 1.0)
+                block = _object_block(h, rows, Gs, Ps, ctx, 1.0)
+                if block is None:  # weights past the float range: scaled as _engine._object does
+                    block = _object_block(h, rows, Gs, Ps, ctx, E.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
             out[np.ix_(rows_g, cols_p)] = block
     return out
+
+
+def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: float) -> np.ndarray | None:
+    """One block of objects sharing their key sequences (``None``: the weights overflow at this scale)."""
+    props = h.props
+    ki, vi = h.ki, h.vi
+    acc = np.zeros((len(Gs), len(Ps)), dtype=_F64)
+    tw = 0.0
+    ksum = 0.0
+    fields = []
+    for gkey, pkey, ks in rows:
+        key = gkey if gkey is not None else pkey
+        vpos = props.get(key) or h.value_pos(key) or E._ANY
+        w = vpos.weight * wscale
+        tw += w
+        if gkey is not None and pkey is not None:
+            ksum += ks
+            fields.append((vpos, w, gkey, pkey))
+    if tw == E._INF:
+        return None
+    if ctx.work + len(Gs) * len(Ps) * len(fields) > ctx.max_cells:  # refuse before computing any field
+        E.charge(ctx, len(Gs) * len(Ps) * len(fields), None)
+    for vpos, w, gkey, pkey in fields:
+        V = pos_matrix(vpos, [g[gkey] for g in Gs], [p[pkey] for p in Ps], ctx)
+        acc = acc + w * V
+    values = acc / tw if tw > 0.0 else np.ones_like(acc)
+    if ki == 0.0:
+        block = vi * values / vi
+    else:
+        block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
+    return np.clip(block, 0.0, 1.0)

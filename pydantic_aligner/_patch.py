@@ -23,6 +23,7 @@ import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ._limits import deep_entry
 from ._plan import ARR, OBJ, UNION, IdSpec, Pos, RefSpec, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,6 +145,7 @@ class IdSpace:
             if sp.__class__ is IdSpec and _hashable(v):
                 pred_ids.setdefault(sp.scope, set()).add(v)
         self.scopes = frozenset(alignment.mappings)
+        kinds = {pos.special.scope: pos.special.kind for pos in plan.id_sites if pos.special is not None}
         for scope, mapping in alignment.mappings.items():
             cand = pred_ids.get(scope, set())
             mapped = {m for m in mapping.values() if m is not None}
@@ -154,8 +156,13 @@ class IdSpace:
             used = set(cand) | mapped | set(golds)
             t: dict = {}
             fresh = _Fresh(used)
+            kind = kinds.get(scope)
             for g in golds:
                 m = mapping.get(g)
+                if m is not None and ((kind is not None and kind_of(m) != kind) or m != m):
+                    # a candidate id of the wrong JSON type ("7" for 7) or NaN (equal to nothing): rewritten
+                    # (id_fix), else the references to it never match
+                    m = None
                 if m is not None:
                     t[g] = m
                 elif g not in cand and g not in mapped:
@@ -256,6 +263,7 @@ def patch_order(ops: list) -> list:
 # applying a patch
 
 
+@deep_entry
 def apply_patch(document: Any, patch: list[dict]) -> Any:
     """Apply an RFC 6902 patch (``add``, ``remove``, ``replace``, ``test``) to a deep copy of ``document``.
 

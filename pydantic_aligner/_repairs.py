@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
+from ._limits import deep_entry
 from ._patch import IdSpace, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
 from ._tree import CONTAINER_KINDS, Match
@@ -452,6 +453,22 @@ class _Builder:
                     _orig=(*orig, j),
                     _final=(*final, j),
                 )
+        if node.kind == "prefix" and isinstance(node.pred, list) and len(node.pred) > L and any(r.kind == "excess" for r in rows):
+            # a tuple without a tail ignores candidate elements past its slots, but removing an excess slot
+            # would shift them into the slots: they go too (nothing to recover, delta 0)
+            for j in range(L, len(node.pred)):
+                self.add(
+                    op="remove",
+                    path=pointer((*orig, j)),
+                    kind="list_item_remove",
+                    delta=0.0,
+                    pred=node.pred[j],
+                    pred_path=f"{node.pred_path}/{j}" if node.pred_path is not None else None,
+                    list_path=lpath,
+                    confidence=cconf,
+                    _orig=(*orig, j),
+                    _final=(*final, j),
+                )
 
 
 def _hashable(v: Any) -> bool:
@@ -563,6 +580,7 @@ def units(ops: list[Repair]) -> list[list[Repair]]:
     return groups
 
 
+@deep_entry
 def repairs(
     alignment: Alignment,
     granularity: str = "leaf",
@@ -588,6 +606,7 @@ def repairs(
     return RepairResult(alignment.score, tuple(ops), granularity, total, notes)
 
 
+@deep_entry
 def json_patch(alignment: Alignment) -> list[dict]:
     """Every leaf repair as one RFC 6902 patch, ordered to apply in sequence (D7)."""
     ops, _ = build_ops(alignment, "leaf")

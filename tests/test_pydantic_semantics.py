@@ -449,8 +449,8 @@ def test_prefer_plumbing_with_the_text_reader(monkeypatch):
     seen = []
     real = inputs.parse_json_text
 
-    def spy(text, *, prefer=None):
-        parsed = real(text, prefer=prefer)
+    def spy(text, *, prefer=None, **limits):
+        parsed = real(text, prefer=prefer, **limits)
         seen.append(prefer)
         return parsed
 
