@@ -14,6 +14,7 @@ from. The engine never imports Pydantic and never reads a raw schema.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from typing import Any
 
@@ -521,18 +522,18 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     if n and m and h.align and not (tree and ctx.conf is not None):
         blocked = _exact_blocks(h.items, gt, pt)
     k = 0
-    total = 0.0
+    # pair similarities are summed with math.fsum (exactly rounded): the total, hence the score, does
+    # not depend on the order of either list (gold or candidate), bit for bit
+    sims: list[float] = []
     if not tree and h.align:
-        # the score needs only the pairs, summed in gold order (as the rows would be)
         if blocked is not None:
             k = len(blocked)
-            total = float(k)
+            sims = [1.0] * k
         elif n and m:
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             pairs = assign(S)
             k = len(pairs)
-            for i in sorted(pairs):
-                total += float(S[i, pairs[i]])
+            sims = S[list(pairs), list(pairs.values())].tolist()
         plan = ()
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
@@ -544,7 +545,8 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     for rk, i, j in plan:
         if rk == PAIR:
             k += 1
-            total += 1.0 if S is None else float(S[i, j])
+            sims.append(1.0 if S is None else float(S[i, j]))
+    total = math.fsum(sims)
     D = n + m - k
     if h.ignore_excess:
         D -= m - k
