@@ -24,6 +24,7 @@ __all__ = ["Aligner", "align", "score"]
 _ID_DISAMBIGUATION = ("none", "wl")
 _WL_INTEGRATION = ("tie_break", "blend")
 _CONFIDENCE_METHODS = ("margin", "entropy")
+_BIJECTION_SEARCH = ("auto", "exact", "local", "reference")
 
 
 def _is_model_type(obj: Any) -> bool:
@@ -77,6 +78,7 @@ class Aligner:
         wl_integration: str = "tie_break",
         wl_blend_lambda: float = 0.5,
         wl_rounds: int | None = None,
+        bijection_search: str = "auto",
         strict: bool = False,
         comparators: Mapping[str, Callable] | None = None,
         warn_on_ambiguous_mapping: bool = False,
@@ -95,6 +97,8 @@ class Aligner:
             raise SchemaError(f"wl_blend_lambda must be a real number in [0, 1], got {wl_blend_lambda!r}")
         if wl_rounds is not None and (isinstance(wl_rounds, bool) or not isinstance(wl_rounds, int) or wl_rounds < 0):
             raise SchemaError(f"wl_rounds must be None or an int >= 0, got {wl_rounds!r}")
+        if bijection_search not in _BIJECTION_SEARCH:
+            raise SchemaError(f"bijection_search must be one of {_BIJECTION_SEARCH}, got {bijection_search!r}")
         if confidence_method not in _CONFIDENCE_METHODS:
             raise SchemaError(f"confidence_method must be one of {_CONFIDENCE_METHODS}, got {confidence_method!r}")
         if isinstance(confidence_entropy_temperature, bool) or not isinstance(confidence_entropy_temperature, (int, float)) or not (
@@ -122,6 +126,7 @@ class Aligner:
             "wl_integration": wl_integration,
             "wl_blend_lambda": float(wl_blend_lambda),
             "wl_rounds": wl_rounds,
+            "bijection_search": bijection_search,
             "warn_on_ambiguous_mapping": warn_on_ambiguous_mapping,
             "compute_confidence": bool(compute_confidence),
             "confidence_method": confidence_method,

@@ -62,7 +62,9 @@ class Problem:
 class Ctx:
     """Per-call state. A compiled plan is shared; a context never is."""
 
-    __slots__ = ("conf", "gold_root", "mappings", "mask_all", "mask_scope", "pred_ids", "pred_root", "problems")
+    __slots__ = (
+        "conf", "gold_root", "ids_mapped", "mappings", "mask_all", "mask_scope", "pred_ids", "pred_root", "problems", "record_pairs",
+    )
 
     def __init__(self, gold_root: Any, pred_root: Any) -> None:
         self.gold_root = gold_root
@@ -71,6 +73,11 @@ class Ctx:
         self.pred_ids: dict[str, set] = {}
         self.mask_scope: str | None = None
         self.mask_all = False
+        # bijection_search other than "reference" (departure D11): identifiers are scored through the mappings,
+        # and record_pairs(h, golds, preds, S) pairs the records of an order-agnostic list by the bijection
+        # (None for other lists); with ids_mapped False an identifier is a label worth 1 (SPEC 9.8)
+        self.ids_mapped = False
+        self.record_pairs: Any = None
         self.problems: list[Problem] = []
         # (method, temperature) when pairing confidences are computed (tree mode only), else None
         self.conf: tuple[str, float] | None = None
@@ -128,12 +135,27 @@ def _pred_kind(p: Any, loc: Any) -> str:
 # special positions: identifiers and references
 
 
+def _id_like(v: Any) -> bool:
+    return type(v) is not bool and isinstance(v, (str, int, float))
+
+
 def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
     sp = pos.special
-    if sp.__class__ is IdSpec:
-        return 1.0, None
     if ctx.mask_all or sp.scope == ctx.mask_scope:
         return 1.0, None
+    if sp.__class__ is IdSpec:
+        # D11: 1 when the gold identifier maps to the candidate's under the bijection; a gold record
+        # without an identifier, or a mask (bijection derivation), leaves the label worth 1 (SPEC 9.8)
+        if not ctx.ids_mapped or ctx.mask_scope is not None or not _id_like(g):
+            return 1.0, None
+        mapping = ctx.mappings.get(sp.scope)
+        if mapping is None:
+            return 1.0, None
+        mapped = mapping.get(g)
+        if mapped is None:
+            return 0.0, None
+        ok = _id_like(p) and mapped == p and _KIND[type(p)] == _KIND[type(mapped)]
+        return (1.0 if ok else 0.0), mapped
     if g is None or p is None:
         return (1.0 if g is None and p is None else pos.null_score), None
     mapping = ctx.mappings.get(sp.scope)
@@ -453,6 +475,15 @@ def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
     return pairs
 
 
+def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
+    """The pairing of an order-agnostic list: records by the bijection (D11), anything else by :func:`assign`."""
+    if ctx.record_pairs is not None:
+        pairs = ctx.record_pairs(h, gt, pt, S)
+        if pairs is not None:
+            return pairs
+    return assign(S)
+
+
 def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
     L = len(h.prefix)
     has_tail = h.items is not None
@@ -531,7 +562,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
             sims = [1.0] * k
         elif n and m:
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
-            pairs = assign(S)
+            pairs = _pairs(h, gt, pt, S, ctx)
             k = len(pairs)
             sims = S[list(pairs), list(pairs.values())].tolist()
         plan = ()
@@ -539,7 +570,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
-        plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
+        plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     for rk, i, j in plan:

@@ -231,7 +231,7 @@ class _Builder:
                     op="replace",
                     path=path,
                     kind="id_fix",
-                    delta=0.0,
+                    delta=c * (1.0 - s),  # an identifier scored through the bijection may score 0 (D11)
                     value=target,
                     confidence=self.conf(node),
                     _orig=orig,
