@@ -47,7 +47,10 @@ import json
 from typing import Any
 
 from ._compile import any_pos
+from ._engine import _KIND
+from ._engine import _unsupported as _make_unsupported
 from ._plan import ARR, OBJ, UNION, Pos, RefSpec, kind_of
+from ._referential import _walk_branch
 
 __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 
@@ -62,9 +65,7 @@ _DANGLING_STR = "#?"
 
 
 def _unsupported(v: Any) -> Exception:
-    from ._engine import _unsupported as make
-
-    return make(v, None, "document")
+    return _make_unsupported(v, None, "document")
 
 
 def _id_of(v: Any) -> Any:
@@ -74,11 +75,17 @@ def _id_of(v: Any) -> Any:
     return v
 
 
-def _branch(h: Any, v: Any) -> Any:
-    from ._referential import _walk_branch
+_branch = _walk_branch
 
-    return _walk_branch(h, v)
 
+# canonical text of plain scalars (as ``_Doc.fold``)
+_SCALAR = {
+    str: lambda v: "s" + json.dumps(v),
+    bool: lambda v: "T" if v else "F",
+    int: lambda v: "d" + repr(v),
+    float: lambda v: "d" + repr(v),
+    type(None): lambda v: "n",
+}
 
 # ---------------------------------------------------------------------------
 # the document walk
@@ -207,11 +214,15 @@ class _Doc:
                 scopes.append((name, _id_of(rid)))
         if h.tag == OBJ:
             kids: list[tuple[Any, tuple]] = []
+            relevant = ref.relevant
+            props = h.props
             for key, val in v.items():
-                vp = h.value_pos(key)
+                vp = props.get(key) or h.value_pos(key)
                 if vp is None:
                     txt, cv = self.fold(_ANY, val)
                     kids.append((("k", key), ("F", txt, cv)))
+                elif vp.special is None and vp.uid not in relevant and type(val) in _SCALAR:
+                    kids.append((("k", key), ("F", _SCALAR[type(val)](val), val)))
                 else:
                     kids.append((("k", key), self.child(vp, val, False)))
             vid = self._container(pos.path, "o", kids, [], scopes)
@@ -261,8 +272,6 @@ class _Doc:
 
 
 def _targets(doc: _Doc, spec: RefSpec, value: Any) -> list[int] | None:
-    from ._engine import _KIND
-
     rid = _id_of(value)
     if rid is None or _KIND.get(type(value)) != spec.kind:
         return None
@@ -584,8 +593,6 @@ class _Rebuild:
         self.collapsed = collapsed
 
     def ref(self, spec: RefSpec, value: Any) -> Any:
-        from ._engine import _KIND
-
         rid = _id_of(value)
         if rid is None:
             return value

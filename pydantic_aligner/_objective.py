@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import _matrix
-from ._assign import PAIR, assign, monotone
+from ._assign import PAIR, assign, monotone, quantize
 from ._compile import any_pos
 from ._engine import _KIND, Ctx, _id_like, _key_rows, score
 from ._plan import ARR, OBJ, RefSpec, kind_of
@@ -63,11 +63,16 @@ class _Generic:
         if self.keys.isdisjoint(changed):
             return
         undo.append((self, self.value))
-        self.value = score(self.pos, self.g, self.p, obj.ctx, self.loc)
+        self.value = None if obj.lazy else score(self.pos, self.g, self.p, obj.ctx, self.loc)
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = score(self.pos, self.g, self.p, obj.ctx, self.loc)
+        return self.value
 
     def bound(self, obj: Objective, open_keys: set) -> float:
         # a part with an undecided identifier may reach 1 (no score exceeds 1)
-        return 1.0 if not self.keys.isdisjoint(open_keys) else self.value
+        return 1.0 if not self.keys.isdisjoint(open_keys) else self.refresh(obj)
 
 
 class _Obj:
@@ -100,11 +105,16 @@ class _Obj:
         for c in self.nodes:
             c.update(changed, obj, undo)
         undo.append((self, self.value))
-        self.value = self._combine([c if isinstance(c, float) else c.value for _, c in self.paired])
+        self.value = None if obj.lazy else self._combine([c if isinstance(c, float) else c.value for _, c in self.paired])
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = self._combine([c if isinstance(c, float) else c.refresh(obj) for _, c in self.paired])
+        return self.value
 
     def bound(self, obj: Objective, open_keys: set) -> float:
         if self.keys.isdisjoint(open_keys):
-            return self.value
+            return self.refresh(obj)
         # the combination is non-decreasing in every child score
         return self._combine([c if isinstance(c, float) else c.bound(obj, open_keys) for _, c in self.paired])
 
@@ -117,8 +127,10 @@ class _List:
         "align",
         "by_key",
         "by_p",
+        "colof",
         "g",
         "gk",
+        "gk_arr",
         "h",
         "ign_e",
         "ign_m",
@@ -130,6 +142,7 @@ class _List:
         "p",
         "pairs",
         "pk",
+        "pk_arr",
         "row_keys",
         "value",
     )
@@ -147,7 +160,7 @@ class _List:
             for k in ks:
                 self.by_key.setdefault(k, []).append(i)
         # records of an order-agnostic list are paired by the bijection (D11): their keys as codes
-        self.gk = self.pk = self.by_p = None
+        self.gk = self.pk = self.by_p = self.colof = self.gk_arr = self.pk_arr = None
         if self.align and ctx.record_pairs is not None:
             keys = obj.ref.record_keys(h, g, p)
             if keys is not None:
@@ -157,36 +170,47 @@ class _List:
                 for j, k in enumerate(self.pk):
                     if k is not None:
                         self.by_p.setdefault(k, []).append(j)
-        self.S = _matrix.pos_matrix(h.items, g, p, ctx, loc, g, p, 0) if self.n and self.m else np.zeros((self.n, self.m))
+                if all(len(js) == 1 for js in self.by_p.values()):
+                    self.gk_arr = np.array([-1 if k is None else k for k in self.gk], dtype=np.int64)
+                    self.pk_arr = np.array([-1 if k is None else k for k in self.pk], dtype=np.int64)
+                    self.colof = np.full(len(obj.pcode) + 1, -1, dtype=np.int64)
+                    for k, (j,) in self.by_p.items():
+                        self.colof[k] = j
+        self.S = np.zeros((self.n, self.m))
         self.kernel = _Kernel.build(self, obj, dpath)
+        if self.kernel is not None and self.kernel.whole is not None:
+            self.S = self.kernel.whole.values(np.arange(self.n), obj, False)
+        elif self.n and self.m:
+            self.S = _matrix.pos_matrix(h.items, g, p, ctx, loc, g, p, 0)
         self.value = self.score(self.S, obj)
 
     def score(self, S: np.ndarray, obj: Objective) -> float:
         n, m = self.n, self.m
-        if self.align:
-            if not (n and m):
-                pairs = {}
-            elif self.gk is not None:
-                from ._referential import forced_pairs
-
-                mapto, img = obj.mapto, obj.img
-
-                def target(k: int) -> int | None:
-                    v = int(mapto[k])
-                    return None if v < 0 else v
-
-                pairs = forced_pairs(S, self.gk, self.pk, target, lambda k: img[k] > 0, self.by_p)
-            else:
-                pairs = assign(S)
-            k = len(pairs)
-            total = math.fsum(S[list(pairs), list(pairs.values())].tolist())
+        if not (n and m):
+            r = c = _NONE
+        elif not self.align:
+            plan = monotone(S)
+            r = np.array([i for rk, i, _ in plan if rk == PAIR], dtype=np.int64)
+            c = np.array([j for rk, _, j in plan if rk == PAIR], dtype=np.int64)
+        elif self.gk is None:
+            r, c = _assign_arrays(S)
+        elif self.colof is not None:
+            r, c = self._forced(S, obj)
         else:
-            plan = monotone(S) if n and m else ()
-            pairs = {i: j for rk, i, j in plan if rk == PAIR}
-            sims = [float(S[i, j]) for i, j in pairs.items()]
-            k = len(sims)
-            total = math.fsum(sims)
-        self.pairs = pairs
+            from ._referential import forced_pairs
+
+            mapto, img = obj.mapto, obj.img
+
+            def target(k: int) -> int | None:
+                v = int(mapto[k])
+                return None if v < 0 else v
+
+            pairs = forced_pairs(S, self.gk, self.pk, target, lambda k: img[k] > 0, self.by_p)
+            r = np.fromiter(pairs.keys(), dtype=np.int64, count=len(pairs))
+            c = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
+        self.pairs = (r, c)
+        k = len(r)
+        total = math.fsum(S[r, c].tolist())
         D = n + m - k
         if self.ign_e:
             D -= m - k
@@ -194,6 +218,25 @@ class _List:
             D -= n - k
         s = total / D if D > 0 else 1.0
         return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
+    def _forced(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """``_referential.forced_pairs`` vectorised, for lists whose candidate records repeat no identifier."""
+        tgt = obj.mapto[self.gk_arr]
+        col = self.colof[tgt]  # the sentinel slot of colof (-1) answers for unmapped records
+        fr = np.nonzero(col >= 0)[0]
+        fc = col[fr]
+        keep = S[fr, fc] > 0.0
+        claimed = np.zeros(self.m, dtype=bool)
+        claimed[fc] = True
+        lg = np.nonzero(tgt < 0)[0]
+        lp = np.nonzero(~claimed & ((self.pk_arr < 0) | (obj.img[self.pk_arr] == 0)))[0]
+        r, c = fr[keep], fc[keep]
+        if lg.size and lp.size:
+            sub = assign(S[np.ix_(lg, lp)])
+            if sub:
+                r = np.concatenate([r, lg[list(sub)]])
+                c = np.concatenate([c, lp[list(sub.values())]])
+        return r, c
 
     def rows(self, rows: list[int], obj: Objective, open_keys: set | None = None) -> np.ndarray:
         """Similarity rows of gold items ``rows`` under the current mappings (optimistic for ``open_keys``)."""
@@ -220,15 +263,43 @@ class _List:
             self.S[rows] = self.rows(rows, obj)
         else:
             undo.append((self, ([], None, self.value, self.pairs)))
-        self.value = self.score(self.S, obj)
+        self.value = None if obj.lazy else self.score(self.S, obj)
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = self.score(self.S, obj)
+        return self.value
 
     def bound(self, obj: Objective, open_keys: set) -> float:
         if not self.m or self.keys.isdisjoint(open_keys):
-            return self.value
+            return self.refresh(obj)
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
         S = self.S.copy()
         S[rows] = self.rows(rows, obj, open_keys)
         return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of :func:`~._assign.assign` (same objective, same solver call, same ties) as two arrays."""
+    n, m = S.shape
+    pos = S > 0.0
+    if not pos.any():
+        return _NONE, _NONE
+    W = quantize(S) * float(min(n, m) + 1) + pos
+    if n == 1:
+        j = int(np.argmax(W[0]))
+        return (np.array([0]), np.array([j])) if pos[0, j] else (_NONE, _NONE)
+    if m == 1:
+        i = int(np.argmax(W[:, 0]))
+        return (np.array([i]), np.array([0])) if pos[i, 0] else (_NONE, _NONE)
+    from scipy.optimize import linear_sum_assignment
+
+    rows, cols = linear_sum_assignment(W, maximize=True)
+    keep = pos[rows, cols]
+    return rows[keep], cols[keep]
 
 
 def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> float:
@@ -246,8 +317,8 @@ def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> flo
     r, c = linear_sum_assignment(S, maximize=True)
     T = math.fsum(S[r, c].tolist())
     pos = S > 0.0
-    r, c = linear_sum_assignment(pos, maximize=True)
-    K = int(pos[r, c].sum())
+    # no pairing has more positive pairs than rows, or columns, that have a positive cell
+    K = min(int(pos.any(axis=1).sum()), int(pos.any(axis=0).sum()))
     D = n + m - K
     if ign_e:
         D -= m - K
@@ -271,7 +342,7 @@ class _Kernel:
     undecided identifier match any candidate identifier still available.
     """
 
-    __slots__ = ("blocks", "gpos", "lst")
+    __slots__ = ("blocks", "gpos", "lst", "whole")
 
     @staticmethod
     def build(lst: _List, obj: Objective, dpath: tuple) -> _Kernel | None:
@@ -338,10 +409,18 @@ class _Kernel:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
                             fields.append((w, _matrix.pos_matrix(vpos, gvals, pvals, ctx), None))
-                per_p.append((np.asarray(cols_p), (fields, tw, ksum, len(key_rows), h.ki, h.vi)))
+                per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
             self.blocks.append((rows_g, per_p))
+        self.whole = None
+        if len(self.blocks) == 1 and len(self.blocks[0][1]) == 1:
+            rows_g, ((cols, desc),) = self.blocks[0]
+            if desc is not None and rows_g == list(range(lst.n)) and len(cols) == lst.m:
+                self.whole = desc
 
     def rows(self, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+        if self.whole is not None:
+            # one key sequence on each side and every candidate item an object: the block is the whole row
+            return self.whole.values(rows, obj, optimistic)
         out = self.lst.S[rows]
         groups: dict[int, tuple[list[int], list[int]]] = {}
         for k, i in enumerate(rows):
@@ -355,24 +434,12 @@ class _Kernel:
         for b, (ks, sel) in groups.items():
             _, per_p = self.blocks[b]
             for cols, desc in per_p:
-                if desc is None:
-                    block = np.ones((len(sel), len(cols)))
-                else:
-                    fields, tw, ksum, nrows, ki, vi = desc
-                    acc = np.zeros((len(sel), len(cols)), dtype=np.float64)
-                    for w, V, f in fields:
-                        acc = acc + w * (f.matrix(sel, obj, optimistic) if f is not None else V[sel])
-                    values = acc / tw if tw > 0.0 else np.ones_like(acc)
-                    if ki == 0.0:
-                        block = vi * values / vi
-                    else:
-                        block = (ki * (ksum / nrows) + vi * values) / (ki + vi)
-                    block = np.clip(block, 0.0, 1.0)
+                block = np.ones((len(sel), len(cols))) if desc is None else desc.values(sel, obj, optimistic)
                 out[np.ix_(ks, cols)] = block
         return out
 
 
-    def votes(self, obj: Objective, out: np.ndarray) -> None:
+    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None) -> None:
         """Add to ``out[gold code, candidate code]`` each item pair's similarity if that one field agreed.
 
         One field at a time is made to match wherever the candidate holds an
@@ -381,35 +448,86 @@ class _Kernel:
         mapping (Smatch's candidate-mapping weights, made graded).
         """
         for rows_g, per_p in self.blocks:
-            sel = list(range(len(rows_g)))
-            for cols, desc in per_p:
-                if desc is None:
+            sel = np.arange(len(rows_g)) if rows is None else np.array([r for r, i in enumerate(rows_g) if i in rows], dtype=np.int64)
+            if not sel.size:
+                continue
+            for _, block in per_p:
+                if block is None:
                     continue
-                fields, tw, ksum, nrows, ki, vi = desc
-                mats = [f.matrix(sel, obj, False) if f is not None else V for _, V, f in fields]
-                for t, (_, _, f) in enumerate(fields):
-                    if f is None:
-                        continue
-                    acc = np.zeros((len(sel), len(cols)), dtype=np.float64)
-                    for u, (w, _, g) in enumerate(fields):
-                        acc = acc + w * (g.matrix(sel, obj, False, True) if u == t else mats[u])
-                    values = acc / tw if tw > 0.0 else np.ones_like(acc)
-                    if ki == 0.0:
-                        block = vi * values / vi
-                    else:
-                        block = (ki * (ksum / nrows) + vi * values) / (ki + vi)
-                    block = np.clip(block, 0.0, 1.0)
-                    mask = (f.gcode >= 0)[:, None] & (f.pcode >= 0)[None, :]
-                    if mask.any():
-                        G = np.broadcast_to(f.gcode[:, None], block.shape)[mask]
-                        P = np.broadcast_to(f.pcode[None, :], block.shape)[mask]
-                        np.add.at(out, (G, P), block[mask])
+                for t, f in enumerate(block.special):
+                    _scatter(block.values(sel, obj, False, agree=t), f.gcode[sel], f.pcode, out)
+
+
+def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) -> None:
+    """``out[gc[i], pc[j]] += vals[i, j]`` over the rows and columns with a code (>= 0), summed code by code."""
+    rows = np.flatnonzero(gc >= 0)
+    cols = np.flatnonzero(pc >= 0)
+    if not rows.size or not cols.size:
+        return
+    ro = rows[np.argsort(gc[rows], kind="stable")]
+    co = cols[np.argsort(pc[cols], kind="stable")]
+    g, p = gc[ro], pc[co]
+    gs = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ps = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    agg = np.add.reduceat(np.add.reduceat(vals[np.ix_(ro, co)], ps, axis=1), gs, axis=0)
+    out[np.ix_(g[gs], p[ps])] += agg
+
+
+class _Block:
+    """One (gold key sequence x candidate key sequence) block of a kernel: ``_matrix._object_matrix``'s arithmetic.
+
+    A cell depends on the mappings only through whether each identifier or
+    reference field matches (a 0/1 value, nulls aside), so with few such fields
+    every combination is computed once (``table[pattern]``, the bits of the
+    pattern being the fields' matches) and a row is a lookup.
+    """
+
+    __slots__ = ("fields", "ki", "ksum", "ncols", "nkeys", "special", "table", "tw", "vi")
+
+    def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
+        self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
+        self.special = [f for _, _, f in fields if f is not None]
+        self.table = None
+        k = len(self.special)
+        if k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS:
+            sel = np.arange(nrows)
+            patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
+            self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+
+    def _combine(self, xs: list, sel: Any) -> np.ndarray:
+        it = iter(xs)
+        acc = np.zeros((len(sel), self.ncols), dtype=np.float64)
+        for w, V, f in self.fields:
+            acc = acc + w * (next(it) if f is not None else V[sel])
+        tw, ki, vi = self.tw, self.ki, self.vi
+        values = acc / tw if tw > 0.0 else np.ones_like(acc)
+        if ki == 0.0:
+            block = vi * values / vi
+        else:
+            block = (ki * (self.ksum / self.nkeys) + vi * values) / (ki + vi)
+        return np.clip(block, 0.0, 1.0)
+
+    def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
+        """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
+        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.table is None:
+            return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
+        code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
+        for t in range(1, len(bits)):
+            code = code + (bits[t].astype(np.int64) << t)
+        return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
+
+
+#: Most identifier/reference fields per relation object for which every match pattern is precomputed.
+TABLE_FIELDS = 3
+#: Most precomputed cells per block (patterns x rows x columns).
+TABLE_CELLS = 2_000_000
 
 
 class _Field:
     """An identifier or reference field of a block, on codes (``_matrix._special_matrix`` / ``_id_matrix``)."""
 
-    __slots__ = ("gcode", "gnull", "is_id", "null_score", "pcode", "pnull")
+    __slots__ = ("any_gnull", "any_pnull", "gcode", "gnull", "is_id", "null_score", "pcode", "pnull")
 
     def __init__(self, vpos: Any, gvals: list, pvals: list, obj: Objective) -> None:
         sp = vpos.special
@@ -430,36 +548,40 @@ class _Field:
         if self.is_id:
             # a gold record without an identifier: the label is worth 1 whatever the candidate's (D11)
             self.gnull = np.array([not _id_like(g) for g in gvals], dtype=bool)
-            self.pnull = None
+            self.pnull = np.zeros(len(pvals), dtype=bool)
         else:
             self.gnull = np.array([g is None for g in gvals], dtype=bool)
             self.pnull = np.array([p is None for p in pvals], dtype=bool)
+        self.any_gnull = bool(self.gnull.any())
+        self.any_pnull = bool(self.pnull.any())
 
-    def matrix(self, sel: list[int], obj: Objective, optimistic: bool, agree: bool = False) -> np.ndarray:
-        """The field's similarities for block rows ``sel``; ``agree``: as if every gold identifier matched."""
+    def bits(self, sel: Any, obj: Objective, optimistic: bool, agree: bool = False) -> np.ndarray:
+        """Whether the field matches (before the null rules) in block rows ``sel``; ``agree``: wherever both hold an id."""
         gc = self.gcode[sel]
-        known = gc >= 0
         if agree:
-            X = np.broadcast_to((self.pcode >= 0)[None, :] & known[:, None], (len(sel), len(self.pcode))).astype(np.float64)
-        else:
-            mapped = np.full(len(sel), -1, dtype=np.int64)
-            mapped[known] = obj.mapto[gc[known]]
-            X = (mapped[:, None] == self.pcode[None, :]).astype(np.float64)
+            return (gc >= 0)[:, None] & (self.pcode >= 0)[None, :]
+        # mapto ends with a -1 sentinel, which gold code -1 (no identifier) indexes
+        X = obj.mapto[gc][:, None] == self.pcode[None, :]
         if optimistic:
-            opt = np.zeros(len(sel), dtype=bool)
-            opt[known] = obj.open[gc[known]]
+            opt = obj.open[gc] & (gc >= 0)
             if opt.any():
                 pc = self.pcode
-                ok = pc >= 0
-                ok[ok] = obj.avail[pc[ok]]
-                X[opt] = ok
-        gnull = self.gnull[sel]
-        if self.is_id:
-            X[gnull, :] = 1.0
-            return X
-        X[gnull, :] = self.null_score
-        X[:, self.pnull] = self.null_score
-        X[np.ix_(gnull, self.pnull)] = 1.0
+                X[opt] = (pc >= 0) & obj.avail[pc]
+        return X
+
+    def fixed(self, sel: Any, bits: Any) -> np.ndarray:
+        """The field's similarities from its match bits, with the null rules applied."""
+        X = np.broadcast_to(np.asarray(bits, dtype=np.float64), (len(sel), len(self.pcode))).copy()
+        if self.any_gnull:
+            gnull = self.gnull[sel]
+            if self.is_id:
+                X[gnull, :] = 1.0
+                return X
+            X[gnull, :] = self.null_score
+        if self.any_pnull:
+            X[:, self.pnull] = self.null_score
+            if self.any_gnull:
+                X[np.ix_(self.gnull[sel], self.pnull)] = 1.0
         return X
 
 
@@ -485,10 +607,11 @@ class Objective:
         for s, idx in pindex.items():
             for v in idx:
                 self.pcode[(s, v)] = len(self.pcode)
-        self.mapto = np.full(len(self.gcode), -1, dtype=np.int64)
+        # each array ends with a sentinel slot that code -1 (no identifier) indexes
+        self.mapto = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
         self.img = np.zeros(len(self.pcode) + 1, dtype=np.int64)
-        self.open = np.zeros(len(self.gcode), dtype=bool)
-        self.avail = np.ones(len(self.pcode), dtype=bool)
+        self.open = np.zeros(len(self.gcode) + 1, dtype=bool)
+        self.avail = np.ones(len(self.pcode) + 1, dtype=bool)
         for (s, u), c in self.gcode.items():
             self._sync(s, u, c)
         # (scope, gold id) keys of the identifiers and references at or below each gold data path
@@ -504,6 +627,7 @@ class Objective:
                 under.setdefault(dpath[:k], set()).add((scope, rid))
         self.under = {d: frozenset(ks) for d, ks in under.items()}
         self.frames: list[list] = []
+        self.lazy = False
         self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
         self.value = self.root if isinstance(self.root, float) else self.root.value
 
@@ -566,8 +690,19 @@ class Objective:
         return _Obj(paired, tw, ksum, len(rows), h.ki, h.vi)
 
     # -- evaluation ---------------------------------------------------------------
-    def update(self, changed: set) -> float:
-        """The score after ``ctx.mappings`` changed for the gold identifiers ``changed`` (``(scope, id)`` pairs)."""
+    def refresh(self) -> float:
+        """The score, recomputing what lazy updates left stale."""
+        if self.value is None and not isinstance(self.root, float):
+            self.value = self.root.refresh(self)
+        return self.value
+
+    def update(self, changed: set) -> float | None:
+        """The score after ``ctx.mappings`` changed for the gold identifiers ``changed`` (``(scope, id)`` pairs).
+
+        With :attr:`lazy` set, only the similarity rows are updated and the
+        score is left stale (None) until :meth:`refresh` (branch and bound needs
+        only bounds at inner nodes).
+        """
         undo: list = []
         marks = [(c, int(self.mapto[c])) for c in (self.gcode[k] for k in changed if k in self.gcode)]
         for s, u in changed:
@@ -608,8 +743,9 @@ class Objective:
         """Gold identifiers some of whose items are not perfectly matched now (the others need not move)."""
         out: set = set()
         for lst in self.lists():
+            pairs = dict(zip(lst.pairs[0].tolist(), lst.pairs[1].tolist()))
             for i, ks in enumerate(lst.row_keys):
-                if ks and (i not in lst.pairs or lst.S[i, lst.pairs[i]] < 1.0):
+                if ks and (i not in pairs or lst.S[i, pairs[i]] < 1.0):
                     out |= ks
         stack = [self.root]
         while stack:
@@ -640,12 +776,14 @@ class Objective:
                 stack.extend(n.nodes)
         return out
 
-    def votes(self) -> np.ndarray:
-        """``V[gold code, candidate code]``: what mapping each gold identifier to each candidate would gain (see ``_Kernel.votes``)."""
+    def votes(self, keys: set | None = None) -> np.ndarray:
+        """``V[gold code, candidate code]``: what mapping each gold identifier to each candidate would gain (see
+        ``_Kernel.votes``); with ``keys``, only over the items that hold one of those gold identifiers."""
         out = np.zeros((len(self.gcode), len(self.pcode)))
         for lst in self.lists():
             if lst.kernel is not None:
-                lst.kernel.votes(self, out)
+                rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
+                lst.kernel.votes(self, out, rows)
         return out
 
     def bound(self, open_keys: set) -> float:
@@ -660,7 +798,8 @@ class Objective:
             c = self.gcode.get(k)
             if c is not None:
                 self.open[c] = True
-        decided = self.mapto[~self.open]
+        decided = self.mapto[:-1][~self.open[:-1]]
         self.avail[:] = True
         self.avail[decided[decided >= 0]] = False
+        self.avail[-1] = False
         return self.root.bound(self, open_keys)

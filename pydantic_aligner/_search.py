@@ -37,7 +37,7 @@ import numpy as np
 from ._assign import quantize
 from ._objective import Objective
 
-__all__ = ["CANDIDATES", "EXACT_NODES", "ITERATIONS", "LOCAL_EVALS_BASE", "LOCAL_EVALS_PER_ID", "Search", "canon_index"]
+__all__ = ["CANDIDATES", "EXACT_IDS", "EXACT_NODES", "ITERATIONS", "LOCAL_EVALS_BASE", "LOCAL_EVALS_PER_ID", "Search", "canon_index"]
 
 #: Rounds of iterated assignment (the votes of the current mapping) before the local search.
 ITERATIONS = 8
@@ -48,8 +48,10 @@ CANDIDATES = 8
 #: Objective evaluations of the local search: this many, plus LOCAL_EVALS_PER_ID per gold identifier.
 LOCAL_EVALS_BASE = 200
 LOCAL_EVALS_PER_ID = 40
-#: Branch-and-bound nodes the default ("auto") search spends trying to prove the local optimum exact.
-EXACT_NODES = 300
+#: The default ("auto") search also runs branch and bound when at most this many gold identifiers are in play,
+#: and spends at most EXACT_NODES nodes on it (it usually proves the local optimum exact, or improves it).
+EXACT_IDS = 8
+EXACT_NODES = 100
 
 
 def canon_index(cid: Any) -> int:
@@ -102,12 +104,10 @@ class Search:
                 finally:
                     ctx.mask_all = False
                 Q = quantize(C).astype(np.int64)
-                gi = [self.gindex[s][r[1]] for r in grecs]
-                pj = [self.pindex[s][r[1]] for r in precs]
-                for a, i in enumerate(gi):
-                    for b, j in enumerate(pj):
-                        if Q[a, b] > A[i, j]:
-                            A[i, j] = Q[a, b]
+                gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
+                pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
+                # a candidate id held by several records agrees as much as the best of them
+                np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
             out[s] = A
         return out
 
@@ -120,10 +120,10 @@ class Search:
         return sum(self._agreement_of(s, u, v) for s in self.scopes for u, v in self.ctx.mappings[s].items() if u in self.gindex[s])
 
     # -- structural votes -----------------------------------------------------------------
-    def votes(self) -> dict[str, np.ndarray]:
+    def votes(self, keys: set | None = None) -> dict[str, np.ndarray]:
         """Per scope, ``V[u, v]``: what mapping gold id ``u`` to candidate id ``v`` would gain given the rest of
         the current mapping (``Objective.votes``), plus the attribute agreement as a small tie-breaker."""
-        V = self.obj.votes()
+        V = self.obj.votes(keys)
         out = {}
         g0 = p0 = 0
         for s in self.scopes:
@@ -133,15 +133,17 @@ class Search:
             p0 += m
         return out
 
-    def candidates(self, limit: int | None) -> dict[str, dict[Any, list]]:
-        """Per gold id, candidate ids ranked by votes (canonical order on ties), at most ``limit``."""
-        votes = self.votes()
+    def candidates(self, limit: int | None, keys: set | None = None) -> dict[str, dict[Any, list]]:
+        """Per gold id (of ``keys``, else all), candidate ids ranked by votes (canonical order on ties), at most ``limit``."""
+        votes = self.votes(keys)
         out: dict[str, dict[Any, list]] = {}
         for s in self.scopes:
             pl = self.preds[s]
             V = votes[s]
             per = {}
             for i, u in enumerate(self.golds[s]):
+                if keys is not None and (s, u) not in keys:
+                    continue
                 order = np.lexsort((np.arange(len(pl)), -V[i])).tolist() if len(pl) else []
                 if limit is not None:
                     order = order[:limit]
@@ -158,16 +160,24 @@ class Search:
         best = (obj.value, self.total_agreement(), {s: dict(ctx.mappings[s]) for s in self.scopes})
         seen = {self._key()}
         for _ in range(rounds):
-            votes = self.votes()
+            # gold ids whose items all match perfectly keep their candidates; the others are reassigned
+            loose = obj.unsettled()
+            if not loose:
+                break
+            votes = self.votes(loose)
             changed = set()
             for s in self.scopes:
-                gl, pl = self.golds[s], self.preds[s]
+                mp = ctx.mappings[s]
+                gl = [u for u in self.golds[s] if (s, u) in loose]
+                taken = {mp[u] for u in self.golds[s] if (s, u) not in loose and mp.get(u) is not None}
+                pl = [v for v in self.preds[s] if v not in taken]
                 new = dict.fromkeys(gl)
                 if gl and pl:
-                    rows, cols = linear_sum_assignment(votes[s], maximize=True)
+                    gi, pi = self.gindex[s], self.pindex[s]
+                    V = votes[s][np.ix_([gi[u] for u in gl], [pi[v] for v in pl])]
+                    rows, cols = linear_sum_assignment(V, maximize=True)
                     for r, c in zip(rows.tolist(), cols.tolist()):
                         new[gl[r]] = pl[c]
-                mp = ctx.mappings[s]
                 for u in gl:
                     if mp.get(u) != new[u]:
                         mp[u] = new[u]
@@ -216,7 +226,7 @@ class Search:
         near = obj.neighbours()
         active = obj.unsettled()
         while active and self.evals < budget:
-            cands = self.candidates(limit)
+            cands = self.candidates(limit, active)
             woken: set = set()
             for s in self.scopes:
                 mp = ctx.mappings[s]
@@ -352,6 +362,12 @@ class Search:
         keys = [(s, u) for s in self.scopes for u in self.golds[s] if (s, u) in self.relevant]
         if not keys:
             return True
+        # the most connected identifiers first (they constrain most), canonical order on ties
+        weight: dict = {}
+        for lst in obj.lists():
+            for k, rows in lst.by_key.items():
+                weight[k] = weight.get(k, 0) + len(rows)
+        keys = [k for _, k in sorted(((-weight.get(k, 0), i), k) for i, k in enumerate(keys))]
         best_f = obj.value
         best_a = self.total_agreement()
         best = {s: dict(ctx.mappings[s]) for s in self.scopes}
@@ -378,7 +394,7 @@ class Search:
 
         def dfs(d: int, a_sum: int) -> None:
             if d == len(keys):
-                f = obj.value
+                f = obj.refresh()
                 bf, ba, _ = state["best"]
                 if f > bf or (f == bf and a_sum > ba):
                     state["best"] = (f, a_sum, {s: dict(ctx.mappings[s]) for s in self.scopes})
@@ -398,10 +414,10 @@ class Search:
                         continue
                     free[j] = False
                 mp[u] = v
-                f = obj.update({(s, u)})
+                obj.update({(s, u)})
                 state["nodes"] += 1
                 a2 = a_sum + self._agreement_of(s, u, v)
-                ub = obj.bound(open_keys) if open_keys else f
+                ub = obj.bound(open_keys) if open_keys else obj.refresh()
                 bf, ba, _ = state["best"]
                 if ub > bf or (ub >= bf and a2 + rest[d + 1] > ba):
                     dfs(d + 1, a2)
@@ -410,7 +426,11 @@ class Search:
                 if v is not None:
                     free[j] = True
 
-        dfs(0, 0)
+        obj.lazy = True
+        try:
+            dfs(0, 0)
+        finally:
+            obj.lazy = False
         self.evals += state["nodes"]
         _, _, best = state["best"]
         for s in self.scopes:
@@ -430,6 +450,6 @@ class Search:
                 self.local(budget, CANDIDATES)
             if mode == "exact":
                 self.exact(None)
-            elif mode == "auto":
+            elif mode == "auto" and self.obj.value < 1.0 and len(self.relevant) <= EXACT_IDS:
                 self.exact(EXACT_NODES)
         self.settle_unreferenced()
