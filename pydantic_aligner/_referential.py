@@ -508,11 +508,13 @@ class Referential:
                 ctx.mappings[name] = new
             if not changed:
                 return
+        if names is not None:
+            return  # a start for the bijection search (which decides the mapping), not the result
         warnings.warn(
             f"identifier mappings of the mutually referencing idScopes {self.cyclic} did not settle after "
             f"{CYCLE_ROUNDS} rounds; the last round is used",
             AlignerWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
     def _check_gold(self, gidx: _Index) -> dict[str, set]:
@@ -857,6 +859,8 @@ def _handler_matrix(h: Any, G: list, P: list, ctx: Ctx) -> np.ndarray:
 
 
 def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool, names: dict | None = None) -> None:
+    # with names (a start computed on canonical copies), the search then decides canonically, not arbitrarily
+    choice = "arbitrary assignment used." if names is None else "the search chose canonically among them."
     groups: dict[bytes, list] = {}
     for i, (_, gid, _, _) in enumerate(grecs):
         if gid is not None:
@@ -867,11 +871,11 @@ def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool, names: dict
     if wl:
         msg = (
             f"Residual ambiguous mapping in idScope {name!r} after WL refinement: gold ids {ambiguous} remain "
-            "structurally indistinguishable (graph automorphism or 1-WL blind spot); arbitrary assignment used."
+            f"structurally indistinguishable (graph automorphism or 1-WL blind spot); {choice}"
         )
     else:
         msg = (
             f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; "
-            "arbitrary assignment used."
+            f"{choice}"
         )
-    warnings.warn(msg, AlignerWarning, stacklevel=5)
+    warnings.warn(msg, AlignerWarning, stacklevel=6)
