@@ -40,9 +40,17 @@ class Aligner:
     Every check of the schema and the options happens here and raises
     :class:`SchemaError` naming the schema path.
 
-    Options: ``id_disambiguation`` ("wl" or "none"), ``wl_integration``
-    ("tie_break" or "blend"), ``wl_blend_lambda`` (in [0, 1]), ``wl_rounds``
-    (``None`` or an int >= 0) steer referential alignment; ``strict=True``
+    Options: ``bijection_search`` chooses how the bijection between gold and
+    candidate identifiers is found (departure D11): ``"auto"`` (default) the
+    bijection that maximises the score, exact by branch and bound on small
+    problems, else by a deterministic improvement search; ``"exact"`` always
+    exact (may be slow on large, ambiguous graphs); ``"local"`` the improvement
+    search only; ``"reference"`` the reference's bijection and scoring (SPEC
+    9), which may depend on list order. Except with ``"reference"``, the score
+    never depends on list order or identifier spelling. ``id_disambiguation``
+    ("wl" or "none"), ``wl_integration`` ("tie_break" or "blend"),
+    ``wl_blend_lambda`` (in [0, 1]), ``wl_rounds`` (``None`` or an int >= 0)
+    steer the reference bijection (the search's start); ``strict=True``
     scores a candidate that violates the schema 0 (needs the ``strict`` extra);
     ``comparators`` maps names to custom comparator callables;
     ``warn_on_ambiguous_mapping`` warns about structurally indistinguishable ids;
@@ -56,6 +64,15 @@ class Aligner:
     >>> aligner = Aligner(schema)
     >>> aligner.score(["a", "b", "c"], ["c", "a"])
     0.6666666666666666
+    >>> graph = {"type": "object", "properties": {
+    ...     "nodes": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+    ...         "id": {"type": "integer", "idScope": "n"}, "kind": {"type": "string"}}}},
+    ...     "edges": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+    ...         "source": {"type": "integer", "ref": "n"}, "target": {"type": "integer", "ref": "n"}}}}}}
+    >>> gold = {"nodes": [{"id": i, "kind": "x"} for i in range(3)], "edges": [{"source": 1, "target": 1}, {"source": 1, "target": 2}]}
+    >>> pred = {"nodes": [{"id": i, "kind": "x"} for i in (0, 2, 1)], "edges": [{"source": 1, "target": 1}, {"source": 1, "target": 1}]}
+    >>> Aligner(graph).score(gold, pred), Aligner(graph, bijection_search="reference").score(gold, pred)
+    (0.875, 0.5833333333333334)
     """
 
     __slots__ = (

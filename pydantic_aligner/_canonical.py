@@ -43,7 +43,6 @@ only up to that search.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ._compile import any_pos
@@ -80,7 +79,7 @@ _branch = _walk_branch
 
 # canonical text of plain scalars (as ``_Doc.fold``)
 _SCALAR = {
-    str: lambda v: "s" + json.dumps(v),
+    str: lambda v: "s" + repr(v),
     bool: lambda v: "T" if v else "F",
     int: lambda v: "d" + repr(v),
     float: lambda v: "d" + repr(v),
@@ -130,7 +129,7 @@ class _Doc:
             return "n", None
         t = type(v)
         if t is str:
-            return "s" + json.dumps(v), v
+            return "s" + repr(v), v
         if t is bool:
             return ("T" if v else "F"), v
         if t is int or t is float:
@@ -151,7 +150,7 @@ class _Doc:
             for key, val in v.items():
                 vp = h.value_pos(key) if h is not None and h.tag == OBJ else None
                 txt, cv = self.fold(vp if vp is not None else _ANY, val)
-                parts.append(json.dumps(key) + ":" + txt)
+                parts.append(repr(key) + ":" + txt)
                 out[key] = cv
             return "{" + ",".join(parts) + "}", out
         if h is None or h.tag != ARR:

@@ -1,10 +1,14 @@
-"""Referential alignment: records with identifiers, and references to them (SPEC 9).
+"""Referential alignment: records with identifiers, and references to them (SPEC 9, departure D11).
 
 Identifier values are arbitrary labels, so a candidate that numbers its
-records differently must still score 1.0. Per scope, a bijection between gold
-and candidate identifiers is inferred by assignment on the records' other
-fields (their own identifiers masked), with structure (joint 1-WL colours of
-the reference graph) breaking ties; references are then scored through it.
+records differently must still score 1.0. The *reference bijection* (SPEC
+9.4-9.7, ``bijection_search="reference"``) is inferred per scope by
+assignment on the records' other fields (their own identifiers masked), with
+structure (joint 1-WL colours of the reference graph) breaking ties;
+references are then scored through it. By default (D11) that bijection is
+only the start: both documents are first rewritten into canonical copies
+(``_canonical``), and the bijection that maximises the score is searched for
+(``_search``), with identifiers scored and records paired through it.
 
 Build time (:class:`Referential`): scopes are discovered on the compiled plan,
 so ``$ref``/``$defs`` and unions are seen too; references to unknown scopes,
@@ -466,6 +470,13 @@ class Referential:
 
         cg = canonicalize(self, gold)
         cp = canonicalize(self, pred)
+        if not (cg.complete and cp.complete):
+            warnings.warn(
+                "the canonical ordering of a highly symmetric document hit its search budget; "
+                "this score may depend on the order of its lists",
+                AlignerWarning,
+                stacklevel=5,
+            )
         cgidx = self.index(cg.doc)
         cpidx = self.index(cp.doc)
         cctx = Ctx(cg.doc, cp.doc)

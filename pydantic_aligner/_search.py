@@ -356,10 +356,14 @@ class Search:
                 mp[free_g[r]] = free_p[c]
 
     # -- exact -------------------------------------------------------------------------------
-    def exact(self, budget: int | None) -> bool:
-        """Branch and bound from the current mapping (the incumbent); False if ``budget`` nodes did not suffice."""
+    def exact(self, budget: int | None, subset: set | None = None) -> bool:
+        """Branch and bound from the current mapping (the incumbent); False if ``budget`` nodes did not suffice.
+
+        With ``subset``, only those gold identifiers are decided (exactly, over every candidate
+        identifier the others leave free); the others keep their mapping.
+        """
         ctx, obj = self.ctx, self.obj
-        keys = [(s, u) for s in self.scopes for u in self.golds[s] if (s, u) in self.relevant]
+        keys = [(s, u) for s in self.scopes for u in self.golds[s] if (s, u) in self.relevant and (subset is None or (s, u) in subset)]
         if not keys:
             return True
         # the most connected identifiers first (they constrain most), canonical order on ties
@@ -383,13 +387,20 @@ class Search:
         rest = [0] * (len(keys) + 1)
         for d in range(len(keys) - 1, -1, -1):
             rest[d] = rest[d + 1] + row_max[d]
-        # unreferenced gold ids keep nothing while the referenced ones are decided (settled afterwards)
+        # the identifiers being decided start open; unreferenced ones keep nothing (they are settled afterwards)
+        cleared = set(keys)
         for s in self.scopes:
             for u in self.golds[s]:
-                ctx.mappings[s][u] = None
-        obj.update(set(keys))
+                if subset is None or (s, u) in subset:
+                    ctx.mappings[s][u] = None
+                    cleared.add((s, u))
+        obj.update(cleared)
         obj.commit()
         avail = {s: np.ones(len(self.preds[s]), dtype=bool) for s in self.scopes}
+        for s in self.scopes:
+            for v in ctx.mappings[s].values():
+                if v is not None:
+                    avail[s][self.pindex[s][v]] = False
         state = {"nodes": 0, "complete": True, "best": (best_f, best_a, best)}
 
         def dfs(d: int, a_sum: int) -> None:
@@ -435,7 +446,7 @@ class Search:
         _, _, best = state["best"]
         for s in self.scopes:
             ctx.mappings[s].update(best[s])
-        obj.update(set(keys))
+        obj.update(cleared)
         obj.commit()
         return state["complete"]
 
@@ -450,6 +461,12 @@ class Search:
                 self.local(budget, CANDIDATES)
             if mode == "exact":
                 self.exact(None)
-            elif mode == "auto" and self.obj.value < 1.0 and len(self.relevant) <= EXACT_IDS:
-                self.exact(EXACT_NODES)
+            elif mode == "auto" and self.obj.value < 1.0:
+                if len(self.relevant) <= EXACT_IDS:
+                    self.exact(EXACT_NODES)
+                else:
+                    # exact over the identifiers whose items are not all perfectly matched, the others fixed
+                    loose = self.obj.unsettled()
+                    if len(loose) <= EXACT_IDS:
+                        self.exact(EXACT_NODES, loose)
         self.settle_unreferenced()
