@@ -124,6 +124,6 @@ def smatch_f1(gold: dict, pred: dict) -> float:
 class _Seeded(random.Random):
     """A seeded generator whose argument-less ``seed()`` (smatch calls it before each restart) does nothing."""
 
-    def seed(self, a=None, version=2):  # noqa: ANN001 - random.Random's signature
+    def seed(self, a=None, version=2):
         if a is not None:
             super().seed(a, version)

@@ -216,7 +216,8 @@ def _load() -> str:
     try:
         import os
 
-        return "load average %.2f %.2f %.2f on %d cores" % (*os.getloadavg(), os.cpu_count() or 0)
+        one, five, fifteen = os.getloadavg()
+        return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count() or 0} cores"
     except OSError:  # pragma: no cover - platform dependent
         return "load average unknown"
 

@@ -37,7 +37,7 @@ import numpy as np
 from ._assign import quantize
 from ._objective import Objective
 
-__all__ = ["CANDIDATES", "EXACT_IDS", "EXACT_NODES", "ITERATIONS", "LOCAL_EVALS_BASE", "LOCAL_EVALS_PER_ID", "Search", "canon_index"]
+__all__ = ["CANDIDATES", "EXACT_CELLS", "EXACT_IDS", "EXACT_NODES", "ITERATIONS", "LOCAL_EVALS_BASE", "LOCAL_EVALS_PER_ID", "Search", "canon_index"]
 
 #: Rounds of iterated assignment (the votes of the current mapping) before the local search.
 ITERATIONS = 8
@@ -52,6 +52,8 @@ LOCAL_EVALS_PER_ID = 40
 #: and spends at most EXACT_NODES nodes on it (it usually proves the local optimum exact, or improves it).
 EXACT_IDS = 8
 EXACT_NODES = 100
+#: ... and only when its lists hold at most this many item pairs (a node costs a pass over them).
+EXACT_CELLS = 20_000
 
 
 def canon_index(cid: Any) -> int:
@@ -461,7 +463,7 @@ class Search:
                 self.local(budget, CANDIDATES)
             if mode == "exact":
                 self.exact(None)
-            elif mode == "auto" and self.obj.value < 1.0:
+            elif mode == "auto" and self.obj.value < 1.0 and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
                 if len(self.relevant) <= EXACT_IDS:
                     self.exact(EXACT_NODES)
                 else:

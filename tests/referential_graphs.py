@@ -203,7 +203,7 @@ def relabel(doc: dict, rng: random.Random, shuffle: bool = True) -> tuple[dict, 
         for t in d["teams"]:
             t["members"] = [pm.get(m, m) for m in t["members"]]
     if shuffle:
-        for key, value in d.items():
+        for value in d.values():
             rng.shuffle(value)
             for item in value:
                 if isinstance(item, dict) and isinstance(item.get("members"), list):
@@ -279,6 +279,6 @@ def brute_force(aligner: Aligner, gold: Any, pred: Any) -> float:
     return best
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def aligner(schema_name: str, mode: str) -> Aligner:
     return Aligner({"AMR": AMR, "RICH": RICH}[schema_name], bijection_search=mode)

@@ -25,7 +25,6 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from referential_graphs import (
     AMR,
-    RICH,
     aligner,
     amr,
     brute_force,
