@@ -108,6 +108,7 @@ class _Doc:
         self.is_record: list[bool] = []
         self.records: dict[str, dict[Any, list[int]]] = {name: {} for name in ref.scopes}
         self.rec_order: dict[str, list[tuple[int, Any]]] = {name: [] for name in ref.scopes}
+        self.refs: list[tuple[RefSpec, Any]] = []  # every reference met, null ones included (integrity checks)
 
     def vertex(self, seed: tuple, path: str, record: bool) -> int:
         self.seeds.append(seed)
@@ -176,6 +177,7 @@ class _Doc:
             if kind_of(v) is None:
                 raise _unsupported(v)
             if isinstance(sp, RefSpec):
+                self.refs.append((sp, v))
                 return ("F", "n", None) if v is None else ("R", sp, v)
             scopes = [name for name, _ in ref.definers.get(id(pos), ())] if via_array else []
             if not scopes:
@@ -213,19 +215,30 @@ class _Doc:
                 scopes.append((name, _id_of(rid)))
         if h.tag == OBJ:
             kids: list[tuple[Any, tuple]] = []
+            folded: list[tuple] = []
             relevant = ref.relevant
             props = h.props
             for key, val in v.items():
+                label = ("k", key)
                 vp = props.get(key) or h.value_pos(key)
                 if vp is None:
                     txt, cv = self.fold(_ANY, val)
-                    kids.append((("k", key), ("F", txt, cv)))
+                    d = ("F", txt, cv)
                 elif vp.special is None and vp.uid not in relevant and type(val) in _SCALAR:
-                    kids.append((("k", key), ("F", _SCALAR[type(val)](val), val)))
+                    d = ("F", _SCALAR[type(val)](val), val)
                 else:
-                    kids.append((("k", key), self.child(vp, val, False)))
-            vid = self._container(pos.path, "o", kids, [], scopes)
-            self.desc[vid] = ("O", [(label[1], d) for label, d in kids])
+                    d = self.child(vp, val, False)
+                    if d[0] == "I":
+                        folded.append((label, "id", d[1], _id_of(d[2]) is not None))
+                if d[0] == "F":
+                    folded.append((label, d[1]))
+                kids.append((label, d))
+            rec = tuple(sorted((name, rid is not None) for name, rid in scopes)) if scopes else ()
+            vid = self.vertex(("o", pos.path, rec, tuple(folded), (), 0), pos.path, bool(scopes))
+            for name, rid in scopes:
+                self.record(name, rid, vid)
+            self.children[vid] = kids
+            self.desc[vid] = ("O", kids)
             return ("V", vid)
         L = len(h.prefix)
         head: list[tuple] = []
@@ -547,13 +560,15 @@ class Canonical:
     when the labelling search hit its budget.
     """
 
-    __slots__ = ("complete", "doc", "from_canon", "to_canon")
+    __slots__ = ("complete", "doc", "from_canon", "ids", "refs", "to_canon")
 
-    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool) -> None:
+    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool, ids: dict, refs: list) -> None:
         self.doc = doc
         self.to_canon = to_canon
         self.from_canon = from_canon
         self.complete = complete
+        self.ids = ids  # scope -> the original identifiers of the records, in document order (repeats kept)
+        self.refs = refs  # (RefSpec, original value) of every reference
 
 
 def canonicalize(ref: Any, value: Any) -> Canonical:
@@ -581,7 +596,8 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
             back[new] = rid
         to_canon[name] = fwd
         from_canon[name] = back
-    return Canonical(_Rebuild(doc, rank, to_canon, collapsed).value(top), to_canon, from_canon, lab.complete)
+    ids = {name: [rid for _, rid in doc.rec_order[name] if rid is not None] for name in ref.scopes}
+    return Canonical(_Rebuild(doc, rank, to_canon, collapsed).value(top), to_canon, from_canon, lab.complete, ids, doc.refs)
 
 
 class _Rebuild:
@@ -590,6 +606,7 @@ class _Rebuild:
         self.rank = rank
         self.to_canon = to_canon
         self.collapsed = collapsed
+        self.texts: dict[tuple, str] = {}
 
     def ref(self, spec: RefSpec, value: Any) -> Any:
         rid = _id_of(value)
@@ -608,8 +625,11 @@ class _Rebuild:
             c = self.collapsed.get(v)
             if c is None:
                 return (0, self.rank[v], "")
-            # a relation object: its content and the canonical ids it points at
-            return (1, 0, repr((c[0], c[1], tuple(self.rank[e] for e in c[2]))))
+            # a relation object: its content, then the ranks of the records it points at
+            text = self.texts.get(c[0])
+            if text is None:
+                text = self.texts[c[0]] = repr((c[0], c[1]))
+            return (1, 0, text, tuple(self.rank[e] for e in c[2]))
         if tag == "R":
             return (2, 0, repr(self.ref(d[1], d[2])))
         if tag == "I":
@@ -631,7 +651,7 @@ class _Rebuild:
             rid = _id_of(node[1])
             return node[1] if rid is None else self.to_canon[node[2]].get(rid, node[1])
         if kind == "O":
-            return {key: self.value(cd) for key, cd in node[1]}
+            return {label[1]: (cd[2] if cd[0] == "F" else self.value(cd)) for label, cd in node[1]}
         _, head, tail, align, rest = node
         if align:
             tail = sorted(tail, key=self.key)

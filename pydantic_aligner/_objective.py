@@ -257,6 +257,7 @@ class _List:
     def update(self, changed: set, obj: Objective, undo: list) -> None:
         if self.keys.isdisjoint(changed):
             return
+        obj.work += self.n * self.m
         if self.m:
             rows = sorted({i for k in changed for i in self.by_key.get(k, ())})
             undo.append((self, (rows, self.S[rows].copy(), self.value, self.pairs)))
@@ -628,6 +629,7 @@ class Objective:
         self.under = {d: frozenset(ks) for d, ks in under.items()}
         self.frames: list[list] = []
         self.lazy = False
+        self.work = 0  # item pairs of the lists re-scored by updates so far (the search's work budget)
         self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
         self.value = self.root if isinstance(self.root, float) else self.root.value
 

@@ -455,13 +455,13 @@ class Referential:
 
     # -- per call -------------------------------------------------------------
     def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
-        gidx = self.index(gold)
-        pidx = self.index(pred)
-        gold_ids = self._check_gold(gidx)
-        for name in self.scopes:
-            ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
         mode = self.options.get("bijection_search", "reference")
         if mode == "reference":
+            gidx = self.index(gold)
+            pidx = self.index(pred)
+            gold_ids = self._check_gold(gidx)
+            for name in self.scopes:
+                ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
             self._reference(ctx, gidx, pidx, gold_ids, None)
             return
         # every choice below is made on canonical copies: independent of list order and id spelling
@@ -469,7 +469,12 @@ class Referential:
         from ._search import Search
 
         cg = canonicalize(self, gold)
+        gold_ids = {name: set(ids) for name, ids in cg.ids.items()}
+        if not self._gold_is_sound(cg, gold_ids):
+            self._check_gold(self.index(gold))  # raises the DataError, with the data path
         cp = canonicalize(self, pred)
+        for name in self.scopes:
+            ctx.pred_ids[name] = set(cp.ids[name])
         if not (cg.complete and cp.complete):
             warnings.warn(
                 "the canonical ordering of a highly symmetric document hit its search budget; "
@@ -492,11 +497,26 @@ class Referential:
         for name, mp in cctx.mappings.items():
             to_g, back_p = cg.to_canon[name], cp.from_canon[name]
             out: dict[Any, Any] = {}
-            for _, rid, _, _ in gidx.records[name]:  # gold document order, as the reference mode lists them
-                if rid is not None and rid not in out:
+            for rid in cg.ids[name]:  # gold document order, as the reference mode lists them
+                if rid not in out:
                     v = mp.get(to_g[rid])
                     out[rid] = back_p[v] if v is not None else None
             ctx.mappings[name] = out
+
+    @staticmethod
+    def _gold_is_sound(cg: Any, gold_ids: dict) -> bool:
+        """The gold integrity rules (SPEC 9.3) on the canonical walk's records and references."""
+        if any(len(ids) != len(gold_ids[name]) for name, ids in cg.ids.items()):
+            return False  # a repeated identifier
+        for spec, value in cg.refs:
+            if value is None:
+                if not spec.nullable:
+                    return False
+                continue
+            rid = _id_value(value)
+            if rid is None or rid not in gold_ids[spec.scope]:
+                return False
+        return True
 
     def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None) -> None:
         """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8)."""

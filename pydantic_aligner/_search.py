@@ -37,12 +37,24 @@ import numpy as np
 from ._assign import quantize
 from ._objective import Objective
 
-__all__ = ["CANDIDATES", "EXACT_CELLS", "EXACT_IDS", "EXACT_NODES", "ITERATIONS", "LOCAL_EVALS_BASE", "LOCAL_EVALS_PER_ID", "Search", "canon_index"]
+__all__ = [
+    "CANDIDATES",
+    "EXACT_CELLS",
+    "EXACT_IDS",
+    "EXACT_LOOSE_NODES",
+    "EXACT_NODES",
+    "ITERATIONS",
+    "LOCAL_EVALS_BASE",
+    "LOCAL_EVALS_PER_ID",
+    "LOCAL_WORK",
+    "Search",
+    "canon_index",
+]
 
 #: Rounds of iterated assignment (the votes of the current mapping) before the local search.
 ITERATIONS = 8
-#: Moves the vote-guided search evaluates per round before giving up.
-GUIDED_TRIES = 12
+#: ... and at most this many item pairs of re-scored lists (a move on lists of 800 items costs 1.3 million).
+LOCAL_WORK = 5_000_000
 #: Candidate targets per gold identifier in the local search (best structural and attribute matches).
 CANDIDATES = 8
 #: Objective evaluations of the local search: this many, plus LOCAL_EVALS_PER_ID per gold identifier.
@@ -52,6 +64,9 @@ LOCAL_EVALS_PER_ID = 40
 #: and spends at most EXACT_NODES nodes on it (it usually proves the local optimum exact, or improves it).
 EXACT_IDS = 8
 EXACT_NODES = 100
+#: On larger graphs, the branch and bound over the at most EXACT_IDS loose identifiers (each among its
+#: CANDIDATES best voted targets, the others fixed) spends at most this many nodes.
+EXACT_LOOSE_NODES = 40
 #: ... and only when its lists hold at most this many item pairs (a node costs a pass over them).
 EXACT_CELLS = 20_000
 
@@ -227,7 +242,8 @@ class Search:
         a = self.total_agreement()
         near = obj.neighbours()
         active = obj.unsettled()
-        while active and self.evals < budget:
+        work = obj.work + LOCAL_WORK
+        while active and self.evals < budget and obj.work < work:
             cands = self.candidates(limit, active)
             woken: set = set()
             for s in self.scopes:
@@ -267,75 +283,9 @@ class Search:
                         mp[u] = cur
                         if u2 is not None:
                             mp[u2] = v
-                        if self.evals >= budget:
+                        if self.evals >= budget or obj.work >= work:
                             return
             active = woken
-
-    def guided(self, budget: int, tries: int) -> None:
-        """Vote-guided moves: rank every swap/reassign by the gain the votes predict, evaluate the most promising
-        (at most ``tries`` per round) on the real objective, keep the first that improves it, repeat."""
-        ctx, obj = self.ctx, self.obj
-        f = obj.value
-        a = self.total_agreement()
-        while self.evals < budget:
-            votes = self.votes()
-            moves = []
-            for si, s in enumerate(self.scopes):
-                gl, pl = self.golds[s], self.preds[s]
-                n, m = len(gl), len(pl)
-                if not n or not m:
-                    continue
-                V = votes[s]
-                mp = ctx.mappings[s]
-                pix = self.pindex[s]
-                cur = np.array([pix[mp[u]] if mp.get(u) is not None else -1 for u in gl], dtype=np.int64)
-                owner = np.full(m, -1, dtype=np.int64)
-                owner[cur[cur >= 0]] = np.nonzero(cur >= 0)[0]
-                here = np.where(cur >= 0, V[np.arange(n), np.maximum(cur, 0)], 0.0)
-                gain = V - here[:, None]
-                has = owner >= 0
-                o = owner[has]
-                # the displaced gold record takes the mover's old candidate (or nothing)
-                back = np.where(cur[None, :] >= 0, V[o][:, np.maximum(cur, 0)], 0.0) if o.size else None
-                if o.size:
-                    gain[:, has] += (back.T - V[o, np.nonzero(has)[0]][None, :])
-                gain[np.arange(n), np.maximum(cur, 0)] = np.where(cur >= 0, -np.inf, gain[np.arange(n), np.maximum(cur, 0)])
-                ii, jj = np.nonzero(gain > 0.0)
-                for i, j in zip(ii.tolist(), jj.tolist()):
-                    moves.append((-gain[i, j], si, i, j))
-            if not moves:
-                return
-            moves.sort()
-            improved = False
-            for _, si, i, j in moves[:tries]:
-                s = self.scopes[si]
-                u, v = self.golds[s][i], self.preds[s][j]
-                mp = ctx.mappings[s]
-                old = mp[u]
-                u2 = next((x for x, y in mp.items() if y == v), None)
-                mp[u] = v
-                changed = {(s, u)}
-                if u2 is not None:
-                    mp[u2] = old
-                    changed.add((s, u2))
-                a2 = a - self._agreement_of(s, u, old) + self._agreement_of(s, u, v)
-                if u2 is not None:
-                    a2 += self._agreement_of(s, u2, old) - self._agreement_of(s, u2, v)
-                f2 = obj.update(changed)
-                self.evals += 1
-                if f2 > f or (f2 == f and a2 > a):
-                    obj.commit()
-                    f, a = f2, a2
-                    improved = True
-                    break
-                obj.rollback()
-                mp[u] = old
-                if u2 is not None:
-                    mp[u2] = v
-                if self.evals >= budget:
-                    return
-            if not improved:
-                return
 
     def settle_unreferenced(self) -> None:
         """Gold ids no reference points at do not change the score: give them the free candidates they agree with most."""
@@ -358,11 +308,11 @@ class Search:
                 mp[free_g[r]] = free_p[c]
 
     # -- exact -------------------------------------------------------------------------------
-    def exact(self, budget: int | None, subset: set | None = None) -> bool:
+    def exact(self, budget: int | None, subset: set | None = None, limit: int | None = None) -> bool:
         """Branch and bound from the current mapping (the incumbent); False if ``budget`` nodes did not suffice.
 
-        With ``subset``, only those gold identifiers are decided (exactly, over every candidate
-        identifier the others leave free); the others keep their mapping.
+        With ``subset``, only those gold identifiers are decided (over every candidate identifier the
+        others leave free, or its ``limit`` best voted ones); the others keep their mapping.
         """
         ctx, obj = self.ctx, self.obj
         keys = [(s, u) for s in self.scopes for u in self.golds[s] if (s, u) in self.relevant and (subset is None or (s, u) in subset)]
@@ -377,7 +327,7 @@ class Search:
         best_f = obj.value
         best_a = self.total_agreement()
         best = {s: dict(ctx.mappings[s]) for s in self.scopes}
-        cands = self.candidates(None)
+        cands = self.candidates(limit, set(keys) if subset is not None else None)
         domains = []
         for s, u in keys:
             first = best[s].get(u)
@@ -458,9 +408,7 @@ class Search:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
                 self.iterate(ITERATIONS)
-                budget = LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n
-                self.guided(budget, GUIDED_TRIES)
-                self.local(budget, CANDIDATES)
+                self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
             if mode == "exact":
                 self.exact(None)
             elif mode == "auto" and self.obj.value < 1.0 and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
@@ -470,5 +418,5 @@ class Search:
                     # exact over the identifiers whose items are not all perfectly matched, the others fixed
                     loose = self.obj.unsettled()
                     if len(loose) <= EXACT_IDS:
-                        self.exact(EXACT_NODES, loose)
+                        self.exact(EXACT_LOOSE_NODES, loose)
         self.settle_unreferenced()
