@@ -488,10 +488,11 @@ class Referential:
         for name in self.scopes:
             cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
         cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
-        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon)
+        costs: dict = {}
+        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
         cctx.ids_mapped = True
         cctx.record_pairs = functools.partial(self.record_pairs, cctx)
-        Search(self, cctx, cgidx, cpidx).run(mode)
+        Search(self, cctx, cgidx, cpidx, costs).run(mode)
         ctx.ids_mapped = True
         ctx.record_pairs = functools.partial(self.record_pairs, ctx)
         for name, mp in cctx.mappings.items():
@@ -518,22 +519,27 @@ class Referential:
                 return False
         return True
 
-    def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None) -> None:
-        """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8)."""
+    def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None) -> None:
+        """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8).
+
+        ``costs`` (optional) receives each scope's last attribute matrix.
+        """
         for name in self.order:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names)
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
         if self.cyclic:
-            self._solve_cycle(ctx, gidx, pidx, gold_ids, names)
+            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs)
         ctx.mask_scope = None
         ctx.mask_all = False
 
-    def _solve_cycle(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None) -> None:
+    def _solve_cycle(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None
+    ) -> None:
         for name in self.cyclic:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names)
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs)
         for _ in range(CYCLE_ROUNDS):
             changed = False
             for name in self.cyclic:
-                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names)
+                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
                 if new != ctx.mappings[name]:
                     changed = True
                 ctx.mappings[name] = new
@@ -573,7 +579,8 @@ class Referential:
         return ids
 
     def _derive(
-        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool, names: dict | None = None
+        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool,
+        names: dict | None = None, costs: dict | None = None,
     ) -> dict:
         grecs = gidx.records[name]
         precs = pidx.records[name]
@@ -590,6 +597,8 @@ class Referential:
         finally:
             ctx.mask_scope = None
             ctx.mask_all = False
+        if costs is not None:
+            costs[name] = C  # the search's attribute agreement (its secondary criterion)
         opts = self.options
         wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
         W = W_ir = None

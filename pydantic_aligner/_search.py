@@ -10,8 +10,9 @@ canonical order.
 The objective is lexicographic: the score first (exact floats, computed by
 :class:`~._objective.Objective` bit for bit as the main pass does), then the
 *attribute agreement* of the mapped pairs (the sum of their quantised record
-similarities with every identifier and reference masked), so that among
-bijections of equal score the one pairing look-alike records wins.
+similarities, the start's record matrix: identifiers and the scope's own
+references masked), so that among bijections of equal score the one pairing
+look-alike records wins.
 
 * Start: the reference bijection (SPEC 9.4-9.7: assignment on masked
   attributes, WL tie-break, individualisation), computed on the canonical
@@ -79,7 +80,7 @@ def canon_index(cid: Any) -> int:
 class Search:
     """Bijection search on canonical copies; ``ctx.mappings`` holds the start on entry and the result on exit."""
 
-    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any) -> None:
+    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None) -> None:
         self.ref = ref
         self.ctx = ctx
         self.scopes = [s for s in ref.plan.scope_order if s in ctx.mappings]
@@ -97,29 +98,36 @@ class Search:
             mp = ctx.mappings[s]
             for u in gl:
                 mp.setdefault(u, None)
-        self.agree = self._agreement(gidx, pidx)
+        self.agree = self._agreement(gidx, pidx, costs or {})
         self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex)
         root = self.obj.root
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
 
     # -- the secondary criterion ------------------------------------------------------
-    def _agreement(self, gidx: Any, pidx: Any) -> dict[str, np.ndarray]:
-        """Quantised attribute similarity of gold id x candidate id (all identifiers and references masked)."""
+    def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
+        """Quantised attribute similarity of gold id x candidate id: the start's record matrix (SPEC 9.4 step 2:
+        identifiers and the scope's own references masked), else one with every identifier and reference masked."""
         from ._referential import _record_matrix
 
         ctx = self.ctx
         out = {}
         for s in self.scopes:
-            grecs = [r for r in gidx.records[s] if r[1] is not None]
-            precs = [r for r in pidx.records[s] if r[1] is not None]
+            rows = [i for i, r in enumerate(gidx.records[s]) if r[1] is not None]
+            cols = [j for j, r in enumerate(pidx.records[s]) if r[1] is not None]
+            grecs = [gidx.records[s][i] for i in rows]
+            precs = [pidx.records[s][j] for j in cols]
             A = np.zeros((len(self.golds[s]), len(self.preds[s])), dtype=np.int64)
             if grecs and precs:
-                ctx.mask_all = True
-                try:
-                    C = _record_matrix(grecs, precs, ctx)
-                finally:
-                    ctx.mask_all = False
+                C = costs.get(s)
+                if C is not None:
+                    C = C[np.ix_(rows, cols)]
+                else:
+                    ctx.mask_all = True
+                    try:
+                        C = _record_matrix(grecs, precs, ctx)
+                    finally:
+                        ctx.mask_all = False
                 Q = quantize(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
