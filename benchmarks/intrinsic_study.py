@@ -3,8 +3,8 @@ edited-graph study of the bijection search (issue 9) and its timings.
 
 Run from the repository root:
 
-    python benchmarks/intrinsic_study.py                    # every suite: the tables in docs/referential.md
-    python benchmarks/intrinsic_study.py --suite org --golds 20
+    python benchmarks/intrinsic_study.py --suite all        # every suite: the tables in docs/referential.md
+    python benchmarks/intrinsic_study.py --golds 20         # the organisation-graph study only (the default)
     python benchmarks/intrinsic_study.py --suite edited     # needs `pip install smatch` (benchmark only)
     python benchmarks/intrinsic_study.py --suite timing
 
@@ -268,7 +268,7 @@ def timing(pairs: int, seed: int) -> str:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--suite", choices=["org", "edited", "timing", "all"], default="all")
+    ap.add_argument("--suite", choices=["org", "edited", "timing", "all"], default="org")
     ap.add_argument("--golds", type=int, default=100)
     ap.add_argument("--copies", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)

@@ -242,3 +242,16 @@ def test_reference_mode_reproduces_the_reference():
     pred = {"people": [{"id": 7, "name": "A"}, {"id": 7, "name": "B"}]}
     assert Aligner(schema, bijection_search="reference").score(gold, pred) == 1.0
     assert Aligner(schema).score(gold, pred) == 0.75  # B's repeated id earns nothing
+
+
+def test_edited_graph_study_runs(capsys, monkeypatch):
+    pytest.importorskip("smatch", reason="the edited-graph study compares with Smatch (pip install 'pydantic-aligner[bench]')")
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    import intrinsic_study
+
+    intrinsic_study.main(["--suite", "edited", "--edited-golds", "4", "--shuffles", "2"])
+    out = capsys.readouterr().out
+    assert "| default | 0 / 4 (0.0%) |" in out  # never order-dependent
+    assert "| reference |" in out and "Spearman" in out
