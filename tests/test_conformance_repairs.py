@@ -95,7 +95,6 @@ def _ref_fix_or_relabel(case: dict, result: Any) -> None:
     assert r.mappings == {"entity": {"g1": "p2", "g2": "p1"}}
     ops = r.repairs()
     assert abs(ops.residual) < 1e-12
-    assert jsonpatch.apply_patch(case["pred"], r.to_json_patch()) is not None
     patched = jsonpatch.apply_patch(case["pred"], r.to_json_patch())
     assert _aligner(case).score(case["gold"], patched) == 1.0
     # the reference's bijection (records paired by their names) is one option away, and so is its ref_fix
