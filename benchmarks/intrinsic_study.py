@@ -1,16 +1,33 @@
-"""The paper's intrinsic study (Object Aligner, section V-A) on synthetic organisation graphs.
+"""The paper's intrinsic study (Object Aligner, section V-A) on synthetic organisation graphs, plus the
+edited-graph study of the bijection search (issue 9) and its timings.
 
 Run from the repository root:
 
-    python benchmarks/intrinsic_study.py               # 100 golds, the table in docs/referential.md
-    python benchmarks/intrinsic_study.py --golds 20    # quicker
+    python benchmarks/intrinsic_study.py --suite all        # every suite: the tables in docs/referential.md
+    python benchmarks/intrinsic_study.py --golds 20         # the organisation-graph study only (the default)
+    python benchmarks/intrinsic_study.py --suite edited     # needs `pip install smatch` (benchmark only)
+    python benchmarks/intrinsic_study.py --suite timing
 
-Invariance: every gold against relabelled, shuffled copies of itself must
-score exactly 1.0 with referential alignment; the "plain" ablation (idScope
-and ref removed: identifiers compared as plain integers) is shown beside it.
-Sensitivity: 9 levels (1..9 edits) of each edit type on top of a relabel:
-mean score per level, Spearman correlation between level and score per edit
-type, and the AUROC of separating clean copies from damaged ones.
+``org``. Invariance: every gold against relabelled, shuffled copies of itself
+must score exactly 1.0 with referential alignment; the "plain" ablation
+(idScope and ref removed: identifiers compared as plain integers) is shown
+beside it. Sensitivity: 9 levels (1..9 edits) of each edit type on top of a
+relabel: mean score per level, Spearman correlation between level and score
+per edit type, and the AUROC of separating clean copies from damaged ones.
+
+``edited``. AMR-style graphs (``amrgraphs.py``: concepts from a small
+vocabulary, so look-alike nodes abound) with 0-3 edits (concept change, edge
+rerouted, edge or node deleted, edge added), each candidate relabelled and
+shuffled 4 times; ``bijection_search="reference"`` (the reference's bijection)
+against the default, side by side: how often the score depends on the
+shuffle, the gap to the score of the *true* bijection (the one the edits
+preserve; each mode's own scoring), and the Spearman correlation with Smatch
+F1 (PyPI ``smatch``) on the same graphs.
+
+``timing``. CPU and wall time per pair, reference mode against the default,
+for AMR-style pairs of up to 30 records per scope and for the 1000-record
+organisation graph (run twice; the machine load is printed: timings taken
+while other processes run are inflated).
 """
 
 from __future__ import annotations
@@ -117,19 +134,162 @@ def blind_spot() -> str:
     )
 
 
+# ---------------------------------------------------------------------------
+# the edited-graph study of the bijection search
+
+
+def objective(aligner: Aligner, gold: dict, pred: dict, mappings: dict) -> float:
+    """The score the aligner's own rules give under fixed ``mappings`` (the reference's, or D12's)."""
+    import functools
+
+    from pydantic_aligner._engine import Ctx
+    from pydantic_aligner._engine import score as engine_score
+
+    ref = aligner._referential
+    ctx = Ctx(gold, pred)
+    pidx = ref.index(pred)
+    for name in ref.scopes:
+        ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
+    ctx.mappings = mappings
+    if aligner.options["bijection_search"] != "reference":
+        ctx.ids_mapped = True
+        ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
+    return engine_score(ref.plan.root, gold, pred, ctx)
+
+
+MODES = {"reference": "reference", "default": "auto"}
+
+
+def edited(golds: int, shuffles: int, seed: int) -> dict:
+    import amrgraphs
+
+    aligners = {label: Aligner(amrgraphs.schema(), bijection_search=mode) for label, mode in MODES.items()}
+    rng = random.Random(seed)
+    out = {label: {"dependent": 0, "gaps": [], "scores": [], "cpu": []} for label in MODES}
+    smatch = []
+    for _ in range(golds):
+        concepts = rng.randint(2, 5)
+        gold = amrgraphs.generate(rng, rng.randint(3, 12), concepts)
+        cand = amrgraphs.edit(rng, gold, rng.randint(0, 3), concepts)
+        copies = [amrgraphs.relabel(cand, rng) for _ in range(shuffles)]
+        kept = {x["id"] for x in cand["nodes"]}
+        first, renaming = copies[0]
+        true = {"node": {x["id"]: (renaming[x["id"]] if x["id"] in kept else None) for x in gold["nodes"]}}
+        smatch.append(amrgraphs.smatch_f1(gold, cand))
+        for label, a in aligners.items():
+            scores = []
+            for pred, _ in copies:
+                t = time.process_time()
+                scores.append(a.score(gold, pred))
+                out[label]["cpu"].append(time.process_time() - t)
+            out[label]["dependent"] += len(set(scores)) > 1
+            out[label]["gaps"].append(objective(a, gold, first, true) - scores[0])
+            out[label]["scores"].append(scores[0])
+    return {"golds": golds, "shuffles": shuffles, "modes": out, "smatch": smatch}
+
+
+def edited_table(res: dict) -> str:
+    n = res["golds"]
+    lines = [
+        f"Edited AMR-style graphs: {n} golds (3-12 nodes), 0-3 edits, each candidate relabelled and shuffled {res['shuffles']} times",
+        "| bijection | order-dependent pairs | below the true bijection | mean gap | worst gap | Spearman rho with Smatch F1 | mean CPU per pair |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for label, r in res["modes"].items():
+        gaps = np.array(r["gaps"])
+        below = int((gaps > 1e-12).sum())
+        rho = spearmanr(r["scores"], res["smatch"]).statistic
+        lines.append(
+            f"| {label} | {r['dependent']} / {n} ({r['dependent'] / n:.1%}) | {below} / {n} ({below / n:.1%}) | "
+            f"{gaps.mean():+.4f} | {gaps.max():+.4f} | {rho:.3f} | {np.mean(r['cpu']) * 1000:.1f} ms |"
+        )
+    lines.append("")
+    lines.append("gap = score of the true bijection (under the mode's own rules) - score; negative: the search found better")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# timings
+
+
+def _load() -> str:
+    try:
+        import os
+
+        one, five, fifteen = os.getloadavg()
+        return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count() or 0} cores"
+    except OSError:  # pragma: no cover - platform dependent
+        return "load average unknown"
+
+
+def timing(pairs: int, seed: int) -> str:
+    import amrgraphs
+    from orggraph import reroute
+
+    rng = random.Random(seed)
+    data = []
+    for _ in range(pairs):
+        concepts = rng.randint(2, 6)
+        gold = amrgraphs.generate(rng, rng.randint(5, 30), concepts)
+        cand, _ = amrgraphs.relabel(amrgraphs.edit(rng, gold, rng.randint(0, 3), concepts), rng)
+        data.append((gold, cand))
+    lines = [f"Time per pair, AMR-style graphs of 5-30 records per scope ({pairs} pairs, 0-3 edits); {_load()}",
+             "| bijection | CPU mean | CPU p50 | CPU p95 | CPU max | wall p95 |", "|---|---|---|---|---|---|"]
+    for label, mode in MODES.items():
+        a = Aligner(amrgraphs.schema(), bijection_search=mode)
+        for gold, cand in data[:5]:
+            a.score(gold, cand)  # warm-up
+        cpu, wall = [], []
+        for gold, cand in data:
+            t, w = time.process_time(), time.perf_counter()
+            a.score(gold, cand)
+            cpu.append(time.process_time() - t)
+            wall.append(time.perf_counter() - w)
+        c, w = np.array(cpu) * 1000, np.array(wall) * 1000
+        lines.append(f"| {label} | {c.mean():.1f} ms | {np.median(c):.1f} ms | {np.percentile(c, 95):.1f} ms | {c.max():.1f} ms | "
+                     f"{np.percentile(w, 95):.1f} ms |")
+    lines.append("")
+    g = generate(1000, people=800, companies=200, twin_fraction=0.3)
+    p = relabel(reroute(g, random.Random(1000)), seed=1000)
+    lines.append(f"The 1000-record organisation graph (benchmarks/perf.py's pair: one rerouted reference, relabelled); {_load()}")
+    lines.append("| bijection | score | CPU, run 1 | CPU, run 2 | wall, run 1 | wall, run 2 |")
+    lines.append("|---|---|---|---|---|---|")
+    for label, mode in MODES.items():
+        a = Aligner(schema(True), bijection_search=mode)
+        cpu, wall = [], []
+        for _ in range(2):
+            t, w = time.process_time(), time.perf_counter()
+            s = a.score(g, p)
+            cpu.append(time.process_time() - t)
+            wall.append(time.perf_counter() - w)
+        lines.append(f"| {label} | {s:.4f} | {cpu[0]:.2f} s | {cpu[1]:.2f} s | {wall[0]:.2f} s | {wall[1]:.2f} s |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--suite", choices=["org", "edited", "timing", "all"], default="org")
     ap.add_argument("--golds", type=int, default=100)
     ap.add_argument("--copies", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--twin-fraction", type=float, default=0.3)
+    ap.add_argument("--edited-golds", type=int, default=250)
+    ap.add_argument("--shuffles", type=int, default=4)
+    ap.add_argument("--timing-pairs", type=int, default=200)
     args = ap.parse_args(argv)
     t = time.perf_counter()
-    res = run(args.golds, args.copies, args.seed, args.twin_fraction)
-    print(f"golds={args.golds} copies={args.copies} twin_fraction={args.twin_fraction} seed={args.seed}\n")
-    print(table(res))
-    print()
-    print(blind_spot())
+    if args.suite in ("org", "all"):
+        res = run(args.golds, args.copies, args.seed, args.twin_fraction)
+        print(f"golds={args.golds} copies={args.copies} twin_fraction={args.twin_fraction} seed={args.seed}\n")
+        print(table(res))
+        print()
+        print(blind_spot())
+        print()
+    if args.suite in ("edited", "all"):
+        print(edited_table(edited(args.edited_golds, args.shuffles, args.seed)))
+        print()
+    if args.suite in ("timing", "all"):
+        print(timing(args.timing_pairs, args.seed))
     print(f"\n({time.perf_counter() - t:.1f} s)")
 
 

@@ -27,6 +27,7 @@ __all__ = ["Aligner", "Reading", "align", "score"]
 _ID_DISAMBIGUATION = ("none", "wl")
 _WL_INTEGRATION = ("tie_break", "blend")
 _CONFIDENCE_METHODS = ("margin", "entropy")
+_BIJECTION_SEARCH = ("auto", "exact", "local", "reference")
 
 
 def _is_model_type(obj: Any) -> bool:
@@ -73,9 +74,17 @@ class Aligner:
     Every check of the schema and the options happens here and raises
     :class:`SchemaError` naming the schema path.
 
-    Options: ``id_disambiguation`` ("wl" or "none"), ``wl_integration``
-    ("tie_break" or "blend"), ``wl_blend_lambda`` (in [0, 1]), ``wl_rounds``
-    (``None`` or an int >= 0) steer referential alignment; ``strict=True``
+    Options: ``bijection_search`` chooses how the bijection between gold and
+    candidate identifiers is found (departure D12): ``"auto"`` (default) the
+    bijection that maximises the score, exact by branch and bound on small
+    problems, else by a deterministic improvement search; ``"exact"`` always
+    exact (may be slow on large, ambiguous graphs); ``"local"`` the improvement
+    search only; ``"reference"`` the reference's bijection and scoring (SPEC
+    9), which may depend on list order. Except with ``"reference"``, the score
+    never depends on list order or identifier spelling. ``id_disambiguation``
+    ("wl" or "none"), ``wl_integration`` ("tie_break" or "blend"),
+    ``wl_blend_lambda`` (in [0, 1]), ``wl_rounds`` (``None`` or an int >= 0)
+    steer the reference bijection (the search's start); ``strict=True``
     scores a candidate that violates the schema 0 (needs the ``strict`` extra);
     ``comparators`` maps names to custom comparator callables;
     ``warn_on_ambiguous_mapping`` warns about structurally indistinguishable ids;
@@ -117,6 +126,15 @@ class Aligner:
     >>> aligner = Aligner(schema)
     >>> aligner.score(["a", "b", "c"], ["c", "a"])
     0.6666666666666666
+    >>> graph = {"type": "object", "properties": {
+    ...     "nodes": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+    ...         "id": {"type": "integer", "idScope": "n"}, "kind": {"type": "string"}}}},
+    ...     "edges": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+    ...         "source": {"type": "integer", "ref": "n"}, "target": {"type": "integer", "ref": "n"}}}}}}
+    >>> gold = {"nodes": [{"id": i, "kind": "x"} for i in range(3)], "edges": [{"source": 1, "target": 1}, {"source": 1, "target": 2}]}
+    >>> pred = {"nodes": [{"id": i, "kind": "x"} for i in (0, 2, 1)], "edges": [{"source": 1, "target": 1}, {"source": 1, "target": 1}]}
+    >>> Aligner(graph).score(gold, pred), Aligner(graph, bijection_search="reference").score(gold, pred)
+    (0.875, 0.5833333333333334)
     """
 
     __slots__ = (
@@ -146,6 +164,7 @@ class Aligner:
         wl_integration: str = "tie_break",
         wl_blend_lambda: float = 0.5,
         wl_rounds: int | None = None,
+        bijection_search: str = "auto",
         strict: bool = False,
         comparators: Mapping[str, Callable] | None = None,
         warn_on_ambiguous_mapping: bool = False,
@@ -202,6 +221,8 @@ class Aligner:
             raise SchemaError(f"wl_blend_lambda must be a real number in [0, 1], got {wl_blend_lambda!r}")
         if wl_rounds is not None and (isinstance(wl_rounds, bool) or not isinstance(wl_rounds, int) or wl_rounds < 0):
             raise SchemaError(f"wl_rounds must be None or an int >= 0, got {wl_rounds!r}")
+        if bijection_search not in _BIJECTION_SEARCH:
+            raise SchemaError(f"bijection_search must be one of {_BIJECTION_SEARCH}, got {bijection_search!r}")
         if confidence_method not in _CONFIDENCE_METHODS:
             raise SchemaError(f"confidence_method must be one of {_CONFIDENCE_METHODS}, got {confidence_method!r}")
         if isinstance(confidence_entropy_temperature, bool) or not isinstance(confidence_entropy_temperature, (int, float)) or not (
@@ -234,6 +255,7 @@ class Aligner:
             "wl_integration": wl_integration,
             "wl_blend_lambda": float(wl_blend_lambda),
             "wl_rounds": wl_rounds,
+            "bijection_search": bijection_search,
             "warn_on_ambiguous_mapping": warn_on_ambiguous_mapping,
             "compute_confidence": bool(compute_confidence),
             "confidence_method": confidence_method,

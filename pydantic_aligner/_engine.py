@@ -67,6 +67,7 @@ class Ctx:
     __slots__ = (
         "conf",
         "gold_root",
+        "ids_mapped",
         "mappings",
         "mask_all",
         "mask_scope",
@@ -75,6 +76,7 @@ class Ctx:
         "pred_ids",
         "pred_root",
         "problems",
+        "record_pairs",
         "work",
     )
 
@@ -85,6 +87,11 @@ class Ctx:
         self.pred_ids: dict[str, set] = {}
         self.mask_scope: str | None = None
         self.mask_all = False
+        # bijection_search other than "reference" (departure D12): identifiers are scored through the mappings,
+        # and record_pairs(h, golds, preds, S) pairs the records of an order-agnostic list by the bijection
+        # (None for other lists); with ids_mapped False an identifier is a label worth 1 (SPEC 9.8)
+        self.ids_mapped = False
+        self.record_pairs: Any = None
         self.problems: list[Problem] = []
         # (method, temperature) when pairing confidences are computed (tree mode only), else None
         self.conf: tuple[str, float] | None = None
@@ -182,12 +189,27 @@ def _pred_kind(p: Any, loc: Any) -> str:
 # special positions: identifiers and references
 
 
+def _id_like(v: Any) -> bool:
+    return type(v) is not bool and isinstance(v, (str, int, float))
+
+
 def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
     sp = pos.special
-    if sp.__class__ is IdSpec:
-        return 1.0, None
     if ctx.mask_all or sp.scope == ctx.mask_scope:
         return 1.0, None
+    if sp.__class__ is IdSpec:
+        # D12: 1 when the gold identifier maps to the candidate's under the bijection; a gold record
+        # without an identifier, or a mask (bijection derivation), leaves the label worth 1 (SPEC 9.8)
+        if not ctx.ids_mapped or ctx.mask_scope is not None or not _id_like(g):
+            return 1.0, None
+        mapping = ctx.mappings.get(sp.scope)
+        if mapping is None:
+            return 1.0, None
+        mapped = mapping.get(g)
+        if mapped is None:
+            return 0.0, None
+        ok = _id_like(p) and mapped == p and _KIND[type(p)] == _KIND[type(mapped)]
+        return (1.0 if ok else 0.0), mapped
     if g is None or p is None:
         return (1.0 if g is None and p is None else pos.null_score), None
     mapping = ctx.mappings.get(sp.scope)
@@ -557,6 +579,15 @@ def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
     return math.fsum([S[i, j] for i, j in pairs])
 
 
+def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
+    """The pairing of an order-agnostic list: records by the bijection (D12), anything else by :func:`assign`."""
+    if ctx.record_pairs is not None:
+        pairs = ctx.record_pairs(h, gt, pt, S)
+        if pairs is not None:
+            return pairs
+    return assign(S)
+
+
 def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
     L = len(h.prefix)
     has_tail = h.items is not None
@@ -628,7 +659,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     k = 0
     total = 0.0
     single = None
-    if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None:
+    if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None and ctx.record_pairs is None:
         # one item on each side: its subtree's score is the matrix (bit for bit), so align it once
         # (re-scoring it first made nested singleton lists quadratic in their depth)
         single = align(h.items, gt[0], pt[0], ctx, (loc, L, g, p), _child(gptr, L), _child(pptr, L))
@@ -639,14 +670,14 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         else:  # the split rows of canonical_rows (order-agnostic) and of monotone (ordered)
             plan = [(EXCESS, None, 0), (MISSING, 0, None)] if h.align else [(MISSING, 0, None), (EXCESS, None, 0)]
     elif not tree and h.align:
-        # the score needs only the pairs, summed in gold order (as the rows would be)
+        # the score needs only the pairs, summed exactly (math.fsum), so the score cannot depend on list order
         if blocked is not None:
             k = len(blocked)
             total = float(k)
         elif n and m:
             charge(ctx, assign_cells(n, m), loc)
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
-            pairs = assign(S)
+            pairs = _pairs(h, gt, pt, S, ctx)
             k = len(pairs)
             total = _fsum_cells(S, pairs.items())
         plan = ()
@@ -655,7 +686,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
-        plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
+        plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     if plan:

@@ -143,8 +143,10 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
     n, m = len(G), len(P)
     sp = pos.special
     E.charge(ctx, n * m, None)
-    if sp.__class__ is IdSpec or ctx.mask_all or sp.scope == ctx.mask_scope:
+    if ctx.mask_all or sp.scope == ctx.mask_scope:
         return np.ones((n, m), dtype=_F64)
+    if sp.__class__ is IdSpec:
+        return _id_matrix(sp, G, P, ctx)
     gnull = np.array([g is None for g in G])
     pnull = np.array([p is None for p in P])
     mapping = ctx.mappings.get(sp.scope)
@@ -169,6 +171,31 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
     X[gnull, :] = pos.null_score
     X[:, pnull] = pos.null_score
     X[np.ix_(gnull, pnull)] = 1.0
+    return X
+
+
+def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
+    """Identifier positions (the same rules as ``_engine._special``)."""
+    n, m = len(G), len(P)
+    mapping = ctx.mappings.get(sp.scope)
+    if not ctx.ids_mapped or ctx.mask_scope is not None or mapping is None:
+        return np.ones((n, m), dtype=_F64)
+    codes: dict = {}
+    pc = np.full(m, -2, dtype=np.int64)
+    for j, p in enumerate(P):
+        if E._id_like(p):
+            pc[j] = codes.setdefault(p, len(codes))
+    gc = np.full(n, -1, dtype=np.int64)
+    unlabelled = np.zeros(n, dtype=bool)
+    for i, g in enumerate(G):
+        if not E._id_like(g):
+            unlabelled[i] = True
+            continue
+        mapped = mapping.get(g)
+        if mapped is not None:
+            gc[i] = codes.get(mapped, -1)
+    X = (gc[:, None] == pc[None, :]).astype(_F64)
+    X[unlabelled, :] = 1.0
     return X
 
 

@@ -1,10 +1,14 @@
-"""Referential alignment: records with identifiers, and references to them (SPEC 9).
+"""Referential alignment: records with identifiers, and references to them (SPEC 9, departure D12).
 
 Identifier values are arbitrary labels, so a candidate that numbers its
-records differently must still score 1.0. Per scope, a bijection between gold
-and candidate identifiers is inferred by assignment on the records' other
-fields (their own identifiers masked), with structure (joint 1-WL colours of
-the reference graph) breaking ties; references are then scored through it.
+records differently must still score 1.0. The *reference bijection* (SPEC
+9.4-9.7, ``bijection_search="reference"``) is inferred per scope by
+assignment on the records' other fields (their own identifiers masked), with
+structure (joint 1-WL colours of the reference graph) breaking ties;
+references are then scored through it. By default (D12) that bijection is
+only the start: both documents are first rewritten into canonical copies
+(``_canonical``), and the bijection that maximises the score is searched for
+(``_search``), with identifiers scored and records paired through it.
 
 Build time (:class:`Referential`): scopes are discovered on the compiled plan,
 so ``$ref``/``$defs`` and unions are seen too; references to unknown scopes,
@@ -22,12 +26,13 @@ not settle).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
 import numpy as np
 
-from ._assign import quantize
+from ._assign import assign, quantize
 from ._compile import escape_token
 from ._engine import Ctx, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
@@ -35,7 +40,7 @@ from ._matrix import handler_matrix
 from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
-__all__ = ["Referential", "CYCLE_ROUNDS"]
+__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs"]
 
 #: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
 CYCLE_ROUNDS = 10
@@ -240,7 +245,7 @@ class _Index:
 class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
-    __slots__ = ("cyclic", "definers", "options", "order", "plan", "ref_sites", "relevant", "scopes")
+    __slots__ = ("cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scopes")
 
     def __init__(self, plan: Plan, options: dict) -> None:
         self.plan = plan
@@ -259,6 +264,96 @@ class Referential:
             for oid, suffix in self.scopes[name].definers.items():
                 self.definers.setdefault(oid, []).append((name, suffix))
         self.relevant = self._relevant_positions()
+        self.record_lists = self._record_lists()
+
+    def _record_lists(self) -> dict[int, Pos]:
+        """id(array handler) -> its items position, for the arrays whose items are records."""
+        out: dict[int, Pos] = {}
+        seen: set[int] = set()
+        stack = [self.plan.root]
+        while stack:
+            pos = stack.pop()
+            if pos.uid in seen or pos.any or pos.special is not None:
+                continue
+            seen.add(pos.uid)
+            hs = list(pos.kinds.values())
+            while hs:
+                h = hs.pop()
+                if h.tag == UNION:
+                    hs.extend(h.branches)
+                    continue
+                if h.tag == ARR and h.items is not None and self._holds_records(h.items):
+                    out[id(h)] = h.items
+                stack.extend(vp for vp, _, _ in _children(h))
+        return out
+
+    def _holds_records(self, pos: Pos) -> bool:
+        if id(pos) in self.definers:
+            return True
+        if pos.any or pos.special is not None:
+            return False
+        hs = list(pos.kinds.values())
+        while hs:
+            h = hs.pop()
+            if h.tag == UNION:
+                hs.extend(h.branches)
+            elif id(h) in self.definers:
+                return True
+        return False
+
+    def _record_id(self, pos: Pos, v: Any) -> tuple[str, Any] | None:
+        """(scope, identifier or None) of a record value at items position ``pos``; None if it is no record."""
+        entries = self.definers.get(id(pos))
+        if entries is not None:
+            return entries[0][0], _id_value(v)
+        kind = kind_of(v)
+        h = pos.kinds.get(kind) if kind is not None else None
+        if h is None:
+            return None
+        if h.tag == UNION:
+            h = _walk_branch(h, v)
+        entries = self.definers.get(id(h))
+        if entries is None:
+            return None
+        name, suffix = entries[0]
+        rid = v
+        for key in suffix:
+            rid = rid.get(key) if isinstance(rid, dict) else None
+        return name, _id_value(rid)
+
+    def record_keys(self, h: Any, G: list, P: list) -> tuple[list, list] | None:
+        """``(scope, id)`` of every item of an order-agnostic list of records (None: no record or no id), or None."""
+        items = self.record_lists.get(id(h))
+        if items is None:
+            return None
+        out = []
+        for side in (G, P):
+            keys = []
+            for v in side:
+                key = self._record_id(items, v)
+                keys.append(key if key is not None and key[1] is not None else None)
+            out.append(keys)
+        return out[0], out[1]
+
+    def record_pairs(self, ctx: Ctx, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists."""
+        keys = self.record_keys(h, G, P)
+        if keys is None:
+            return None
+        mappings = ctx.mappings
+        images: dict[str, set] = {}
+
+        def target(key: tuple) -> tuple | None:
+            v = mappings.get(key[0], {}).get(key[1])
+            return None if v is None else (key[0], v)
+
+        def in_image(key: tuple) -> bool:
+            image = images.get(key[0])
+            if image is None:
+                image = images[key[0]] = {v for v in mappings.get(key[0], {}).values() if v is not None}
+            return key[1] in image
+
+        return forced_pairs(S, keys[0], keys[1], target, in_image)
 
     def _relevant_positions(self) -> set[int]:
         """uids of positions from which an id, a ref or a record definer can be reached."""
@@ -360,35 +455,103 @@ class Referential:
 
     # -- per call -------------------------------------------------------------
     def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
-        gidx = self.index(gold)
-        pidx = self.index(pred)
-        gold_ids = self._check_gold(gidx)
+        mode = self.options.get("bijection_search", "reference")
+        if mode == "reference":
+            gidx = self.index(gold)
+            pidx = self.index(pred)
+            gold_ids = self._check_gold(gidx)
+            for name in self.scopes:
+                ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
+            self._reference(ctx, gidx, pidx, gold_ids, None)
+            return
+        # every choice below is made on canonical copies: independent of list order and id spelling
+        from ._canonical import canonicalize
+        from ._search import Search
+
+        cg = canonicalize(self, gold)
+        gold_ids = {name: set(ids) for name, ids in cg.ids.items()}
+        if not self._gold_is_sound(cg, gold_ids):
+            self._check_gold(self.index(gold))  # raises the DataError, with the data path
+        cp = canonicalize(self, pred)
         for name in self.scopes:
-            ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
+            ctx.pred_ids[name] = set(cp.ids[name])
+        if not (cg.complete and cp.complete):
+            warnings.warn(
+                "the canonical ordering of a highly symmetric document hit its search budget; "
+                "this score may depend on the order of its lists",
+                AlignerWarning,
+                stacklevel=5,
+            )
+        cgidx = self.index(cg.doc)
+        cpidx = self.index(cp.doc)
+        cctx = Ctx(cg.doc, cp.doc)
+        for name in self.scopes:
+            cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
+        cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
+        costs: dict = {}
+        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
+        cctx.ids_mapped = True
+        cctx.record_pairs = functools.partial(self.record_pairs, cctx)
+        Search(self, cctx, cgidx, cpidx, costs).run(mode)
+        ctx.ids_mapped = True
+        ctx.record_pairs = functools.partial(self.record_pairs, ctx)
+        for name, mp in cctx.mappings.items():
+            to_g, back_p = cg.to_canon[name], cp.from_canon[name]
+            out: dict[Any, Any] = {}
+            for rid in cg.ids[name]:  # gold document order, as the reference mode lists them
+                if rid not in out:
+                    v = mp.get(to_g[rid])
+                    out[rid] = back_p[v] if v is not None else None
+            ctx.mappings[name] = out
+
+    @staticmethod
+    def _gold_is_sound(cg: Any, gold_ids: dict) -> bool:
+        """The gold integrity rules (SPEC 9.3) on the canonical walk's records and references."""
+        if any(len(ids) != len(gold_ids[name]) for name, ids in cg.ids.items()):
+            return False  # a repeated identifier
+        for spec, value in cg.refs:
+            if value is None:
+                if not spec.nullable:
+                    return False
+                continue
+            rid = _id_value(value)
+            if rid is None or rid not in gold_ids[spec.scope]:
+                return False
+        return True
+
+    def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None) -> None:
+        """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8).
+
+        ``costs`` (optional) receives each scope's last attribute matrix.
+        """
         for name in self.order:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True)
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
         if self.cyclic:
-            self._solve_cycle(ctx, gidx, pidx, gold_ids)
+            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs)
         ctx.mask_scope = None
         ctx.mask_all = False
 
-    def _solve_cycle(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict) -> None:
+    def _solve_cycle(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None
+    ) -> None:
         for name in self.cyclic:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False)
+            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs)
         for _ in range(CYCLE_ROUNDS):
             changed = False
             for name in self.cyclic:
-                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True)
+                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
                 if new != ctx.mappings[name]:
                     changed = True
                 ctx.mappings[name] = new
             if not changed:
                 return
+        if names is not None:
+            return  # a start for the bijection search (which decides the mapping), not the result
         warnings.warn(
             f"identifier mappings of the mutually referencing idScopes {self.cyclic} did not settle after "
             f"{CYCLE_ROUNDS} rounds; the last round is used",
             AlignerWarning,
-            stacklevel=4,
+            stacklevel=5,
         )
 
     def _check_gold(self, gidx: _Index) -> dict[str, set]:
@@ -415,7 +578,10 @@ class Referential:
                 raise DataError(f"Dangling ref: {r.value!r} is not the id of any gold record in idScope {r.scope!r}", _pointer(r.dpath))
         return ids
 
-    def _derive(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool) -> dict:
+    def _derive(
+        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool,
+        names: dict | None = None, costs: dict | None = None,
+    ) -> dict:
         grecs = gidx.records[name]
         precs = pidx.records[name]
         n, m = len(grecs), len(precs)
@@ -431,6 +597,8 @@ class Referential:
         finally:
             ctx.mask_scope = None
             ctx.mask_all = False
+        if costs is not None:
+            costs[name] = C  # the search's attribute agreement (its secondary criterion)
         opts = self.options
         wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
         W = W_ir = None
@@ -449,7 +617,8 @@ class Referential:
             else:
                 mapping[gid] = None
         if opts["warn_on_ambiguous_mapping"] and n >= 2:
-            _warn_ambiguous(name, bijection(C, W, opts["wl_integration"], opts["wl_blend_lambda"])[1], grecs, wl)
+            F = bijection(C, W, opts["wl_integration"], opts["wl_blend_lambda"])[1]
+            _warn_ambiguous(name, F, grecs, wl, names[name] if names else None)
         return mapping
 
     # -- structure --------------------------------------------------------------
@@ -546,6 +715,58 @@ class Referential:
                     value = None
             items.append(("xref", r.scope, repr(r.epath[len(cepath):]), value))
         return tuple(sorted(items, key=repr))
+
+
+def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image: Any, by_p: dict | None = None) -> dict[int, int]:
+    """Pairs of a list of records aligned by the bijection (D12).
+
+    ``gkeys[i]``/``pkeys[j]`` identify the records (None: not a record, or no
+    identifier); ``target(gkey)`` is the key of the candidate record the
+    bijection maps a gold record to (None: unmapped); ``in_image(pkey)`` says
+    whether some gold record maps to a candidate key.
+
+    A gold record mapped to key ``v`` is paired with the candidate record of
+    this list that has key ``v`` (the most similar one, the first on ties, if
+    the candidate repeats the id); a pair of similarity 0 is split, as in any
+    list. When ``v`` is in another list (nested record lists) or nowhere, the
+    gold record is unmatched here, and so is a candidate record whose gold
+    counterpart is elsewhere. What is left (items without identifier, unmapped
+    records, repeated candidate ids) is paired by :func:`~._assign.assign`.
+    """
+    if by_p is None:
+        by_p = {}
+        for j, key in enumerate(pkeys):
+            if key is not None:
+                by_p.setdefault(key, []).append(j)
+    pairs: dict[int, int] = {}
+    claimed: set[int] = set()
+    here: set = set()
+    lg: list[int] = []
+    for i, key in enumerate(gkeys):
+        if key is None:
+            lg.append(i)
+            continue
+        v = target(key)
+        if v is None:
+            lg.append(i)
+            continue
+        here.add(v)
+        cols = by_p.get(v)
+        if not cols:
+            continue  # its candidate record is in another list
+        j = cols[0]
+        for c in cols[1:]:
+            if S[i, c] > S[i, j]:
+                j = c
+        claimed.add(j)
+        if S[i, j] > 0.0:
+            pairs[i] = j
+    lp = [j for j, key in enumerate(pkeys) if j not in claimed and (key is None or key in here or not in_image(key))]
+    if lg and lp:
+        sub = assign(S[np.ix_(lg, lp)])
+        for a, b in sub.items():
+            pairs[lg[a]] = lp[b]
+    return pairs
 
 
 def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
@@ -677,22 +898,24 @@ def _handler_matrix(h: Any, G: list, P: list, ctx: Ctx) -> np.ndarray:
     return np.array(rows, dtype=np.float64).reshape(len(G), len(P))
 
 
-def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool) -> None:
+def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool, names: dict | None = None) -> None:
+    # with names (a start computed on canonical copies), the search then decides canonically, not arbitrarily
+    choice = "arbitrary assignment used." if names is None else "the search chose canonically among them."
     groups: dict[bytes, list] = {}
     for i, (_, gid, _, _) in enumerate(grecs):
         if gid is not None:
-            groups.setdefault(F[i].tobytes(), []).append(gid)
+            groups.setdefault(F[i].tobytes(), []).append(names[gid] if names else gid)
     ambiguous = sorted((g for grp in groups.values() if len(grp) > 1 for g in grp), key=repr)
     if not ambiguous:
         return
     if wl:
         msg = (
             f"Residual ambiguous mapping in idScope {name!r} after WL refinement: gold ids {ambiguous} remain "
-            "structurally indistinguishable (graph automorphism or 1-WL blind spot); arbitrary assignment used."
+            f"structurally indistinguishable (graph automorphism or 1-WL blind spot); {choice}"
         )
     else:
         msg = (
             f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; "
-            "arbitrary assignment used."
+            f"{choice}"
         )
-    warnings.warn(msg, AlignerWarning, stacklevel=5)
+    warnings.warn(msg, AlignerWarning, stacklevel=6)

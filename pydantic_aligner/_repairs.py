@@ -64,9 +64,10 @@ class Repair:
     locate them in each document; ``list_path`` is the candidate path of the
     enclosing list for list operations; the two halves of a key rename share a
     ``pair_id``; ``confidence`` is the confidence of the pairing the repair
-    relies on (1.0 unless confidence is computed). ``id_fix`` (delta 0)
-    rewrites a record identifier so that references resolve once the patch is
-    applied (D7).
+    relies on (1.0 unless confidence is computed). ``id_fix`` rewrites a
+    record identifier so that references resolve once the patch is applied
+    (D7); its delta is 0 unless the candidate record lacks its identifier or
+    repeats another's (D12).
 
     >>> from pydantic_aligner import align
     >>> op = align([1, 2], [1]).repairs()[0]
@@ -232,7 +233,7 @@ class _Builder:
                     op="replace",
                     path=path,
                     kind="id_fix",
-                    delta=0.0,
+                    delta=c * (1.0 - s),  # an identifier scored through the bijection may score 0 (D12)
                     value=target,
                     confidence=self.conf(node),
                     _orig=orig,

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+import numpy as np
+
 __all__ = ["Graph", "individualize", "refine"]
 
 
@@ -75,24 +77,46 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
             raw[a].append((("out", role, label), b))
             raw[b].append((("in", role, label), a))
     codes = _canonical_codes(e for entries in raw for e, _ in entries)
-    adj = [[(codes[e], nb) for e, nb in entries] for entries in raw]
     gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
     start = [gs[v] if side == 0 else ps[v] for side, v in keys]
     seed_codes = _canonical_codes(start)
-    colour = [seed_codes[s] for s in start]
-    limit = len(keys) if rounds is None else min(rounds, len(keys))
-    count = len(set(colour))
-    for _ in range(limit):
-        sigs = [(colour[i], tuple(sorted((c, colour[nb]) for c, nb in adj[i]))) for i in range(len(keys))]
-        colour = _relabel(sigs)
-        new_count = len(set(colour))
-        if new_count == count:
-            break
-        count = new_count
+    n = len(keys)
+    colour = np.array([seed_codes[s] for s in start], dtype=np.int64)
+    limit = n if rounds is None else min(rounds, n)
+    count = len(set(colour.tolist()))
+    if limit and n:
+        src = np.array([i for i, entries in enumerate(raw) for _ in entries], dtype=np.int64)
+        dst = np.array([nb for entries in raw for _, nb in entries], dtype=np.int64)
+        code = np.array([codes[e] for entries in raw for e, _ in entries], dtype=np.int64)
+        deg = np.bincount(src, minlength=n)
+        width = int(deg.max(initial=0))
+        first = np.concatenate([[0], np.cumsum(deg)[:-1]]) if n else deg
+        K = n + 1  # > every colour: (code, colour) pairs become one integer with the same order
+        for _ in range(limit):
+            # signature: (colour, the sorted neighbour pairs); numbered in lexicographic order, a shorter
+            # sequence before its extensions (the -1 padding), exactly as Python orders the tuples
+            enc = code * K + colour[dst]
+            o = np.lexsort((enc, src))
+            M = np.full((n, width + 1), -1, dtype=np.int64)
+            M[:, 0] = colour
+            if src.size:
+                so = src[o]
+                M[so, 1 + np.arange(so.size) - first[so]] = enc[o]
+            order = np.lexsort(M.T[::-1])
+            ranked = M[order]
+            step = np.concatenate([[0], np.any(ranked[1:] != ranked[:-1], axis=1).astype(np.int64)])
+            new = np.empty(n, dtype=np.int64)
+            new[order] = np.cumsum(step)
+            colour = new
+            new_count = int(colour.max()) + 1
+            if new_count == count:
+                break
+            count = new_count
     n_gold = len(gold.seeds)
+    out = colour.tolist()
     return (
-        {v: colour[i] for i, v in enumerate(gold.seeds)},
-        {v: colour[n_gold + i] for i, v in enumerate(pred.seeds)},
+        {v: out[i] for i, v in enumerate(gold.seeds)},
+        {v: out[n_gold + i] for i, v in enumerate(pred.seeds)},
     )
 
 

@@ -87,7 +87,29 @@ def _unreadable(case: dict, result: Any) -> None:
     assert jsonpatch.apply_patch(case["pred"], r.to_json_patch()) == case["gold"]
 
 
+def _ref_fix_or_relabel(case: dict, result: Any) -> None:
+    # D12: the "primary" reference weighs as much as the whole entity list, so reading the candidate's p2 as the
+    # gold's g1 (and p1 as g2) costs the two names (0.25) and gains the reference (0.5): the maximum is 0.75
+    r = _align(case)
+    assert r.score == 0.75
+    assert r.mappings == {"entity": {"g1": "p2", "g2": "p1"}}
+    ops = r.repairs()
+    assert abs(ops.residual) < 1e-12
+    patched = jsonpatch.apply_patch(case["pred"], r.to_json_patch())
+    assert _aligner(case).score(case["gold"], patched) == 1.0
+    # the reference's bijection (records paired by their names) is one option away, and so is its ref_fix
+    ref = _aligner(case, bijection_search="reference").align(case["gold"], case["pred"])
+    assert ref.score == 0.5
+    assert [op.kind for op in ref.repairs()] == ["ref_fix"]
+
+
 ALLOWED: dict[str, tuple[str, str, Callable[[dict, Any], None]]] = {
+    "tests/test_feedback.py::test_renders_ref_fix": (
+        "D12",
+        "the bijection maximises the score: with one top-level reference weighing as much as the entity list, "
+        "relabelling the two entities scores higher than a wrong reference",
+        _ref_fix_or_relabel,
+    ),
     "tests/test_attribution.py::test_pred_validation_failure_returns_empty_result": (
         "D1",
         _D1.format(what="its attribution is not empty", strict="a root replacement"),
@@ -169,7 +191,7 @@ _ARG_NAMES = {"min_score_delta": "min_delta", "min_contribution": "min_delta"}
 def test_case(case):
     if case["id"] in ALLOWED:
         departure, reason, check = ALLOWED[case["id"]]
-        assert departure in {"D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9", "D10"} and reason
+        assert departure in {"D1", "D2", "D3", "D4", "D5", "D6", "D7", "D8", "D9", "D10", "D11", "D12"} and reason
         check(case, None)
         return
     expect = case["expect"]

@@ -22,7 +22,7 @@ import warnings
 
 import pytest
 from fuzzing import as_text, move_to_defs, mutate, referential_schema, referential_value, relabel, schema, value
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner, AlignerError, DataError
@@ -77,6 +77,7 @@ def check_pair(a: Aligner, gold, pred) -> float | None:
 
 @FUZZ
 @given(SEEDS)
+@example(seed=195)  # the objective's optimistic bound read a candidate non-identifier as a free identifier (IndexError)
 def test_fuzz_scores_errors_identity_repairs_and_patches(seed):
     s, gold, pred = make_case(seed)
     a = build(s)
@@ -133,9 +134,11 @@ def _tie(alignment) -> tuple:
     return sum(round(s * 1e9) for s in pairs), len(pairs)
 
 
-@pytest.mark.xfail(reason="issue 9: the referential bijection depends on the order of the records (see test_limits.py)", strict=False)
+@pytest.mark.xfail(reason="repeated candidate identifiers: which record holds the id still follows list order (reproducer in test_bijection_search.py)", strict=False)
 @FUZZ
 @given(SEEDS)
+@example(seed=3382622)
+@example(seed=850)  # the issue-9 reproducer's family: look-alike records, order-dependent bijection before the search
 def test_fuzz_shuffling_referential_records_is_bit_identical(seed):
     r = random.Random(seed)
     s = referential_schema(r)

@@ -340,10 +340,9 @@ def test_shuffling_an_align_list_gives_a_bit_identical_score():
 
 
 # ---------------------------------------------------------------------------
-# left for issue 9 (referential alignment), found by the fuzzer
+# referential alignment (issue 9), found by the fuzzer
 
 
-@pytest.mark.xfail(reason="issue 9: the referential bijection depends on the order of the gold records", strict=True)
 def test_referential_score_does_not_depend_on_record_order():
     schema = {"type": "object", "properties": {
         "nodes": {"type": "array", "order": "align", "items": {"type": "object", "properties": {

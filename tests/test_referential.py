@@ -153,11 +153,17 @@ def test_six_cycle_against_two_triangles_is_the_documented_blind_spot():
 def test_reference_to_unmatched_gold_record_scores_zero():
     gold = graph(["a", "b", "c"], [(0, 2, "x")])
     pred = graph(["a", "b"], [(0, 1, "x")], ids=[7, 8])
-    r = Aligner(GRAPH_SCHEMA).align(gold, pred)
+    # the reference's bijection pairs records by attributes: c has no partner, so the edge's target scores 0
+    r = Aligner(GRAPH_SCHEMA, bijection_search="reference").align(gold, pred)
     assert r.mappings["node"] == {0: 7, 1: 8, 2: None}
     edge = r.root.children[1].node.children[0].node
     target = next(row.node for row in edge.children if row.gold_key == "target")
     assert target.kind == "ref" and target.score == 0.0 and target.mapped is None
+    # the default maximises the score (D12): the edge is worth as much as all the nodes together, so reading the
+    # candidate's b as the gold's c (kind wrong) and the gold's b as missing scores higher than the reverse
+    best = Aligner(GRAPH_SCHEMA).align(gold, pred)
+    assert best.mappings["node"] == {0: 7, 1: None, 2: 8}
+    assert best.score == (1.5 / 3 + 1.0) / 2 > r.score
 
 
 def test_candidate_dangling_and_duplicate_ids_are_tolerated_and_scored():
