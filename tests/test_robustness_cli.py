@@ -157,3 +157,25 @@ def test_canonical_schema_unreadable_files_exit_2(tmp_path, capsys):
     assert f"{dup}: not a JSON schema file: duplicate key 'type'" in err
     assert f"{junk}: not a JSON schema file:" in err
     assert "none.json: cannot read" in err
+
+
+def test_schema_robustness_html_report(tmp_path, capsys):
+    # a self-contained page: forest plot (one row per contrast, lines at 0 and the screen), the tables, no script
+    cache = _cache(tmp_path, flip=True)
+    out = tmp_path / "robustness.html"
+    code, _, err = run(["schema-robustness", str(cache), "--format", "html", "--out", str(out), "--resamples", "200"], capsys)
+    assert code == 0 and err == ""
+    page = out.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page.lower() and "http" not in page
+    assert page.count("<circle") == 2  # exact and graded estimates of the one contrast
+    assert "screen 0.05" in page and "exceeds screen" in page
+    assert "<h2>Quality per variant</h2>" in page and "properties_reversed" in page
+    # the same page renders in a real browser where one is installed
+    import shutil
+
+    from test_evaluation_html import _chromium, _render
+
+    if _chromium() is None:
+        pytest.skip("needs a headless Chromium (Debian: apt-get install chromium)")
+    log = _render(shutil.which(_chromium()) or _chromium(), out, tmp_path / "robustness.png")
+    assert ":CONSOLE" not in log

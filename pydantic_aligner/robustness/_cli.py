@@ -52,7 +52,12 @@ def register_cli(subparsers: Any) -> None:
     )
     p.add_argument("--id-key", default="id", help="the id key of gold items (default: id); it is removed from the gold")
     fmt = p.add_mutually_exclusive_group()
-    fmt.add_argument("--format", choices=("text", "json", "markdown"), default="text", help="output format (default: text)")
+    fmt.add_argument(
+        "--format",
+        choices=("text", "json", "markdown", "html"),
+        default="text",
+        help="output format (default: text; html: a self-contained page with a forest plot)",
+    )
     fmt.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
     fmt.add_argument("--markdown", dest="format", action="store_const", const="markdown", help="same as --format markdown")
     p.add_argument("--out", metavar="FILE", help="write the report to FILE instead of standard output")
@@ -167,6 +172,8 @@ def _schema_robustness(args: argparse.Namespace) -> int:
         text = report.to_json()
     elif args.format == "markdown":
         text = report.to_markdown()
+    elif args.format == "html":
+        text = report.to_html()
     else:
         text = None
     if args.out:

@@ -267,6 +267,28 @@ class RobustnessReport:
             lines += [""] + [f"- {n}".replace("- * ", "- \\* ") for n in notes]
         return "\n".join(lines) + "\n"
 
+    def to_html(self, title: str = "pydantic-aligner: schema robustness") -> str:
+        """The report as a self-contained HTML page (inline CSS and SVG, no script, nothing from the network).
+
+        A forest plot shows each contrast's excess disagreement with its interval
+        against zero and the practical screen, then the tables of :meth:`to_text`.
+        """
+        from ..evaluation._html import html_page, html_table
+
+        numeric = {2, 3, 4, 5, 6}
+        body = [
+            f"<p>{_html_escape(self._headline())}</p>",
+            "<h2>Excess disagreement</h2>",
+            _forest_svg(self.contrasts, self.settings["screen"]),
+            html_table(self._CONTRAST_HEAD, self._contrast_rows(), numeric),
+            "<h2>Quality per variant</h2>",
+            html_table(self._QUALITY_HEAD, self._quality_rows(), {1, 2, 3, 4, 5, 6}),
+        ]
+        for heading, rows in self._vulnerable_sections():
+            body += [f"<h2>Most vulnerable records: {_html_escape(heading)}</h2>", html_table(["record", "excess"], rows, {1})]
+        body += [f'<div class="note">{_html_escape(n)}</div>' for n in self._footnotes()]
+        return html_page(title, self._method(), body)
+
     def print(self, file: Any = None) -> None:
         """Print the report: ``rich`` tables on a terminal wide enough for them when ``rich`` is installed, else :meth:`to_text`."""
         import sys
@@ -303,6 +325,58 @@ class RobustnessReport:
             console.print(table)
         for n in self._footnotes():
             console.print(n, style="dim")
+
+
+_VERDICT_COLOURS = {"no effect": "#57606a", "detected, below screen": "#bf8700", "exceeds screen": "#cf222e"}
+
+
+def _html_escape(x: Any) -> str:
+    import html
+
+    return html.escape(str(x), quote=True)
+
+
+def _forest_svg(contrasts: list[ContrastResult], screen: float, width: int = 760) -> str:
+    """Each contrast's estimate and interval on one axis, with lines at 0 and at the screen."""
+    rows = [c for c in contrasts if c.n_records and math.isfinite(c.estimate)]
+    if not rows:
+        return '<p class="sub">No contrast had enough records to estimate.</p>'
+    label_w, pad, row_h = 290, 16, 26
+    lo = min(0.0, *(c.low for c in rows if math.isfinite(c.low))) - 0.01
+    hi = max(screen, *(c.high for c in rows if math.isfinite(c.high))) + 0.01
+    plot_w = width - label_w - 2 * pad
+
+    def x(v: float) -> float:
+        return label_w + pad + (min(max(v, lo), hi) - lo) / (hi - lo) * plot_w
+
+    height = row_h * len(rows) + 36
+    out = [f'<svg width="{width}" height="{height}" role="img" aria-label="excess disagreement per contrast">']
+    axis_y = height - 22
+    out.append(f'<line x1="{label_w + pad}" y1="{axis_y}" x2="{label_w + pad + plot_w}" y2="{axis_y}" stroke="#d0d7de"/>')
+    # 0 labelled to the left of its line and the screen to the right, so close values never overlap
+    for v, name, dash, anchor, dx in (
+        (0.0, "0", "", "end", -3),
+        (screen, f"screen {screen:g}", ' stroke-dasharray="4 3"', "start", 3),
+    ):
+        out.append(f'<line x1="{x(v):.1f}" y1="4" x2="{x(v):.1f}" y2="{axis_y}" stroke="#8c959f"{dash}/>')
+        out.append(
+            f'<text x="{x(v) + dx:.1f}" y="{height - 8}" font-size="11" text-anchor="{anchor}" fill="#57606a">{_html_escape(name)}</text>'
+        )
+    out.append(
+        f'<text x="{label_w + pad + plot_w:.1f}" y="{height - 8}" font-size="11" text-anchor="end" fill="#57606a">{hi:.2f}</text>'
+    )
+    for k, c in enumerate(rows):
+        y = 16 + k * row_h
+        colour = _VERDICT_COLOURS.get(c.verdict, "#1f6feb")
+        out.append(f'<text x="0" y="{y + 4}" font-size="12">{_html_escape(f"{c.name} ({c.metric})")}</text>')
+        if math.isfinite(c.low) and math.isfinite(c.high):
+            out.append(f'<line x1="{x(c.low):.1f}" y1="{y}" x2="{x(c.high):.1f}" y2="{y}" stroke="{colour}" stroke-width="2"/>')
+        out.append(f'<circle cx="{x(c.estimate):.1f}" cy="{y}" r="4.5" fill="{colour}"><title>{_html_escape(c.verdict)}</title></circle>')
+    out.append("</svg>")
+    legend = "".join(
+        f'<span><span class="sw" style="background:{col}"></span>{_html_escape(v)}</span>' for v, col in _VERDICT_COLOURS.items()
+    )
+    return "".join(out) + f'<div class="legend">{legend}</div>'
 
 
 def _text_table(head: list[str], rows: list[list[str]]) -> list[str]:
