@@ -1,11 +1,13 @@
 """Reading raw outputs the way the user's model reads them, and comparing them.
 
-An output is read once: text through the library's lenient JSON reader
-(:func:`pydantic_aligner.parse_json_text`), then, when the source is a Pydantic
-model (or any type Pydantic can validate), validated in Pydantic's JSON mode and
-dumped back to JSON, so lax coercions (``"3"`` for an ``int``), defaults of
-omitted fields and ignored extra keys do not count as differences. Its canonical
-form (sorted keys, compact, ``5.0`` written ``5``) is what exact disagreement compares.
+An output is read once, exactly as :meth:`pydantic_aligner.Aligner.read` (hence
+``Aligner.align``) reads a candidate: text through the library's lenient JSON
+reader, and, when the source is a Pydantic model (or any type Pydantic can
+validate), through the model, so lax coercions (``"3"`` for an ``int``),
+defaults of omitted fields and ignored extra keys do not count as differences,
+and a field the model rejects is kept as given (the output is then not valid).
+Its canonical form (sorted keys, compact, ``5.0`` written ``5``) is what exact
+disagreement compares.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import TypeAdapter
 
-from pydantic_aligner import Aligner, AlignerError, Match, ParseError, parse_json_text
+from pydantic_aligner import Aligner, AlignerError, Match, parse_json_text
 
 __all__ = ["Reader", "Reading", "leaf_stats", "token_f1"]
 
@@ -80,8 +82,8 @@ class Reader:
             hit = self._readings.get(key)
             if hit is None:
                 try:
-                    hit = self.read_value(parse_json_text(text).value)
-                except ParseError:
+                    hit = self.read_value(text)
+                except AlignerError:  # unreadable text (or text past a reading limit)
                     hit = Reading(None, _UNREADABLE + str(text).strip(), False, False if self._checks else None)
                 self._readings[key] = hit
             return hit
@@ -92,15 +94,17 @@ class Reader:
         return self.adapter is not None or self.validator is not None
 
     def read_value(self, value: Any) -> Reading:
+        """Read one output (text, or a JSON value) as the aligner reads a candidate; unreadable text raises ``ParseError``."""
         valid: bool | None = None
         if self.adapter is not None:
-            try:
-                value = self.adapter.dump_python(self.adapter.validate_json(json.dumps(value)), mode="json")
-                valid = True
-            except (ValidationError, ValueError, TypeError):
-                valid = False
-        elif self.validator is not None:
-            valid = bool(self.validator.is_valid(value))
+            reading = self.aligner.read(value)
+            value = reading.value
+            valid = not any(issue.side == "pred" for issue in reading.validation_errors)
+        else:
+            if isinstance(value, (str, bytes)):
+                value = parse_json_text(value).value
+            if self.validator is not None:
+                valid = bool(self.validator.is_valid(value))
         canon = json.dumps(_same_numbers(value), sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
         return Reading(value, canon, True, valid)
 
