@@ -379,6 +379,22 @@ def test_patch_of_a_tuple_without_tail_removes_the_ignored_elements_that_would_s
     assert abs(sum(o.delta for o in r.repairs()) - (1 - r.score)) < 1e-12
 
 
+@pytest.mark.parametrize("tail", [{"ignoreExcess": True}, {"prefixImportance": 1e308}], ids=["ignore_excess", "rest_weight_rounds_to_0"])
+def test_patch_of_a_tuple_with_a_tail_removes_weightless_tail_elements_that_would_shift_into_its_slots(tail):
+    # fuzz seed 13347056: the tail's weight rounded to 0 next to prefixImportance 1e308, so its excess
+    # element was kept; removing the excess slot /2 moved it into slot 2, and the patched candidate
+    # scored 0.667. The same with ignoreExcess on the tail.
+    schema = {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}, {"type": "string"}],
+              "items": {"type": "string"}, **tail}
+    gold, pred = ["a", 1], ["a", 1, "x", "y"]
+    r = align(gold, pred, schema)
+    assert r.score < 1.0
+    assert r.to_json_patch() == [{"op": "remove", "path": "/3"}, {"op": "remove", "path": "/2"}]
+    assert r.patched() == gold and score(gold, r.patched(), schema) == 1.0
+    assert [o.delta for o in r.repairs()][1] == 0.0
+    assert math.fsum(o.delta for o in r.repairs()) == pytest.approx(1 - r.score, abs=1e-12)
+
+
 def test_a_nan_candidate_id_is_rewritten_by_the_patch():
     # fuzz seed 794: the bijection mapped gold id 2 to the candidate's NaN id; NaN equals nothing,
     # so references written as NaN never matched and the patched candidate stayed below 1.0
