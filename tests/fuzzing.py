@@ -24,8 +24,9 @@ from hypothesis' database or from the printed seed.
 **Generator versions.** A seed replays its case only as long as the generators draw the same
 numbers, and every failure ever found stays an ``@example(seed=...)``. So the bits of a seed
 above the 32nd select the generator version (:class:`Draw`): seeds below ``2**32`` replay the
-first generators, ``2**32 + s`` the second (this version: score tables, excused tuple tails,
-reasoning blocks, drafts and broken JSON in text), and so on. A change that alters what an
+first generators, ``2**32 + s`` the second (score tables, excused tuple tails, reasoning
+blocks, drafts and broken JSON in text), ``2 * 2**32 + s`` the third (the same cases, scored
+with random :func:`aligner_options`), and so on. A change that alters what an
 existing seed draws keeps the old branch behind ``version(r) < N`` and bumps :data:`VERSION`;
 the properties draw seeds of the current version.
 """
@@ -49,7 +50,7 @@ from pydantic import ConfigDict, Field, create_model
 from pydantic_aligner import Comparator, KeyComparator, NullScore, Order, PrefixWeights, ScoreTable, Weight
 
 #: The current generator version (see the module docstring).
-VERSION = 2
+VERSION = 3
 
 
 class Draw(random.Random):
@@ -256,6 +257,22 @@ def referential_schema(r: random.Random) -> dict:
             "best": {"type": id_type, "ref": "node"},
         },
     }
+
+
+def aligner_options(r: random.Random) -> dict:
+    """Random ``Aligner`` options (version 3 on; drawn last, so the case itself is the version-2 case):
+    confidence, lenient reading, and limits small enough to be reached."""
+    if version(r) < 3:
+        return {}
+    options: dict = {}
+    if r.random() < 0.2:
+        options["compute_confidence"] = True
+        options["confidence_method"] = r.choice(["margin", "entropy"])
+    if r.random() < 0.2:
+        options["lenient"] = True
+    if r.random() < 0.1:
+        options.update(r.choice([{"max_cells": 50}, {"max_string_length": 20}, {"max_depth": 8}, {"max_text_bytes": 64}]))
+    return options
 
 
 # ---------------------------------------------------------------------------
