@@ -45,7 +45,7 @@ import random
 from decimal import Decimal
 from typing import Annotated, Any, Literal, Optional, Union
 
-from pydantic import ConfigDict, Field, create_model
+from pydantic import ConfigDict, Field, TypeAdapter, create_model
 
 from pydantic_aligner import Comparator, KeyComparator, NullScore, Order, PrefixWeights, ScoreTable, Weight
 
@@ -544,13 +544,15 @@ MODEL_FIELDS = ["name", "a", "b", "qty", "when", "tags", "x_y"]
 
 
 def model_spec(r: random.Random, depth: int = 0) -> tuple:
-    """The spec of a model: ``("model", fields, extra policy, key comparator)``; a field is ``(name, spec, default, weight)``."""
+    """The spec of a model: ``("model", fields, extra policy, key comparator)``; a field is
+    ``(name, spec, has a default, weight, alias or None)``."""
     fields = []
     for name in r.sample(MODEL_FIELDS, r.randint(1, 4)):
         sub = field_spec(r, depth + 1)
-        fields.append((name, sub, r.random() < 0.3, r.choice([1, 1, 1, 2, 0.5, 0, 1e308])))
-    if not any(w for *_, w in fields):
-        fields[0] = (*fields[0][:3], 1)
+        alias = r.choice([None, None, None, f"{name}Alias", f"{name}-x"])
+        fields.append((name, sub, r.random() < 0.3, r.choice([1, 1, 1, 2, 0.5, 0, 1e308]), alias))
+    if not any(f[3] for f in fields):
+        fields[0] = (*fields[0][:3], 1, fields[0][4])
     return ("model", tuple(fields), r.choice(["ignore", "ignore", "forbid", "allow"]), r.choice([None, None, "jaro", "levenshtein"]))
 
 
@@ -660,16 +662,16 @@ def _model_class(spec: tuple, tag: str | None = None) -> type:
         return cls
     _, fields, extra, key_cmp = spec
     defs: dict = {}
-    for name, sub, has_default, weight in fields:
+    for name, sub, has_default, weight, alias in fields:
         tp = model_type(sub)
         if weight != 1:
             tp = Annotated[tp, Weight(weight)]
         if sub[0] == "optional":
-            defs[name] = (tp, None)
+            defs[name] = (tp, Field(None, alias=alias))
         elif has_default:
-            defs[name] = (tp, Field(default_factory=functools.partial(_default_of, sub), validate_default=True))
+            defs[name] = (tp, Field(default_factory=functools.partial(_default_of, sub), validate_default=True, alias=alias))
         else:
-            defs[name] = (tp, ...)
+            defs[name] = (tp, Field(..., alias=alias))
     if tag is not None:
         defs["kind"] = (Literal[tag], tag)
     base = ConfigDict(extra=extra)
@@ -714,12 +716,12 @@ def model_value(spec: tuple, r: random.Random, defaults: bool = False) -> Any:
         i = r.randrange(len(spec[1]))
         return {**model_value(spec[1][i], r, defaults), "kind": spec[2][i]}
     out = {}
-    for name, sub, has_default, _w in spec[1]:
+    for name, sub, has_default, _w, alias in spec[1]:
         if sub[0] == "optional" and r.random() < 0.2:
             continue
         if has_default and r.random() < 0.3:
             continue
-        out[name] = model_value(sub, r, defaults)
+        out[alias or name] = model_value(sub, r, defaults)
     if spec[2] == "allow" and r.random() < 0.3:
         out["surplus"] = r.choice([1, "s", [2]])
     return out
@@ -753,30 +755,54 @@ def laxify(spec: tuple, v: Any, r: random.Random) -> Any:
         i = spec[2].index(v["kind"])
         return laxify(spec[1][i], v, r)
     if kind == "model":
-        subs = {name: sub for name, sub, *_ in spec[1]}
+        subs = {alias or name: sub for name, sub, _d, _w, alias in spec[1]}
         return {k: laxify(subs[k], x, r) if k in subs else x for k, x in v.items()}
     return v
 
 
 def model_case(r: random.Random) -> tuple:
-    """``(model, aligner options, gold instance, candidate, renderings of the gold)`` for a random model."""
+    """``(model, aligner options, gold, candidate, renderings of the gold)`` for a random model (or a list of one)."""
     spec = model_spec(r)
     model = model_type(spec)
-    gold = model.model_validate(model_value(spec, r))
-    data = gold.model_dump(mode="json", by_alias=True)
-    # an instance's unset fields are fields it omitted (fill_defaults=False makes them missing keys);
-    # validated from its own dump, every field is set
+    many = r.random() < 0.15  # Aligner(list[Model]) over lists of instances
+    if many:
+        spec, model = ("list", spec, None, None), list[model]
+    adapter = TypeAdapter(model)
+    gold = adapter.validate_python(model_value(spec, r))
+    data = adapter.dump_python(gold, mode="json", by_alias=True)
     lax = laxify(spec, data, r)
-    renderings = [type(gold).model_validate(gold.model_dump()), gold.model_dump_json(), data, gold.model_dump(), lax, json.dumps(lax)]
+    renderings = [
+        # an instance's unset fields are fields it omitted (fill_defaults=False makes them missing
+        # keys); validated from its own dump, every field is set
+        adapter.validate_python(adapter.dump_python(gold, by_alias=True)),
+        adapter.dump_json(gold, by_alias=True).decode(),
+        data,
+        adapter.dump_python(gold, by_alias=True),
+        lax,
+        json.dumps(lax),
+    ]
     rate = r.choice([0.0, 0.1, 0.3, 0.6])
     k = r.random()
     pred: Any = mutate(data, r, rate)
     if k < 0.25:
         with contextlib.suppress(ValueError):  # pydantic.ValidationError
-            pred = model.model_validate(pred)  # an instance (of a lax, mutated copy when it validates)
+            pred = adapter.validate_python(pred)  # an instance (of a lax, mutated copy when it validates)
     elif k < 0.5:
         text = as_text(pred, r)
         if text is not None:
             pred = text
+    elif k < 0.6 and not many:
+        # a partial instance, as instructor's Partial streams them: fields not set yet, others holding
+        # values that were never validated (the mutated data), nested models as dicts
+        cls = type(gold)
+        fields = {}
+        for name, info in cls.model_fields.items():
+            roll = r.random()
+            key = info.alias or name
+            if roll < 0.5:
+                fields[name] = getattr(gold, name)
+            elif roll < 0.8 and isinstance(pred, dict) and key in pred:
+                fields[name] = pred[key]
+        pred = cls.model_construct(**fields)
     options = {"fill_defaults": r.random() < 0.7}
     return model, options, gold, pred, renderings
