@@ -10,8 +10,11 @@ import functools
 import itertools
 import math
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pydantic_aligner import (
     Aligner,
@@ -263,6 +266,32 @@ def test_strict_mode_matches_patterns_in_linear_time_too():
 )
 def test_pattern_dialect(pattern, text, expected):
     assert compile_pattern(pattern).search(text) is expected
+
+
+_ATOMS = ["a", "b", "ab", ".", "\\d", "\\w", "\\s", "\\D", "\\W", "[a-c]", "[^ab]", "[\\d_]", "\\.", "-", "[a\\-z]", "\\b", "\\B"]
+_QUANTIFIERS = ["*", "+", "?", "{2}", "{1,}", "{0,2}", "{2,3}", "*?", "+?", "??", "{1,2}?"]
+_patterns = st.recursive(
+    st.sampled_from(_ATOMS),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map("".join),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(" + "|".join(xs) + ")"),
+        inner.map(lambda x: "(?:" + x + ")"),
+        st.tuples(inner, st.sampled_from(_QUANTIFIERS)).map(lambda t: "(" + t[0] + ")" + t[1]),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.tuples(st.sampled_from(["", "^"]), _patterns, st.sampled_from(["", "$"])).map("".join), st.lists(st.text("abcx_-. 19\t", max_size=8), min_size=1, max_size=8))
+def test_the_linear_time_matcher_agrees_with_python_re_where_the_dialects_agree(pattern, texts):
+    # ASCII text without line terminators: ECMA-262 and Python's re (ASCII mode) mean the same there,
+    # except that ECMA's \B matches in an empty text and Python's does not
+    compiled = compile_pattern(pattern)
+    for text in texts:
+        if text == "" and "\\B" in pattern:
+            continue
+        assert compiled.search(text) is (re.search(pattern, text, re.ASCII) is not None), (pattern, text)
 
 
 @pytest.mark.parametrize("pattern", ["(a)\\1", "(?=a)b", "(?<!a)b", "(?i)a", "(a{1000}){1000}"])
