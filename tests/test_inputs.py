@@ -107,6 +107,18 @@ def test_unvalidated_instances_are_read_as_the_values_they_hold():
     assert aligner.score(gold, Entry.model_construct(day=5, amounts=[Decimal("1.5")])) == 0.75
 
 
+def test_text_with_an_escaped_lone_surrogate_validates_through_the_model():
+    # JSON text may spell "\\ud800" (json.loads reads it); the reader re-encoded the data to validate it in
+    # JSON mode, which UTF-8 cannot hold: a valid str field was reported as a serialization error
+    class Note(BaseModel):
+        text: str
+        n: int = 0
+
+    result = Aligner(Note).align({"text": "x"}, '{"text": "x\\ud800", "n": "7"}')
+    assert result.validation_errors == []
+    assert result.pred == {"text": "x\ud800", "n": 7}
+
+
 def test_partial_score_grows_as_the_stream_fills_in():
     steps = [
         Doc.model_construct(title=None, items=[]),
