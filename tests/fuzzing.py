@@ -26,7 +26,8 @@ numbers, and every failure ever found stays an ``@example(seed=...)``. So the bi
 above the 32nd select the generator version (:class:`Draw`): seeds below ``2**32`` replay the
 first generators, ``2**32 + s`` the second (score tables, excused tuple tails, reasoning
 blocks, drafts and broken JSON in text), ``2 * 2**32 + s`` the third (the same cases, scored
-with random :func:`aligner_options`), and so on. A change that alters what an
+with random :func:`aligner_options`), ``3 * 2**32 + s`` the fourth (lone surrogates in values
+and text, JSON inside token soup), and so on. A change that alters what an
 existing seed draws keeps the old branch behind ``version(r) < N`` and bumps :data:`VERSION`;
 the properties draw seeds of the current version.
 """
@@ -50,7 +51,7 @@ from pydantic import ConfigDict, Field, TypeAdapter, create_model
 from pydantic_aligner import Comparator, KeyComparator, NullScore, Order, PrefixWeights, ScoreTable, Weight
 
 #: The current generator version (see the module docstring).
-VERSION = 3
+VERSION = 4
 
 
 class Draw(random.Random):
@@ -378,6 +379,10 @@ HOSTILE_LEAVES = [
     "7",
     7,
 ]
+#: Version 4 on: strings that are not valid Unicode (a lone surrogate, as json.loads leaves for "\ud800").
+HOSTILE_LEAVES_V4 = [*HOSTILE_LEAVES, "x\ud800", "\udc00"]
+#: Version 4 on: tokens of the soup around an answer (brackets, quotes, escapes, fences, tags, a lone surrogate).
+SOUP = ["{", "}", "[", "]", '"', "\\", ",", ":", " ", "\n", "```", "```json\n", "<think>", "</think>", "a", "1", "-", "'", "\u00e9", "\ud83d", "NaN"]
 
 
 def mutate(v: Any, r: random.Random, rate: float, depth: int = 0) -> Any:
@@ -387,7 +392,7 @@ def mutate(v: Any, r: random.Random, rate: float, depth: int = 0) -> Any:
         if k < 0.4:
             return _other_kind(v, r)
         if k < 0.7:
-            return r.choice(HOSTILE_LEAVES)
+            return r.choice(HOSTILE_LEAVES if version(r) < 4 else HOSTILE_LEAVES_V4)
         if k < 0.85:
             deep: Any = v
             for _ in range(r.choice([3, 50, 300])):
@@ -479,6 +484,9 @@ def as_text(v: Any, r: random.Random) -> str | None:
         draft = json.dumps(mutate(v, r, 0.5))
     except (RecursionError, TypeError, ValueError):  # a candidate nested hundreds of levels deep
         draft = '{"draft": true}'
+    if version(r) >= 4 and r.random() < 0.12:  # the answer (raw Unicode, lone surrogates included) inside token soup
+        soup = ["".join(r.choice(SOUP) for _ in range(r.randint(0, 30))) for _ in range(2)]
+        return soup[0] + r.choice(["\n", " ", ""]) + json.dumps(v, ensure_ascii=False) + r.choice(["\n", " ", ""]) + soup[1]
     k = r.random()
     if k < 0.3:
         return text

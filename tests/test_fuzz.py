@@ -111,6 +111,7 @@ def check_pair(a: Aligner, gold, pred, allowed: type | tuple = AlignerError) -> 
 @example(seed=195)  # the objective's optimistic bound read a candidate non-identifier as a free identifier (IndexError)
 @example(seed=13347056)  # a tuple's weightless tail element shifted into a slot the patch emptied
 @example(seed=855033582)  # the same, from candidate text, with ignoreExcess inside the slots
+@example(seed=13328185760)  # candidate text holding a lone surrogate: a bare TypeError from pydantic_core
 def test_fuzz_scores_errors_identity_repairs_and_patches(seed):
     s, gold, pred, options = make_case(seed)
     a = build(s, **options)
