@@ -534,7 +534,7 @@ def test_hostile_text_ends_in_a_value_or_a_typed_error(text):
     assert isinstance(parsed, Parsed)
 
 
-HOSTILE_ALPHABET = st.sampled_from([*'[]{}",:\\ \n\'1-.etruTfalsN', "```", "```json\n", "<think>", "</think>", "\\u12"])
+HOSTILE_ALPHABET = st.sampled_from([*'[]{}",:\\ \n\'1-.etruTfalsN', "```", "```json\n", "<think>", "</think>", "\\u12", "\\ud800", "\ud800", "\udc00"])
 
 
 @given(st.lists(HOSTILE_ALPHABET, max_size=300).map("".join), st.booleans())
