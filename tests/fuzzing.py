@@ -276,6 +276,41 @@ def aligner_options(r: random.Random) -> dict:
     return options
 
 
+#: Keywords :func:`vandalise` overwrites, and the junk it writes (wrong types, out of range, malformed).
+SCHEMA_KEYWORDS = [
+    "type", "score", "threshold", "tolerance", "valueWeight", "keyScore", "keyThreshold", "keyImportance", "valueImportance",
+    "additionalProperties", "patternProperties", "properties", "items", "prefixItems", "order", "ignoreExcess", "ignoreMissing",
+    "prefixWeights", "prefixImportance", "restImportance", "anyOf", "oneOf", "allOf", "discriminator", "enum", "const", "nullScore",
+    "idScope", "ref", "scoreTable", "$ref", "$defs", "required", "default", "format", "pattern",
+]  # fmt: skip
+JUNK_VALUES = [
+    None, True, False, 0, -1, 1.5, float("nan"), float("inf"), 1e308, 2**70, "", "x", "align", "exact", "^(a", [], [1], ["a"],
+    [{"type": "string"}, 5], {}, {"a": 1}, {1: {"type": "string"}}, {"^(a": {}}, {"x": 5}, {"type": "string"}, {"$ref": "#/nope"},
+    {"$ref": {"a": 1}}, {"pairs": "x"}, {"pairs": [["a"]]}, {"pairs": [["a", "b", 2]]}, {"pairs": [[1, 2, 0.5]], "default": "x"},
+    {"propertyName": 3},
+]  # fmt: skip
+
+
+def vandalise(s: Any, r: random.Random) -> Any:
+    """A copy of schema ``s`` with one to six keywords, at random nodes, overwritten with junk."""
+    s = copy.deepcopy(s)
+    nodes: list = []
+
+    def collect(x: Any) -> None:
+        if isinstance(x, dict):
+            nodes.append(x)
+            for v in x.values():
+                collect(v)
+        elif isinstance(x, list):
+            for v in x:
+                collect(v)
+
+    collect(s)
+    for _ in range(r.randint(1, 6)):
+        r.choice(nodes)[r.choice(SCHEMA_KEYWORDS)] = copy.deepcopy(r.choice(JUNK_VALUES))
+    return s
+
+
 # ---------------------------------------------------------------------------
 # documents
 

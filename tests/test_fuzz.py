@@ -35,11 +35,12 @@ from fuzzing import (
     relabel,
     schema,
     value,
+    vandalise,
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pydantic_aligner import Aligner, AlignerError, DataError, LimitError, ParseError
+from pydantic_aligner import Aligner, AlignerError, DataError, LimitError, ParseError, SchemaError
 from pydantic_aligner._limits import DEFAULTS
 
 EXAMPLES = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_EXAMPLES", "300"))
@@ -148,6 +149,29 @@ def test_fuzz_pydantic_models_instances_dumps_text_and_lax_inputs(seed):
         warnings.simplefilter("ignore")  # Pydantic's serializer warnings on instances holding invalid values
         # any instance or data is read (invalid parts keep graded credit); only text may be unreadable
         check_pair(a, gold, pred, ParseError if isinstance(pred, str) else ())
+
+
+@FUZZ
+@given(SEEDS)
+@example(seed=13980415036)  # a $ref holding a dict: unhashable as a memo key (bare TypeError)
+@example(seed=15781664377)  # an allOf member that is an int: merged as a mapping (bare TypeError)
+@example(seed=15601257318)  # a type list holding a dict: looked up as a type name (bare TypeError)
+def test_fuzz_hostile_schemas_end_in_a_schema_error_or_a_sane_score(seed):
+    # a generated schema with junk keyword values (wrong types, out of range, malformed $ref, allOf,
+    # scoreTable, patterns): building raises SchemaError naming the path, or the aligner keeps every property
+    r = Draw(seed)
+    s = schema(r)
+    if r.random() < 0.3:
+        s = move_to_defs(s, r)
+    gold = value(s, r)
+    pred = mutate(gold, r, r.choice([0.0, 0.3]))
+    try:
+        a = build(vandalise(s, r))
+    except SchemaError:
+        return
+    with contextlib.suppress(AlignerError):
+        assert a.score(gold, gold) == 1.0
+    check_pair(a, gold, pred)
 
 
 def _shuffled(v: list, r: random.Random) -> list:
