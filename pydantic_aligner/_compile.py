@@ -219,9 +219,13 @@ class _Compiler:
             raise self.error(path, f"{key} must be true or false, got {v!r}")
         return v
 
-    def resolve_pointer(self, ref: str, path: str) -> tuple[Any, str]:
+    def check_ref(self, ref: Any, path: str) -> None:
+        """A ``$ref`` is a local JSON Pointer string (checked before it is used as a key: a dict or list is unhashable)."""
         if not isinstance(ref, str) or not ref.startswith("#"):
             raise self.error(path, f"only local $ref ('#/...') is supported, got {ref!r}")
+
+    def resolve_pointer(self, ref: str, path: str) -> tuple[Any, str]:
+        self.check_ref(ref, path)
         if ref in ("#", "#/"):
             return self.root, "#"
         if not ref.startswith("#/"):
@@ -248,6 +252,7 @@ class _Compiler:
         cpath = path
         while isinstance(node, dict) and "$ref" in node:
             ref = node["$ref"]
+            self.check_ref(ref, path)
             if ref in seen:
                 raise self.error(path, f"$ref cycle without any structure: {sorted(seen)}")
             seen.add(ref)
@@ -270,6 +275,7 @@ class _Compiler:
         if not isinstance(schema, dict):
             raise self.error(path, f"a schema must be an object or a boolean, got {type(schema).__name__}")
         if "$ref" in schema:
+            self.check_ref(schema["$ref"], path)
             siblings = {k: v for k, v in schema.items() if k != "$ref"}
             key = schema["$ref"] if not siblings else (schema["$ref"], _canon(siblings))
             hit = self.memo.get(key)
@@ -314,6 +320,8 @@ class _Compiler:
             inner, _, _ = self.deref(branches[0], f"{cpath}/allOf/0")
             if isinstance(inner, bool):
                 inner = {}
+            if not isinstance(inner, dict):
+                raise self.error(f"{cpath}/allOf/0", f"a schema must be an object or a boolean, got {type(inner).__name__}")
             rest = {k: v for k, v in node.items() if k != "allOf"}
             self.fill(p, {**inner, **rest}, path, cpath, (*merged, branches[0]))
             return
@@ -407,7 +415,7 @@ class _Compiler:
             raise self.error(path, f"type must be a type name or a non-empty list of them, got {t!r}")
         kinds: set[str] = set()
         for name in names:
-            if name not in _TYPE_KINDS:
+            if not isinstance(name, str) or name not in _TYPE_KINDS:
                 raise self.error(path, f"unknown type {name!r}; expected one of {sorted(_TYPE_KINDS)}")
             kinds.add(_TYPE_KINDS[name])
         nullable = KIND_NULL in kinds

@@ -67,6 +67,13 @@ option                 default       when exceeded
 
 Text nothing can be read from raises :class:`ParseError` with the character
 position where reading failed.
+
+**Unicode.** A ``str`` holding a lone surrogate (not valid Unicode; ``json.loads``
+leaves one when an API response carried half of an escaped emoji) is read with
+U+FFFD in its place, so the answer around it is still found and every character
+position keeps its meaning. An escaped lone surrogate (``"\\ud800"``) in a JSON
+string is read as ``json.loads`` reads it. (Bytes must be UTF-8: anything else is a
+:class:`ParseError`.)
 """
 
 from __future__ import annotations
@@ -113,6 +120,7 @@ _START = re.compile(
     r"|\[(?=[ \t\n\r]*(?:[\]\[{\"0-9tfnNI-]|\Z))"
 )
 _ANY_OPEN = re.compile(r"[\[{]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # an opening bracket that json_repair may turn into a value: quoted keys (either quote), JSON or Python items
 _REPAIRABLE = re.compile(r"\{(?=[ \t\n\r]*['\"{}])|\[(?=[ \t\n\r]*(?:['\"\[\]{0-9-]|true|false|null|True|False|None))")
 _REPAIR_MAX_DEPTH = 200  # json_repair raises beyond about 250 levels
@@ -234,6 +242,8 @@ def parse_json_text(
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > max_text_bytes:
             raise LimitError("max_text_bytes", size, max_text_bytes, what="text size (bytes)")
+    if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
+        text = _LONE_SURROGATE.sub("\ufffd", text)  # not valid Unicode (pydantic_core cannot take it): one for one
     return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout).read()
 
 
@@ -323,9 +333,10 @@ class _Reader:
         """``body`` (stripped) as one strict JSON value, or ``_NOTHING``."""
         try:
             value = pydantic_core.from_json(body)
-        except ValueError as e:
-            msg = str(e)
-            if body[0] not in "[{" and "number out of range" in msg:
+        except ValueError:
+            # a scalar pydantic_core refuses but JSON allows (a number past its range, an escaped lone
+            # surrogate): the tokenizer reads it as json.loads does. Containers are found by the scan.
+            if body[0] not in "[{":
                 status, value, end, _ = _read(body, 0, len(body), self.max_depth, self.max_int_digits, 0)
                 if status == _COMPLETE and end == len(body):
                     return value

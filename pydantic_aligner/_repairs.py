@@ -415,6 +415,10 @@ class _Builder:
                     cnt += 1
         lpath = pointer(orig)
         cconf = self.conf(node)
+        # removing an excess tuple slot shifts every later candidate element down by one: the tail
+        # elements kept because they weigh nothing (ignoreExcess, or a rest importance that rounds
+        # to 0 next to a huge prefix importance) would land in the slots, so they go too (delta 0)
+        shrinks = any(rows[t].kind == "excess" for t in range(min(n_prefix, len(rows))))
         for t, r in enumerate(rows):
             v = r.node
             in_tail = t >= n_prefix
@@ -439,7 +443,7 @@ class _Builder:
                     _final=(*final, at),
                 )
             elif r.kind == "excess":
-                if in_tail and r.weight == 0.0:
+                if in_tail and r.weight == 0.0 and not shrinks:
                     continue  # excused (ignoreExcess)
                 j = r.pred_key
                 self.add(

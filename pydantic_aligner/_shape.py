@@ -14,7 +14,10 @@ places are visited:
 * :data:`GENERIC`: anything may be there (``Any``, unions of such types, custom
   serializers, dataclasses): the generic walk converts that subtree.
 
-The result equals ``to_jsonable(dump)`` (a property test checks it on random models).
+The result equals ``to_jsonable(dump)`` (a property test checks it on random models), also
+when a value does not have its declared type: an instance built without validation
+(``model_construct``, an assignment without ``validate_assignment``) may hold anything, and
+every converter hands a value that is not of the type it converts to the generic walk.
 """
 
 from __future__ import annotations
@@ -70,20 +73,33 @@ def _jsonable_leaf(v: Any) -> Any:
     return pydantic_core.to_jsonable_python(v)
 
 
+def _decimal(v: Any) -> Any:
+    return float(v) if isinstance(v, decimal.Decimal) else to_jsonable(v)
+
+
+def _uuid(v: Any) -> Any:
+    return str(v) if isinstance(v, uuid.UUID) else to_jsonable(v)
+
+
+def _date(v: Any) -> Any:
+    return v.isoformat() if type(v) is datetime.date else to_jsonable(v)
+
+
 def _leaf(tp: type) -> Any:
-    """The conversion of a leaf type (``None``: already JSON)."""
+    """The conversion of a leaf type (``None``: already JSON). A value of another type (an unvalidated instance)
+    takes the generic walk."""
     if issubclass(tp, enum.Enum):
         return _enum_value
     if tp is bool or tp is type(None):
         return None
     if issubclass(tp, decimal.Decimal):
-        return float
+        return _decimal
     if issubclass(tp, _PLAIN):
         return None if tp in _PLAIN else GENERIC  # subclasses: the generic walk makes them plain
     if issubclass(tp, uuid.UUID):
-        return str
+        return _uuid
     if tp is datetime.date:
-        return datetime.date.isoformat
+        return _date
     if issubclass(tp, (datetime.date, datetime.time, datetime.timedelta, bytes)):
         return _jsonable_leaf
     return GENERIC
@@ -259,23 +275,26 @@ def _compile(shape: Any, memo: dict) -> Any:
         parts = tuple(_compile(s, memo) if s is not None else None for s in inner)
 
         def tup(v: Any) -> Any:
-            if len(parts) != len(v):
+            if not isinstance(v, (list, tuple)) or len(parts) != len(v):
                 return _generic(v)
             return [x if (f is None or x is None) else f(x) for f, x in zip(parts, v)]
 
         return tup
     f = _compile(inner, memo) if inner is not None else None
+    # a container of another kind than declared (an unvalidated instance) takes the generic walk
     if kind == "seq":
         if f is None:
-            return list
-        return lambda v: [x if x is None else f(x) for x in v]
+            return lambda v: list(v) if isinstance(v, (list, tuple)) else _generic(v)
+        return lambda v: [x if x is None else f(x) for x in v] if isinstance(v, (list, tuple)) else _generic(v)
     if kind == "set":
 
         def as_sorted(v: Any) -> Any:
+            if not isinstance(v, (set, frozenset)):
+                return _generic(v)
             items = list(v) if f is None else [x if x is None else f(x) for x in v]
             return sorted(items, key=lambda x: json.dumps(x, sort_keys=True))
 
         return as_sorted
     if f is None:
-        return lambda v: {json_key(k): x for k, x in v.items()}
-    return lambda v: {json_key(k): (x if x is None else f(x)) for k, x in v.items()}
+        return lambda v: {json_key(k): x for k, x in v.items()} if isinstance(v, dict) else _generic(v)
+    return lambda v: {json_key(k): (x if x is None else f(x)) for k, x in v.items()} if isinstance(v, dict) else _generic(v)

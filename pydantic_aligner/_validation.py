@@ -324,8 +324,9 @@ class ModelReader:
         """``(valid, validated value or None, Pydantic errors)``."""
         try:
             if json_mode:
-                raw = value if isinstance(value, (str, bytes, bytearray)) else pydantic_core.to_json(value)
-                return True, self.adapter.validate_json(raw), []
+                if isinstance(value, (str, bytes, bytearray)):
+                    return True, self.adapter.validate_json(value), []
+                return True, _validate_json_data(self.adapter, value), []
             return True, self.adapter.validate_python(value), []
         except ValidationError as e:
             return False, None, e.errors(include_url=False)
@@ -393,6 +394,17 @@ def _name(tp: Any) -> str:
 # piecewise reading of an invalid value
 
 
+def _validate_json_data(ad: TypeAdapter, value: Any) -> Any:
+    """JSON data read from text, validated as Pydantic validates that text (JSON mode)."""
+    try:
+        raw = pydantic_core.to_json(value)
+    except pydantic_core.PydanticSerializationError:
+        # a string JSON text can spell but UTF-8 cannot hold (a lone surrogate, from the escape "\ud800"):
+        # validated as Python data, the closest reading
+        return ad.validate_python(value)
+    return ad.validate_json(raw)
+
+
 class _Lenient:
     """Reads an invalid value piece by piece: valid pieces coerced, invalid ones raw (with their errors)."""
 
@@ -420,7 +432,7 @@ class _Lenient:
         ad = adapter(tp)
         try:
             if self.json_mode:
-                v = ad.validate_json(pydantic_core.to_json(value))
+                v = _validate_json_data(ad, value)
             else:
                 v = ad.validate_python(value)
         except ValidationError as e:

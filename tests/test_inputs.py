@@ -87,6 +87,38 @@ def test_partial_instances_never_warn_or_crash():
     assert 0.0 <= score < 1.0
 
 
+def test_unvalidated_instances_are_read_as_the_values_they_hold():
+    # fuzzer (Pydantic family): the type-guided reading converted values by their declared type, so an
+    # instance built without validation raised DataError (a str in a date field), a bare AttributeError
+    # (a list in a dict field) or turned strings into numbers (a list[Decimal] holding "1.5")
+    class Entry(BaseModel):
+        day: date
+        amounts: list[Decimal] = []
+        totals: dict[str, Decimal] = {}
+        codes: set[Decimal] = set()
+
+    gold = Entry(day=date(2024, 1, 1), amounts=[Decimal("1.5")])
+    aligner = Aligner(Entry)
+    pred = Entry.model_construct(day="2024-01-01", amounts=["1.5"], totals=[1], codes=[2, 1])
+    result = aligner.align(gold, pred)
+    assert result.pred == {"day": "2024-01-01", "amounts": ["1.5"], "totals": [1], "codes": [2, 1]}
+    assert result.pred == to_jsonable(pred)
+    assert aligner.score(gold, Entry.model_construct(day="2024-01-01", amounts=[Decimal("1.5")])) == 1.0
+    assert aligner.score(gold, Entry.model_construct(day=5, amounts=[Decimal("1.5")])) == 0.75
+
+
+def test_text_with_an_escaped_lone_surrogate_validates_through_the_model():
+    # JSON text may spell "\\ud800" (json.loads reads it); the reader re-encoded the data to validate it in
+    # JSON mode, which UTF-8 cannot hold: a valid str field was reported as a serialization error
+    class Note(BaseModel):
+        text: str
+        n: int = 0
+
+    result = Aligner(Note).align({"text": "x"}, '{"text": "x\\ud800", "n": "7"}')
+    assert result.validation_errors == []
+    assert result.pred == {"text": "x\ud800", "n": 7}
+
+
 def test_partial_score_grows_as_the_stream_fills_in():
     steps = [
         Doc.model_construct(title=None, items=[]),

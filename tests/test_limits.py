@@ -10,8 +10,11 @@ import functools
 import itertools
 import math
 import random
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pydantic_aligner import (
     Aligner,
@@ -265,6 +268,32 @@ def test_pattern_dialect(pattern, text, expected):
     assert compile_pattern(pattern).search(text) is expected
 
 
+_ATOMS = ["a", "b", "ab", ".", "\\d", "\\w", "\\s", "\\D", "\\W", "[a-c]", "[^ab]", "[\\d_]", "\\.", "-", "[a\\-z]", "\\b", "\\B"]
+_QUANTIFIERS = ["*", "+", "?", "{2}", "{1,}", "{0,2}", "{2,3}", "*?", "+?", "??", "{1,2}?"]
+_patterns = st.recursive(
+    st.sampled_from(_ATOMS),
+    lambda inner: st.one_of(
+        st.lists(inner, min_size=2, max_size=3).map("".join),
+        st.lists(inner, min_size=2, max_size=3).map(lambda xs: "(" + "|".join(xs) + ")"),
+        inner.map(lambda x: "(?:" + x + ")"),
+        st.tuples(inner, st.sampled_from(_QUANTIFIERS)).map(lambda t: "(" + t[0] + ")" + t[1]),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.tuples(st.sampled_from(["", "^"]), _patterns, st.sampled_from(["", "$"])).map("".join), st.lists(st.text("abcx_-. 19\t", max_size=8), min_size=1, max_size=8))
+def test_the_linear_time_matcher_agrees_with_python_re_where_the_dialects_agree(pattern, texts):
+    # ASCII text without line terminators: ECMA-262 and Python's re (ASCII mode) mean the same there,
+    # except that ECMA's \B matches in an empty text and Python's does not
+    compiled = compile_pattern(pattern)
+    for text in texts:
+        if text == "" and "\\B" in pattern:
+            continue
+        assert compiled.search(text) is (re.search(pattern, text, re.ASCII) is not None), (pattern, text)
+
+
 @pytest.mark.parametrize("pattern", ["(a)\\1", "(?=a)b", "(?<!a)b", "(?i)a", "(a{1000}){1000}"])
 def test_patterns_that_need_backtracking_are_refused_when_the_aligner_is_built(pattern):
     with pytest.raises(SchemaError, match="unsupported regular expression") as info:
@@ -377,6 +406,22 @@ def test_patch_of_a_tuple_without_tail_removes_the_ignored_elements_that_would_s
     assert r.to_json_patch() == [{"op": "remove", "path": "/3"}, {"op": "remove", "path": "/2"}]
     assert r.patched() == gold and score(gold, r.patched(), schema) == 1.0
     assert abs(sum(o.delta for o in r.repairs()) - (1 - r.score)) < 1e-12
+
+
+@pytest.mark.parametrize("tail", [{"ignoreExcess": True}, {"prefixImportance": 1e308}], ids=["ignore_excess", "rest_weight_rounds_to_0"])
+def test_patch_of_a_tuple_with_a_tail_removes_weightless_tail_elements_that_would_shift_into_its_slots(tail):
+    # fuzz seed 13347056: the tail's weight rounded to 0 next to prefixImportance 1e308, so its excess
+    # element was kept; removing the excess slot /2 moved it into slot 2, and the patched candidate
+    # scored 0.667. The same with ignoreExcess on the tail.
+    schema = {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}, {"type": "string"}],
+              "items": {"type": "string"}, **tail}
+    gold, pred = ["a", 1], ["a", 1, "x", "y"]
+    r = align(gold, pred, schema)
+    assert r.score < 1.0
+    assert r.to_json_patch() == [{"op": "remove", "path": "/3"}, {"op": "remove", "path": "/2"}]
+    assert r.patched() == gold and score(gold, r.patched(), schema) == 1.0
+    assert [o.delta for o in r.repairs()][1] == 0.0
+    assert math.fsum(o.delta for o in r.repairs()) == pytest.approx(1 - r.score, abs=1e-12)
 
 
 def test_a_nan_candidate_id_is_rewritten_by_the_patch():

@@ -410,6 +410,29 @@ def test_long_floats_and_huge_exponents():
 # size and repair limits
 
 
+def test_a_lone_surrogate_in_the_text_is_read_as_a_replacement_character():
+    # fuzzing the reader: a str holding a lone surrogate (json.loads leaves one for a broken "\\ud83d"
+    # escape in an API response) made pydantic_core raise a bare TypeError, for any text around it
+    text = 'Voil\u00e0 \ud83d! {"a": "x\ud800", "b": 1}'
+    parsed = parse_json_text(text)
+    assert parsed.value == {"a": "x\ufffd", "b": 1}
+    assert (parsed.start, parsed.end) == (text.index("{"), len(text))  # positions keep their meaning
+    assert parse_json_text('{"a": 1}\udc00').value == {"a": 1}
+    with pytest.raises(ParseError):
+        parse_json_text("\ud800")
+    exact = {"type": "object", "properties": {"a": {"type": "string", "score": "exact"}, "b": {"type": "integer"}}}
+    assert Aligner(exact).score({"a": "x", "b": 1}, text) == 0.5
+    assert Aligner(exact).score({"a": "x\ufffd", "b": 1}, text) == 1.0
+
+
+def test_an_escaped_lone_surrogate_is_read_as_json_loads_reads_it():
+    # pydantic_core refuses "\\ud800" (valid JSON, invalid Unicode); a container was read by the scan,
+    # a scalar was not read at all
+    for text in ('"\\ud800"', '{"a": "\\ud800"}', '["\\udc00x", 1]'):
+        assert parse_json_text(text).value == json.loads(text)
+        assert parse_json_text(text).flags == frozenset()
+
+
 def test_max_text_bytes():
     text = "x" * 101
     with pytest.raises(LimitError) as info:
@@ -511,7 +534,7 @@ def test_hostile_text_ends_in_a_value_or_a_typed_error(text):
     assert isinstance(parsed, Parsed)
 
 
-HOSTILE_ALPHABET = st.sampled_from([*'[]{}",:\\ \n\'1-.etruTfalsN', "```", "```json\n", "<think>", "</think>", "\\u12"])
+HOSTILE_ALPHABET = st.sampled_from([*'[]{}",:\\ \n\'1-.etruTfalsN', "```", "```json\n", "<think>", "</think>", "\\u12", "\\ud800", "\ud800", "\udc00"])
 
 
 @given(st.lists(HOSTILE_ALPHABET, max_size=300).map("".join), st.booleans())

@@ -178,3 +178,22 @@ def test_the_fast_dump_equals_the_generic_conversion(drawn):
     assert reader.read(gold.model_dump(), "pred") == (expected, [])
     assert reader.read(gold.model_dump_json(), "pred", json_mode=True) == (expected, [])
     assert json.loads(json.dumps(expected)) == expected  # plain JSON data all the way down
+
+
+@SETTINGS
+@given(instances(), st.data())
+def test_an_unvalidated_instance_is_read_as_the_generic_conversion_of_what_it_holds(drawn, data):
+    """An instance built without validation (``model_construct``) may hold values of any type; each is read as
+    the JSON it is (fuzzer, Pydantic family: a ``date`` field holding a string raised ``DataError``, a
+    ``dict`` field holding a list a bare ``AttributeError``, a ``list[Decimal]`` holding strings became numbers)."""
+    from pydantic_aligner._inputs import to_jsonable
+
+    _spec, cls, gold = drawn
+    name = data.draw(st.sampled_from(sorted(cls.model_fields)))
+    wrong = data.draw(st.sampled_from([5, 2.5, "x", "2024-01-01", "1.5", [1, "a"], ["1.5"], {"k": "x"}, True]))
+    pred = cls.model_construct(**{**{k: getattr(gold, k) for k in gold.model_fields_set}, name: wrong})
+    reader = Aligner(cls)._reader
+    got, issues = reader.read(pred, "pred")
+    assert issues == []
+    assert got == to_jsonable(pred)
+    assert got[cls.model_fields[name].alias or name] == to_jsonable(wrong)

@@ -344,3 +344,22 @@ def test_misplaced_keywords_with_valid_values_warn_that_they_are_ignored():
     with pytest.warns(AlignerWarning, match=r"#/properties/n: order, ignoreExcess apply only to array nodes and are ignored here"):
         a = Aligner({"type": "object", "properties": {"n": {"type": "integer", "order": "align", "ignoreExcess": True}}})
     assert a.score({"n": 1}, {"n": 2}) == 0.5
+
+
+# ---------------------------------------------------------------------------
+# keyword values of the wrong type (found by fuzzing schemas with junk keyword values: each was a bare TypeError)
+
+
+@pytest.mark.parametrize(
+    ("schema", "path", "match"),
+    [
+        ({"$ref": {"a": 1}}, "#", "only local $ref ('#/...') is supported, got {'a': 1}"),
+        ({"type": "object", "properties": {"a": {"$ref": ["x"]}}}, "#/properties/a", "only local $ref"),
+        ({"anyOf": [{"$ref": {}}, S]}, "#/anyOf/0", "only local $ref"),
+        ({"allOf": ["x"]}, "#/allOf/0", "a schema must be an object or a boolean, got str"),
+        ({"allOf": [5]}, "#/allOf/0", "a schema must be an object or a boolean, got int"),
+        ({"type": [{"type": "string"}, "null"]}, "#", "unknown type {'type': 'string'}"),
+    ],
+)
+def test_keyword_values_of_the_wrong_type_raise_schema_error(schema, path, match):
+    assert_error(schema, path, match)
