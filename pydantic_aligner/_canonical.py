@@ -49,7 +49,7 @@ from ._compile import any_pos
 from ._engine import _KIND
 from ._engine import _unsupported as _make_unsupported
 from ._plan import ARR, OBJ, UNION, Pos, RefSpec, kind_of
-from ._referential import _walk_branch
+from ._referential import _id_value, _walk_branch, value_pos
 
 __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 
@@ -67,11 +67,7 @@ def _unsupported(v: Any) -> Exception:
     return _make_unsupported(v, None, "document")
 
 
-def _id_of(v: Any) -> Any:
-    """An identifier as a hashable primitive, or None (as ``_referential._id_value``)."""
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        return None
-    return v
+_id_of = _id_value  # an identifier as a hashable primitive, or None (NaN identifies nothing)
 
 
 _branch = _walk_branch
@@ -149,7 +145,7 @@ class _Doc:
             parts = []
             out = {}
             for key, val in v.items():
-                vp = h.value_pos(key) if h is not None and h.tag == OBJ else None
+                vp = value_pos(h, key) if h is not None and h.tag == OBJ else None
                 txt, cv = self.fold(vp if vp is not None else _ANY, val)
                 parts.append(repr(key) + ":" + txt)
                 out[key] = cv
@@ -220,7 +216,7 @@ class _Doc:
             props = h.props
             for key, val in v.items():
                 label = ("k", key)
-                vp = props.get(key) or h.value_pos(key)
+                vp = props.get(key) or value_pos(h, key)
                 if vp is None:
                     txt, cv = self.fold(_ANY, val)
                     d = ("F", txt, cv)
@@ -352,6 +348,15 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
                 extra.setdefault(index[v], []).append(("id-item", d[1], _id_of(d[2]) is not None))
     for i, marks in extra.items():
         seeds[i] = (*seeds[i], tuple(sorted(marks, key=repr)))
+    # records that repeat an identifier are linked through a vertex of that identifier: which records share
+    # an id is structure (else look-alike holders of different ids would be interchangeable, and which id
+    # came first in the canonical order would follow the list's order)
+    for name in sorted(doc.records):
+        for vids in doc.records[name].values():
+            if len(vids) > 1:
+                seeds.append(("same-id", name))
+                for v in vids:
+                    edges.append((index[v], ("same-id", name), len(seeds) - 1))
     return seeds, edges, keep, collapsed
 
 
@@ -585,19 +590,30 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
     from_canon: dict[str, dict] = {}
     for name in ref.scopes:
         first: dict[Any, int] = {}
+        spelling: dict[Any, Any] = {}
         for vid, rid in doc.rec_order[name]:
-            if rid is not None and (rid not in first or rank[vid] < first[rid]):
+            if rid is None:
+                continue
+            if rid not in first or rank[vid] < first[rid]:
                 first[rid] = rank[vid]
+            # one identifier, several spellings (7 and 7.0, 0.0 and -0.0): the same one whatever the order
+            old = spelling.setdefault(rid, rid)
+            if old is not rid and _spelling_key(rid) < _spelling_key(old):
+                spelling[rid] = rid
         fwd: dict[Any, Any] = {}
         back: dict[Any, Any] = {}
         for k, rid in enumerate(sorted(first, key=first.__getitem__)):
             new = f"#{k}" if isinstance(rid, str) else k
             fwd[rid] = new
-            back[new] = rid
+            back[new] = spelling[rid]
         to_canon[name] = fwd
         from_canon[name] = back
     ids = {name: [rid for _, rid in doc.rec_order[name] if rid is not None] for name in ref.scopes}
     return Canonical(_Rebuild(doc, rank, to_canon, collapsed).value(top), to_canon, from_canon, lab.complete, ids, doc.refs)
+
+
+def _spelling_key(rid: Any) -> tuple:
+    return (type(rid) is float, repr(rid))
 
 
 class _Rebuild:

@@ -44,6 +44,7 @@ from ._assign import PAIR, assign, monotone, quantize
 from ._compile import any_pos
 from ._engine import _KIND, Ctx, _id_like, _key_rows, score
 from ._plan import ARR, OBJ, RefSpec, kind_of
+from ._referential import value_pos
 
 __all__ = ["Objective"]
 
@@ -359,7 +360,7 @@ class _Kernel:
                     return None
                 continue
             for key in gv:
-                vp = h.props.get(key) or h.value_pos(key)
+                vp = h.props.get(key) or value_pos(h, key)
                 if vp is not None and vp.special is not None:
                     continue
                 if obj.keys_at((*dpath, i, key)):

@@ -40,7 +40,7 @@ from ._matrix import handler_matrix
 from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
-__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs"]
+__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
 
 #: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
 CYCLE_ROUNDS = 10
@@ -49,10 +49,21 @@ _MAP = object()  # marker in a suffix: the id sits below a map value (not addres
 
 
 def _id_value(v: Any) -> Any:
-    """An identifier as a hashable primitive, or None."""
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+    """An identifier as a hashable primitive, or None.
+
+    NaN is equal to nothing, itself included, so it identifies nothing: a record
+    whose identifier is NaN has none, and a NaN reference points at no record
+    (were NaN a key, two NaN objects would match or not by object identity).
+    """
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or v != v:
         return None
     return v
+
+
+def value_pos(h: Any, key: Any) -> Pos | None:
+    """``h.value_pos(key)`` for a document key; a key that is no string has no declared position (the main
+    pass reports it as a typed error, with its path)."""
+    return h.value_pos(key) if type(key) is str else None
 
 
 def _pointer(path: tuple) -> str:
@@ -432,7 +443,7 @@ class Referential:
                     vp = h.props.get(key)
                     edge = ("p", key)
                     if vp is None:
-                        vp = h.value_pos(key)
+                        vp = value_pos(h, key)
                         edge = ("a",)
                         if vp is None:
                             continue
@@ -726,12 +737,17 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
     whether some gold record maps to a candidate key.
 
     A gold record mapped to key ``v`` is paired with the candidate record of
-    this list that has key ``v`` (the most similar one, the first on ties, if
-    the candidate repeats the id); a pair of similarity 0 is split, as in any
+    this list that has key ``v``; a pair of similarity 0 is split, as in any
     list. When ``v`` is in another list (nested record lists) or nowhere, the
     gold record is unmatched here, and so is a candidate record whose gold
     counterpart is elsewhere. What is left (items without identifier, unmapped
-    records, repeated candidate ids) is paired by :func:`~._assign.assign`.
+    records, the other holders of a repeated candidate id) is paired by
+    :func:`~._assign.assign`.
+
+    When the candidate repeats ``v`` in this list, which of its holders the
+    gold record takes is decided together with the pairing of what is left
+    (:func:`_joint_pairs`): the reading with the best list total, never the
+    list's order.
     """
     if by_p is None:
         by_p = {}
@@ -742,6 +758,7 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
     claimed: set[int] = set()
     here: set = set()
     lg: list[int] = []
+    repeated: list[tuple[int, list[int]]] = []
     for i, key in enumerate(gkeys):
         if key is None:
             lg.append(i)
@@ -754,19 +771,51 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
         cols = by_p.get(v)
         if not cols:
             continue  # its candidate record is in another list
+        if len(cols) > 1:
+            repeated.append((i, cols))
+            continue
         j = cols[0]
-        for c in cols[1:]:
-            if S[i, c] > S[i, j]:
-                j = c
         claimed.add(j)
         if S[i, j] > 0.0:
             pairs[i] = j
     lp = [j for j, key in enumerate(pkeys) if j not in claimed and (key is None or key in here or not in_image(key))]
-    if lg and lp:
+    if repeated:
+        pairs.update(_joint_pairs(S, repeated, lg, lp))
+    elif lg and lp:
         sub = assign(S[np.ix_(lg, lp)])
         for a, b in sub.items():
             pairs[lg[a]] = lp[b]
     return pairs
+
+
+def _joint_pairs(S: np.ndarray, repeated: list[tuple[int, list[int]]], lg: list[int], lp: list[int]) -> dict[int, int]:
+    """The pairing when gold records map to a candidate id that several records of the list hold.
+
+    Each such gold record must take one holder of its id (a holder of
+    similarity 0 is taken and split, as for a single holder); the rows left
+    over (``lg``) may take any column of ``lp`` (which holds the other holders)
+    or none. One assignment decides both, with :func:`~._assign.assign`'s
+    lexicographic objective (quantised total, then positive pairs), so which
+    holder is taken never depends on the order of the list.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    rows = [i for i, _ in repeated] + lg
+    col_of = {j: c for c, j in enumerate(lp)}
+    nr, nc = len(rows), len(lp)
+    sub = S[np.ix_(rows, lp)]
+    pos = sub > 0.0
+    W = np.full((nr, nc + len(lg)), -np.inf)
+    W[:, :nc] = quantize(sub) * float(min(nr, nc) + 1) + pos
+    for r, (_, cols) in enumerate(repeated):
+        allowed = np.zeros(nc, dtype=bool)
+        allowed[[col_of[j] for j in cols]] = True
+        W[r, :nc][~allowed] = -np.inf
+    if lg:
+        # a left-over gold record may stay unpaired: a column of its own, worth nothing
+        W[len(repeated) :, nc:] = np.where(np.eye(len(lg), dtype=bool), 0.0, -np.inf)
+    r, c = linear_sum_assignment(W, maximize=True)
+    return {rows[a]: lp[b] for a, b in zip(r.tolist(), c.tolist()) if b < nc and pos[a, b]}
 
 
 def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
