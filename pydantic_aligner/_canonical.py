@@ -70,6 +70,12 @@ def _unsupported(v: Any) -> Exception:
 _id_of = _id_value  # an identifier as a hashable primitive, or None (NaN identifies nothing)
 
 
+def _id_sort(v: Any) -> str:
+    """What an identifier is, its value aside: none, or its JSON type (a string id in an integer scope is not
+    interchangeable with an integer one: references of the scope's type never reach it)."""
+    return "" if _id_of(v) is None else _KIND[type(v)]
+
+
 _branch = _walk_branch
 
 
@@ -179,7 +185,7 @@ class _Doc:
             if not scopes:
                 return ("I", sp.scope, v)
             rid = _id_of(v)
-            seed = ("idrecord", pos.path, tuple(sorted(scopes)), rid is not None, "" if rid is not None else repr(v))
+            seed = ("idrecord", pos.path, tuple(sorted(scopes)), _id_sort(v), "" if rid is not None else repr(v))
             vid = self.vertex(seed, pos.path, True)
             self.desc[vid] = ("P", v, scopes[0])
             for name in scopes:
@@ -225,7 +231,7 @@ class _Doc:
                 else:
                     d = self.child(vp, val, False)
                     if d[0] == "I":
-                        folded.append((label, "id", d[1], _id_of(d[2]) is not None))
+                        folded.append((label, "id", d[1], _id_sort(d[2])))
                 if d[0] == "F":
                     folded.append((label, d[1]))
                 kids.append((label, d))
@@ -263,7 +269,7 @@ class _Doc:
             if d[0] == "F":
                 folded.append((label, d[1]))
             elif d[0] == "I":
-                folded.append((label, "id", d[1], _id_of(d[2]) is not None))
+                folded.append((label, "id", d[1], _id_sort(d[2])))
         folded_bag = tuple(sorted(d[1] for d in bag if d[0] == "F"))
         rec = tuple(sorted((name, rid is not None) for name, rid in scopes))
         vid = self.vertex((tag, path, rec, tuple(folded), folded_bag, rest), path, bool(scopes))
