@@ -71,9 +71,10 @@ _id_of = _id_value  # an identifier as a hashable primitive, or None (NaN identi
 
 
 def _id_sort(v: Any) -> str:
-    """What an identifier is, its value aside: none, or its JSON type (a string id in an integer scope is not
-    interchangeable with an integer one: references of the scope's type never reach it)."""
-    return "" if _id_of(v) is None else _KIND[type(v)]
+    """What an identifier is, its value aside: its JSON type (a string id in an integer scope is not
+    interchangeable with an integer one: references of the scope's type never reach it); a value that identifies
+    nothing (null, NaN, true, a list, ...) is kept as it is in the copy, so it is part of the colour."""
+    return _KIND[type(v)] if _id_of(v) is not None else "!" + repr(v)
 
 
 _branch = _walk_branch
@@ -185,7 +186,7 @@ class _Doc:
             if not scopes:
                 return ("I", sp.scope, v)
             rid = _id_of(v)
-            seed = ("idrecord", pos.path, tuple(sorted(scopes)), _id_sort(v), "" if rid is not None else repr(v))
+            seed = ("idrecord", pos.path, tuple(sorted(scopes)), _id_sort(v))
             vid = self.vertex(seed, pos.path, True)
             self.desc[vid] = ("P", v, scopes[0])
             for name in scopes:
