@@ -261,7 +261,7 @@ class _Doc:
             labelled += [(("x", L + i), d) for i, d in enumerate(tail)]
             bag = []
         vid = self._container(pos.path, "a" if h.align else "f", labelled, bag, scopes, len(rest))
-        self.desc[vid] = ("A", head, tail, h.align, rest)
+        self.desc[vid] = ("A", head, tail, h.align, rest, v)
         return ("V", vid)
 
     def _container(self, path: str, tag: str, labelled: list, bag: list, scopes: list, rest: int = 0) -> int:
@@ -572,15 +572,18 @@ class Canonical:
     when the labelling search hit its budget.
     """
 
-    __slots__ = ("complete", "doc", "from_canon", "ids", "refs", "to_canon")
+    __slots__ = ("complete", "doc", "from_canon", "ids", "origins", "refs", "to_canon")
 
-    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool, ids: dict, refs: list) -> None:
+    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool, ids: dict, refs: list, origins: dict) -> None:
         self.doc = doc
         self.to_canon = to_canon
         self.from_canon = from_canon
         self.complete = complete
         self.ids = ids  # scope -> the original identifiers of the records, in document order (repeats kept)
         self.refs = refs  # (RefSpec, original value) of every reference
+        # id(order-agnostic list of the copy, without prefix items) -> (the original list, order, the list of the
+        # copy): item k of the copy is item order[k] of the original
+        self.origins = origins
 
 
 def canonicalize(ref: Any, value: Any) -> Canonical:
@@ -616,7 +619,9 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
         to_canon[name] = fwd
         from_canon[name] = back
     ids = {name: [rid for _, rid in doc.rec_order[name] if rid is not None] for name in ref.scopes}
-    return Canonical(_Rebuild(doc, rank, to_canon, collapsed).value(top), to_canon, from_canon, lab.complete, ids, doc.refs)
+    rebuild = _Rebuild(doc, rank, to_canon, collapsed)
+    copy = rebuild.value(top)
+    return Canonical(copy, to_canon, from_canon, lab.complete, ids, doc.refs, rebuild.origins)
 
 
 def _spelling_key(rid: Any) -> tuple:
@@ -630,6 +635,7 @@ class _Rebuild:
         self.to_canon = to_canon
         self.collapsed = collapsed
         self.texts: dict[tuple, str] = {}
+        self.origins: dict[int, tuple] = {}  # id(order-agnostic list of the copy) -> (original list, order, the list)
 
     def ref(self, spec: RefSpec, value: Any) -> Any:
         rid = _id_of(value)
@@ -675,7 +681,13 @@ class _Rebuild:
             return node[1] if rid is None else self.to_canon[node[2]].get(rid, node[1])
         if kind == "O":
             return {label[1]: (cd[2] if cd[0] == "F" else self.value(cd)) for label, cd in node[1]}
-        _, head, tail, align, rest = node
-        if align:
-            tail = sorted(tail, key=self.key)
-        return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
+        _, head, tail, align, rest, orig = node
+        if not align:
+            return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
+        key = self.key
+        order = sorted(range(len(tail)), key=lambda k: key(tail[k]))
+        out = [self.value(cd) for cd in head] + [self.value(tail[k]) for k in order] + rest
+        if not head and not rest:
+            # which original item each item of the copy is (the main pass reuses the search's pairing)
+            self.origins[id(out)] = (orig, order, out)
+        return out

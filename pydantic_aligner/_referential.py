@@ -27,6 +27,7 @@ not settle).
 from __future__ import annotations
 
 import functools
+import gc
 import warnings
 from typing import Any
 
@@ -221,9 +222,10 @@ def _kahn(scopes: dict[str, Scope]) -> tuple[list[str], list[str]]:
 
 
 class _Ref:
-    __slots__ = ("dpath", "epath", "frames", "scope", "spec", "value")
+    __slots__ = ("dpath", "epath", "frames", "rel", "scope", "spec", "value")
 
     def __init__(self, spec: RefSpec, value: Any, dpath: tuple, epath: tuple, frames: tuple) -> None:
+        self.rel: tuple | None = None  # (carrier depth, repr of its edge path below it), for carrier labels
         self.scope = spec.scope
         self.spec = spec
         self.value = value
@@ -235,13 +237,50 @@ class _Ref:
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("ordered", "records", "refs", "under")
+    __slots__ = ("carriers", "ordered", "records", "refs", "under")
 
     def __init__(self) -> None:
         self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
         self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
         self.refs: list[_Ref] = []
         self.under: dict[tuple, list[_Ref]] | None = None
+        self.carriers: dict[str, list] | None = None
+
+    def carriers_of(self, name: str) -> list:
+        """The carriers of the references into scope ``name`` (SPEC 9.5), in the order their first reference
+        was met: ``[ckey, scalars, xrefs, place, endpoints]``, endpoints ``(role, value)`` sorted by role,
+        xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
+        scopes."""
+        if self.carriers is None:
+            frames = [_carrier_frame(r.frames) for r in self.refs]
+            ckeys = {r.dpath[:f] for r, f in zip(self.refs, frames)}
+            below: dict[tuple, list] = {}  # carrier key -> the references at or below it, in document order
+            for r in self.refs:
+                d = r.dpath
+                for k in range(len(d)):
+                    if d[:k] in ckeys:
+                        below.setdefault(d[:k], []).append(r)
+            by_scope: dict[str, dict] = {}
+            info: dict[tuple, list] = {}
+            for r, f in zip(self.refs, frames):
+                ckey = r.dpath[:f]
+                entry = info.get(ckey)
+                if entry is None:
+                    cpos, cval, _, ordered = r.frames[f]
+                    # a carrier's place in an ordered list or tuple is structure too
+                    place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval), [(x, f) for x in below.get(ckey, ())], place]
+                groups = by_scope.setdefault(r.scope, {})
+                group = groups.get(ckey)
+                if group is None:
+                    group = groups[ckey] = [*entry, []]
+                role = r.epath[f:]
+                group[4].append((repr(role), role, r.value))
+            for groups in by_scope.values():
+                for group in groups.values():
+                    group[4] = [(role, v) for _, role, v in sorted(group[4], key=lambda e: e[0])]
+            self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
+        return self.carriers.get(name, [])
 
     def refs_under(self, dpath: tuple) -> list[_Ref]:
         if self.under is None:
@@ -346,8 +385,16 @@ class Referential:
             out.append(keys)
         return out[0], out[1]
 
-    def record_pairs(self, ctx: Ctx, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
-        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists."""
+    def record_pairs(self, ctx: Ctx, h: Any, G: list, P: list, S: np.ndarray, reuse: dict | None = None) -> dict[int, int] | None:
+        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists.
+
+        ``reuse`` holds the pairings the search's objective ended with, per pair of original lists: the same
+        similarities (bit for bit), so the same pairing, without solving it again.
+        """
+        if reuse:
+            hit = reuse.get((id(G), id(P)))
+            if hit is not None and hit[0] is G and hit[1] is P and S.shape == (len(G), len(P)):
+                return dict(hit[2])
         keys = self.record_keys(h, G, P)
         if keys is None:
             return None
@@ -466,6 +513,20 @@ class Referential:
 
     # -- per call -------------------------------------------------------------
     def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
+        # the derivation allocates many small containers that live until the call ends (copies, indexes, graphs):
+        # each allocation-triggered collection of Python's cyclic garbage collector would traverse them, the
+        # documents and the rest of the process's objects again (a fifth of the time on large graphs); it is
+        # paused meanwhile (none of them forms a cycle, and the collector runs as usual afterwards)
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._prepare(ctx, gold, pred)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
         mode = self.options.get("bijection_search", "reference")
         if mode == "reference":
             gidx = self.index(gold)
@@ -503,9 +564,10 @@ class Referential:
         self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
         cctx.ids_mapped = True
         cctx.record_pairs = functools.partial(self.record_pairs, cctx)
-        Search(self, cctx, cgidx, cpidx, costs).run(mode)
+        search = Search(self, cctx, cgidx, cpidx, costs)
+        search.run(mode)
         ctx.ids_mapped = True
-        ctx.record_pairs = functools.partial(self.record_pairs, ctx)
+        ctx.record_pairs = functools.partial(self.record_pairs, ctx, reuse=_reused_pairs(search.obj, cg.origins, cp.origins))
         for name, mp in cctx.mappings.items():
             to_g, back_p = cg.to_canon[name], cp.from_canon[name]
             out: dict[Any, Any] = {}
@@ -679,26 +741,13 @@ class Referential:
             if rid is not None and rid not in g.seeds:
                 place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
                 g.add_vertex(rid, _scalars(definer, rec) + place)
-        vertices = set(g.seeds)
-        groups: dict[tuple, list] = {}
-        for r in idx.refs:
-            if r.scope != name:
-                continue
-            f = _carrier_frame(r.frames)
-            ckey = r.dpath[:f]
-            entry = groups.get(ckey)
-            if entry is None:
-                cpos, cval, _, ordered = r.frames[f]
-                # a carrier's place in an ordered list or tuple is structure too
-                place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
-                entry = groups[ckey] = [r.epath[:f], cpos, cval, [], place]
-            entry[3].append((r.epath[f:], r.value))
+        vertices = g.seeds
         hub = 0
-        for ckey, (cepath, cpos, cval, eps, place) in groups.items():
-            endpoints = [(role, v) for role, v in sorted(eps, key=lambda e: repr(e[0])) if _id_value(v) is not None and v in vertices]
+        for _, scalars, xrefs, place, eps in idx.carriers_of(name):
+            endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
             if not endpoints:
                 continue
-            label = self._carrier_label(name, idx, ckey, cepath, cpos, cval, resolved, gold) + place
+            label = _carrier_label(name, scalars, xrefs, resolved, gold) + place
             if len(endpoints) == 1:
                 (role, v) = endpoints[0]
                 g.add(v, v, ("unary", role), label)
@@ -713,19 +762,52 @@ class Referential:
                     g.add(v, key, ("member", role), label)
         return g
 
-    def _carrier_label(self, name: str, idx: _Index, ckey: tuple, cepath: tuple, cpos: Pos, cval: Any, resolved: dict, gold: bool) -> tuple:
-        items = list(_scalars(cpos, cval))
-        for r in idx.refs_under(ckey):
-            if r.scope == name or r.scope not in resolved:
-                continue
-            value = r.value
-            if gold:
-                try:
-                    value = resolved[r.scope].get(value)
-                except TypeError:
-                    value = None
-            items.append(("xref", r.scope, repr(r.epath[len(cepath):]), value))
-        return tuple(sorted(items, key=repr))
+
+def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold: bool) -> tuple:
+    """A carrier's label: its exactly comparable scalars and its references into other, resolved scopes
+    (the gold's read through their mappings), sorted by ``repr``."""
+    items = list(scalars)
+    for x, depth in xrefs:
+        scope = x.scope
+        if scope == name or scope not in resolved:
+            continue
+        cached = x.rel
+        if cached is not None and cached[0] == depth:
+            rel = cached[1]
+        else:
+            rel = repr(x.epath[depth:])
+            x.rel = (depth, rel)
+        value = x.value
+        if gold:
+            try:
+                value = resolved[scope].get(value)
+            except TypeError:
+                value = None
+        items.append(("xref", scope, rel, value))
+    return tuple(sorted(items, key=repr))
+
+
+def _reused_pairs(obj: Any, gorigins: dict, porigins: dict) -> dict:
+    """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs)``: the pairing of each
+    order-agnostic list of the objective (on the canonical copies), in the original lists' indices."""
+    out: dict = {}
+    clash: set = set()
+    for lst in obj.lists():
+        if not lst.align:
+            continue
+        og, op = gorigins.get(id(lst.g)), porigins.get(id(lst.p))
+        if og is None or op is None:
+            continue
+        gorder, porder = og[1], op[1]
+        r, c = lst.pairs
+        pairs = {gorder[i]: porder[j] for i, j in zip(r.tolist(), c.tolist())}
+        key = (id(og[0]), id(op[0]))
+        if key in out and out[key][2] != pairs:
+            clash.add(key)  # one list object at two places of a document, paired differently
+        out[key] = (og[0], op[0], pairs)
+    for key in clash:
+        del out[key]
+    return out
 
 
 def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image: Any, by_p: dict | None = None) -> dict[int, int]:

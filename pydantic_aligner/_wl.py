@@ -101,7 +101,7 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     >>> [cg[1] == cp["z"], cg[2] == cp["y"], cg[1] == cg[2]]
     [True, True, False]
     """
-    src, dst, code, deg, width, first = _prepare(gold, pred)
+    src, dst, code, _, width, first = _prepare(gold, pred)
     gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
     start = [gs[v] for v in gold.seeds] + [ps[v] for v in pred.seeds]
     seed_codes = _canonical_codes(start)
