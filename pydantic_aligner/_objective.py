@@ -242,7 +242,7 @@ class _List:
     def rows(self, rows: list[int], obj: Objective, open_keys: set | None = None) -> np.ndarray:
         """Similarity rows of gold items ``rows`` under the current mappings (optimistic for ``open_keys``)."""
         if self.kernel is not None:
-            return self.kernel.rows(rows, obj, open_keys is not None)
+            return self.kernel.rows(self.S, rows, obj, open_keys is not None)
         if open_keys is not None:
             out = self.S[rows]
             for k, i in enumerate(rows):
@@ -344,7 +344,7 @@ class _Kernel:
     undecided identifier match any candidate identifier still available.
     """
 
-    __slots__ = ("blocks", "gpos", "lst", "whole")
+    __slots__ = ("blocks", "gpos", "whole")
 
     @staticmethod
     def build(lst: _List, obj: Objective, dpath: tuple) -> _Kernel | None:
@@ -370,7 +370,6 @@ class _Kernel:
     def __init__(self, lst: _List, obj: Objective, h: Any) -> None:
         ctx = obj.ctx
         G, P = lst.g, lst.p
-        self.lst = lst
         ggroups: dict[tuple, list[int]] = {}
         for i, g in enumerate(G):
             if type(g) is dict:
@@ -419,11 +418,12 @@ class _Kernel:
             if desc is not None and rows_g == list(range(lst.n)) and len(cols) == lst.m:
                 self.whole = desc
 
-    def rows(self, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+    def rows(self, S: np.ndarray, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+        """Rows ``rows`` of the list's matrix ``S``, recomputed."""
         if self.whole is not None:
             # one key sequence on each side and every candidate item an object: the block is the whole row
             return self.whole.values(rows, obj, optimistic)
-        out = self.lst.S[rows]
+        out = S[rows]
         groups: dict[int, tuple[list[int], list[int]]] = {}
         for k, i in enumerate(rows):
             b, r = self.gpos[i]

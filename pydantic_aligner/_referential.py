@@ -234,6 +234,15 @@ class _Ref:
         self.frames = frames  # ((pos, value, via_array, ordered), ...) from the root to the ref
 
 
+class _Mappings:
+    """The mappings of a call, for :meth:`Referential.record_pairs` (without the context that holds it)."""
+
+    __slots__ = ("mappings",)
+
+    def __init__(self, mappings: dict) -> None:
+        self.mappings = mappings
+
+
 class _Index:
     """Records and references of one document."""
 
@@ -385,8 +394,10 @@ class Referential:
             out.append(keys)
         return out[0], out[1]
 
-    def record_pairs(self, ctx: Ctx, h: Any, G: list, P: list, S: np.ndarray, reuse: dict | None = None) -> dict[int, int] | None:
+    def record_pairs(self, ctx: Any, h: Any, G: list, P: list, S: np.ndarray, reuse: dict | None = None) -> dict[int, int] | None:
         """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists.
+
+        ``ctx`` is anything with the ``mappings`` of the call (a :class:`Ctx`).
 
         ``reuse`` holds the pairings the search's objective ended with, per pair of original lists: the same
         similarities (bit for bit), so the same pairing, without solving it again.
@@ -509,6 +520,7 @@ class Referential:
 
         root = self.plan.root
         walk(root, doc, (), (), ((root, doc, False, False),), False)
+        del walk  # the recursive closure refers to itself: a cycle that would keep the index alive
         return idx
 
     # -- per call -------------------------------------------------------------
@@ -563,11 +575,14 @@ class Referential:
         costs: dict = {}
         self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
         cctx.ids_mapped = True
-        cctx.record_pairs = functools.partial(self.record_pairs, cctx)
+        cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
         search = Search(self, cctx, cgidx, cpidx, costs)
         search.run(mode)
         ctx.ids_mapped = True
-        ctx.record_pairs = functools.partial(self.record_pairs, ctx, reuse=_reused_pairs(search.obj, cg.origins, cp.origins))
+        # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
+        # freed only by the garbage collector, with everything it reaches)
+        reuse = _reused_pairs(search.obj, cg.origins, cp.origins)
+        ctx.record_pairs = functools.partial(self.record_pairs, _Mappings(ctx.mappings), reuse=reuse)
         for name, mp in cctx.mappings.items():
             to_g, back_p = cg.to_canon[name], cp.from_canon[name]
             out: dict[Any, Any] = {}
