@@ -480,21 +480,29 @@ class _Block:
 
     A cell depends on the mappings only through whether each identifier or
     reference field matches (a 0/1 value, nulls aside), so with few such fields
-    every combination is computed once (``table[pattern]``, the bits of the
-    pattern being the fields' matches) and a row is a lookup.
+    every combination can be computed once (``table[pattern]``, the bits of the
+    pattern being the fields' matches) and a row becomes a lookup. The table
+    costs as much as computing every row ``2 ** k`` times, so it is built only
+    once the rows computed directly have cost that much (a search that moves
+    few identifiers never pays for it); both give the same values, bit for bit.
     """
 
-    __slots__ = ("fields", "ki", "ksum", "ncols", "nkeys", "special", "table", "tw", "vi")
+    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "special", "table", "tabulate", "tw", "vi")
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
         self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
+        self.nrows = nrows
         self.special = [f for _, _, f in fields if f is not None]
         self.table = None
         k = len(self.special)
-        if k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS:
-            sel = np.arange(nrows)
-            patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
-            self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+        self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
+        self.direct = 0  # rows computed without the table so far
+
+    def _tabulate(self) -> None:
+        sel = np.arange(self.nrows)
+        k = len(self.special)
+        patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
+        self.table = np.stack([self._combine(xs, sel) for xs in patterns])
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
@@ -512,7 +520,10 @@ class _Block:
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
+            self._tabulate()
         if self.table is None:
+            self.direct += len(sel)
             return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
         code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
         for t in range(1, len(bits)):

@@ -394,18 +394,11 @@ class Referential:
             out.append(keys)
         return out[0], out[1]
 
-    def record_pairs(self, ctx: Any, h: Any, G: list, P: list, S: np.ndarray, reuse: dict | None = None) -> dict[int, int] | None:
+    def record_pairs(self, ctx: Any, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
         """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists.
 
         ``ctx`` is anything with the ``mappings`` of the call (a :class:`Ctx`).
-
-        ``reuse`` holds the pairings the search's objective ended with, per pair of original lists: the same
-        similarities (bit for bit), so the same pairing, without solving it again.
         """
-        if reuse:
-            hit = reuse.get((id(G), id(P)))
-            if hit is not None and hit[0] is G and hit[1] is P and S.shape == (len(G), len(P)):
-                return dict(hit[2])
         keys = self.record_keys(h, G, P)
         if keys is None:
             return None
@@ -520,7 +513,7 @@ class Referential:
 
         root = self.plan.root
         walk(root, doc, (), (), ((root, doc, False, False),), False)
-        del walk  # the recursive closure refers to itself: a cycle that would keep the index alive
+        walk = None  # the recursive closure refers to itself: a cycle that would keep the index alive
         return idx
 
     # -- per call -------------------------------------------------------------
@@ -581,8 +574,7 @@ class Referential:
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
         # freed only by the garbage collector, with everything it reaches)
-        reuse = _reused_pairs(search.obj, cg.origins, cp.origins)
-        ctx.record_pairs = functools.partial(self.record_pairs, _Mappings(ctx.mappings), reuse=reuse)
+        ctx.record_pairs = _Pairing(self, ctx.mappings, _reused_lists(search.obj, cg.origins, cp.origins))
         for name, mp in cctx.mappings.items():
             to_g, back_p = cg.to_canon[name], cp.from_canon[name]
             out: dict[Any, Any] = {}
@@ -802,13 +794,53 @@ def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold:
     return tuple(sorted(items, key=repr))
 
 
-def _reused_pairs(obj: Any, gorigins: dict, porigins: dict) -> dict:
-    """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs)``: the pairing of each
-    order-agnostic list of the objective (on the canonical copies), in the original lists' indices."""
+class _Pairing:
+    """``ctx.record_pairs`` of a main pass after the search: records paired by the bijection (D12).
+
+    The search's objective ended with each order-agnostic list's similarity matrix and pairing under the
+    final mappings, on the canonical copies; the main pass, on the original documents, takes both from
+    there (permuted back to the original order) instead of computing them again: the same numbers, bit for
+    bit (a property test checks the objective against the main pass), and a pairing that no list order can
+    change. Lists the objective does not mirror are computed as usual.
+    """
+
+    __slots__ = ("lists", "mappings", "ref")
+
+    def __init__(self, ref: Referential, mappings: dict, lists: dict) -> None:
+        self.ref = ref
+        self.mappings = mappings
+        self.lists = lists
+
+    def _hit(self, G: list, P: list) -> tuple | None:
+        hit = self.lists.get((id(G), id(P)))
+        return hit if hit is not None and hit[0] is G and hit[1] is P else None
+
+    def __call__(self, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        hit = self._hit(G, P)
+        if hit is not None and S.shape == (len(G), len(P)):
+            return dict(hit[2])
+        return self.ref.record_pairs(self, h, G, P, S)
+
+    def matrix(self, G: list, P: list) -> np.ndarray | None:
+        """The similarity matrix of gold list ``G`` against candidate list ``P`` (None: not known here)."""
+        hit = self._hit(G, P)
+        if hit is None:
+            return None
+        S, grow, pcol = hit[3]
+        return S[np.ix_(grow, pcol)]
+
+
+def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
+    """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs, (S, rows, columns))``: the
+    pairing and similarities of each order-agnostic list of the objective (on the canonical copies), in the
+    original lists' order. Only lists whose items need no context (no comparator sees the whole document,
+    which differs between a copy and its original)."""
+    from ._matrix import _needs_context
+
     out: dict = {}
     clash: set = set()
     for lst in obj.lists():
-        if not lst.align:
+        if not lst.align or _needs_context(lst.h.items):
             continue
         og, op = gorigins.get(id(lst.g)), porigins.get(id(lst.p))
         if og is None or op is None:
@@ -819,7 +851,12 @@ def _reused_pairs(obj: Any, gorigins: dict, porigins: dict) -> dict:
         key = (id(og[0]), id(op[0]))
         if key in out and out[key][2] != pairs:
             clash.add(key)  # one list object at two places of a document, paired differently
-        out[key] = (og[0], op[0], pairs)
+        # row i of the original is row grow[i] of the copy
+        grow = np.empty(len(gorder), dtype=np.int64)
+        grow[gorder] = np.arange(len(gorder))
+        pcol = np.empty(len(porder), dtype=np.int64)
+        pcol[porder] = np.arange(len(porder))
+        out[key] = (og[0], op[0], pairs, (lst.S, grow, pcol))
     for key in clash:
         del out[key]
     return out
