@@ -409,7 +409,7 @@ class _Kernel:
                         if vpos.special is not None:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
-                            fields.append((w, _matrix.pos_matrix(vpos, gvals, pvals, ctx), None))
+                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
                 per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
             self.blocks.append((rows_g, per_p))
         self.whole = None
@@ -610,11 +610,12 @@ class Objective:
     :meth:`commit` keeps them all.
     """
 
-    def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict) -> None:
-        from ._referential import _id_value
+    def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict, leaves: Any = None) -> None:
+        from ._referential import LeafMatrices, _id_value
 
         self.ref = ref
         self.ctx = ctx
+        self.leaves = leaves if leaves is not None else LeafMatrices(ref.relevant)  # plain fields' matrices, shared with the start
         self.gcode: dict[tuple, int] = {}
         self.pcode: dict[tuple, int] = {}
         for s, idx in gindex.items():

@@ -33,9 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from . import _matrix
 from ._assign import assign, quantize
-from ._compile import escape_token
-from ._engine import Ctx, _score_h, _unsupported, sim_matrix, tagged_branch
+from ._compile import any_pos, escape_token
+from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
 from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
@@ -46,6 +47,7 @@ __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
 #: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
 CYCLE_ROUNDS = 10
 
+_ANY = any_pos()
 _MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)
 
 
@@ -566,10 +568,11 @@ class Referential:
             cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
         cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
         costs: dict = {}
-        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
+        leaves = LeafMatrices(self.relevant)
+        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs, leaves)
         cctx.ids_mapped = True
         cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
-        search = Search(self, cctx, cgidx, cpidx, costs)
+        search = Search(self, cctx, cgidx, cpidx, costs, leaves)
         search.run(mode)
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
@@ -599,27 +602,38 @@ class Referential:
                 return False
         return True
 
-    def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None) -> None:
+    def _reference(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
+    ) -> None:
         """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8).
 
-        ``costs`` (optional) receives each scope's last attribute matrix.
+        ``costs`` (optional) receives each scope's last attribute matrix; ``leaves`` (optional) keeps the
+        records' leaf field matrices for the search's objective.
         """
         for name in self.order:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+            )
         if self.cyclic:
-            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs)
+            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs, leaves)
         ctx.mask_scope = None
         ctx.mask_all = False
 
     def _solve_cycle(
-        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
     ) -> None:
         for name in self.cyclic:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs)
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs, leaves=leaves
+            )
         for _ in range(CYCLE_ROUNDS):
             changed = False
             for name in self.cyclic:
-                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
+                new = self._derive(
+                    name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+                )
                 if new != ctx.mappings[name]:
                     changed = True
                 ctx.mappings[name] = new
@@ -660,7 +674,7 @@ class Referential:
 
     def _derive(
         self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool,
-        names: dict | None = None, costs: dict | None = None,
+        names: dict | None = None, costs: dict | None = None, leaves: LeafMatrices | None = None,
     ) -> dict:
         grecs = gidx.records[name]
         precs = pidx.records[name]
@@ -673,7 +687,7 @@ class Referential:
         ctx.mask_scope = name
         ctx.mask_all = mask_all
         try:
-            C = _record_matrix(grecs, precs, ctx)
+            C = _record_matrix(grecs, precs, ctx, leaves)
         finally:
             ctx.mask_scope = None
             ctx.mask_all = False
@@ -1046,7 +1060,82 @@ def _scalars(definer: Any, value: Any) -> tuple:
     return tuple(sorted(out, key=repr))
 
 
-def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
+class LeafMatrices:
+    """The similarity matrices of the records' plain fields (no identifier, no reference) met in one call.
+
+    They do not depend on the mappings, so the attribute matrices of the start and the search's objective
+    (both on the canonical copies) compute each one once. Keyed by the field's position and the identities
+    of the values compared (the documents keep them alive while the cache lives: one call).
+    """
+
+    __slots__ = ("matrices", "relevant")
+
+    def __init__(self, relevant: set) -> None:
+        self.matrices: dict[tuple, np.ndarray] = {}
+        self.relevant = relevant  # uids of the positions that reach an identifier or a reference
+
+    def get(self, vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+        """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain."""
+        if vpos.uid in self.relevant:
+            return _matrix.pos_matrix(vpos, G, P, ctx)  # depends on the mappings
+        key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
+        M = self.matrices.get(key)
+        if M is None:
+            M = self.matrices[key] = _matrix.pos_matrix(vpos, G, P, ctx)
+        return M
+
+
+def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> np.ndarray | None:
+    """``_matrix._object_matrix`` (the same arithmetic, in the same order), plain fields from ``leaves``;
+    None where it does not apply (weights past the float range)."""
+    n, m = len(G), len(P)
+    out = np.empty((n, m), dtype=np.float64)
+    ggroups: dict[tuple, list[int]] = {}
+    for i, g in enumerate(G):
+        ggroups.setdefault(tuple(g), []).append(i)
+    pgroups: dict[tuple, list[int]] = {}
+    for j, p in enumerate(P):
+        pgroups.setdefault(tuple(p), []).append(j)
+    props = h.props
+    ki, vi = h.ki, h.vi
+    for rows_g in ggroups.values():
+        gd = G[rows_g[0]]
+        Gs = [G[i] for i in rows_g]
+        for cols_p in pgroups.values():
+            pd = P[cols_p[0]]
+            if not gd and not pd:
+                out[np.ix_(rows_g, cols_p)] = 1.0
+                continue
+            Ps = [P[j] for j in cols_p]
+            rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
+            acc = np.zeros((len(Gs), len(Ps)), dtype=np.float64)
+            tw = 0.0
+            ksum = 0.0
+            fields = []
+            for gkey, pkey, ks in rows:
+                key = gkey if gkey is not None else pkey
+                vpos = props.get(key) or value_pos(h, key) or _ANY
+                w = vpos.weight
+                tw += w
+                if gkey is not None and pkey is not None:
+                    ksum += ks
+                    fields.append((vpos, w, gkey, pkey))
+            if tw == np.inf:
+                return None
+            for vpos, w, gkey, pkey in fields:
+                gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
+                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
+                acc = acc + w * V
+            values = acc / tw if tw > 0.0 else np.ones_like(acc)
+            if ki == 0.0:
+                block = vi * values / vi
+            else:
+                block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
+            out[np.ix_(rows_g, cols_p)] = np.clip(block, 0.0, 1.0)
+    return out
+
+
+def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
     """Masked record similarity matrix (SPEC 9.4 step 2)."""
     G = [r[0] for r in grecs]
     P = [r[0] for r in precs]
@@ -1056,6 +1145,10 @@ def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
         if isinstance(d, Pos):
             return sim_matrix(d, G, P, ctx, None, G, P, 0)
         if all(type(v) is dict for v in G) and all(type(v) is dict for v in P):
+            if leaves is not None and d.tag == OBJ and not _matrix._needs_context(d) and ctx.max_cells == np.inf:
+                C = _object_matrix(d, G, P, ctx, leaves)
+                if C is not None:
+                    return C
             return handler_matrix(d, G, P, ctx, None, G, P, 0)
         return _handler_matrix(d, G, P, ctx)
     out = np.zeros((len(G), len(P)))

@@ -80,7 +80,7 @@ def canon_index(cid: Any) -> int:
 class Search:
     """Bijection search on canonical copies; ``ctx.mappings`` holds the start on entry and the result on exit."""
 
-    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None) -> None:
+    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None, leaves: Any = None) -> None:
         self.ref = ref
         self.ctx = ctx
         self.scopes = [s for s in ref.plan.scope_order if s in ctx.mappings]
@@ -99,7 +99,7 @@ class Search:
             for u in gl:
                 mp.setdefault(u, None)
         self.agree = self._agreement(gidx, pidx, costs or {})
-        self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex)
+        self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex, leaves)
         root = self.obj.root
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0

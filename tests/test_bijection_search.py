@@ -361,3 +361,32 @@ def test_a_key_that_is_no_string_is_scored_as_in_the_reference_mode():
     gold = {"nodes": [{"id": 1, "extra": {"k1": "a"}}]}
     pred = {"nodes": [{"id": 5, "extra": {"k1": "a", 2.5: "b"}}]}
     assert Aligner(schema).score(gold, pred) == Aligner(schema, bijection_search="reference").score(gold, pred) == 0.75
+
+
+def test_every_field_matrix_is_computed_once_per_call(monkeypatch):
+    # the start's attribute matrices, the search's objective and the main pass share them (issue 12): one
+    # matrix per compared field (an exact-role matrix per list, a name matrix per record list), never two
+    import collections
+    from pathlib import Path
+
+    from pydantic_aligner import _engine
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    orggraph = pytest.importorskip("orggraph")
+    gold = orggraph.generate(5, people=16, companies=4, twin_fraction=0.3)
+    pred = orggraph.relabel(orggraph.reroute(gold, random.Random(5)), seed=5)
+    calls: collections.Counter = collections.Counter()
+    leaf = _engine.leaf_handler_matrix
+
+    def counted(h, golds, preds, ctx=None, loc=None):
+        calls[(h.cmp.name, tuple(map(id, golds)), tuple(map(id, preds)))] += 1
+        return leaf(h, golds, preds, ctx, loc)
+
+    monkeypatch.setattr(_engine, "leaf_handler_matrix", counted)
+    a = Aligner(orggraph.schema(True))
+    for run in (a.score, a.align):
+        calls.clear()
+        run(gold, pred)
+        assert max(calls.values()) == 1, [k[0] for k, v in calls.items() if v > 1]
+        # one per plain field of each list: names and categories of people and companies, the relations' categories
+        assert sorted(name for name, _, _ in calls) == ["exact"] * 5 + ["jaro_winkler"] * 2
