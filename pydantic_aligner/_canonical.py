@@ -227,8 +227,20 @@ class _Doc:
                 if vp is None:
                     txt, cv = self.fold(_ANY, val)
                     d = ("F", txt, cv)
-                elif vp.special is None and vp.uid not in relevant and type(val) in _SCALAR:
-                    d = ("F", _SCALAR[type(val)](val), val)
+                elif vp.special is None:
+                    if vp.uid not in relevant and type(val) in _SCALAR:
+                        d = ("F", _SCALAR[type(val)](val), val)
+                    else:
+                        d = self.child(vp, val, False)
+                elif type(val) in _SCALAR:
+                    # an identifier or a reference directly under the object (self.child's rules, inlined)
+                    sp = vp.special
+                    if isinstance(sp, RefSpec):
+                        self.refs.append((sp, val))
+                        d = ("F", "n", None) if val is None else ("R", sp, val)
+                    else:
+                        d = ("I", sp.scope, val)
+                        folded.append((label, "id", sp.scope, _id_sort(val)))
                 else:
                     d = self.child(vp, val, False)
                     if d[0] == "I":
@@ -352,7 +364,7 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
                 else:
                     extra.setdefault(index[v], []).append(("dangling", d[1].scope, label, kind_of(d[2])))
             elif d[0] == "I" and label == ("i",):
-                extra.setdefault(index[v], []).append(("id-item", d[1], _id_of(d[2]) is not None))
+                extra.setdefault(index[v], []).append(("id-item", d[1], _id_sort(d[2])))
     for i, marks in extra.items():
         seeds[i] = (*seeds[i], tuple(sorted(marks, key=repr)))
     # records that repeat an identifier are linked through a vertex of that identifier: which records share

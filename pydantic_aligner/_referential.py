@@ -257,7 +257,7 @@ class _Index:
         self.under: dict[tuple, list[_Ref]] | None = None
         self.carriers: dict[str, list] | None = None
 
-    def carriers_of(self, name: str) -> list:
+    def carriers_of(self, name: str, scalar_keys: dict | None = None) -> list:
         """The carriers of the references into scope ``name`` (SPEC 9.5), in the order their first reference
         was met: ``[ckey, scalars, xrefs, place, endpoints]``, endpoints ``(role, value)`` sorted by role,
         xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
@@ -280,7 +280,7 @@ class _Index:
                     cpos, cval, _, ordered = r.frames[f]
                     # a carrier's place in an ordered list or tuple is structure too
                     place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
-                    entry = info[ckey] = [ckey, _scalars(cpos, cval), [(x, f) for x in below.get(ckey, ())], place]
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in below.get(ckey, ())], place]
                 groups = by_scope.setdefault(r.scope, {})
                 group = groups.get(ckey)
                 if group is None:
@@ -306,7 +306,9 @@ class _Index:
 class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
-    __slots__ = ("cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scopes")
+    __slots__ = (
+        "cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scalar_keys", "scopes",
+    )
 
     def __init__(self, plan: Plan, options: dict) -> None:
         self.plan = plan
@@ -326,6 +328,7 @@ class Referential:
                 self.definers.setdefault(oid, []).append((name, suffix))
         self.relevant = self._relevant_positions()
         self.record_lists = self._record_lists()
+        self.scalar_keys: dict[int, tuple] = {}  # id(object handler of the plan) -> its exactly comparable keys
 
     def _record_lists(self) -> dict[int, Pos]:
         """id(array handler) -> its items position, for the arrays whose items are records."""
@@ -761,10 +764,10 @@ class Referential:
         for rec, rid, dpath, definer in idx.records[name]:
             if rid is not None and rid not in g.seeds:
                 place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
-                g.add_vertex(rid, _scalars(definer, rec) + place)
+                g.add_vertex(rid, _scalars(definer, rec, self.scalar_keys) + place)
         vertices = g.seeds
         hub = 0
-        for _, scalars, xrefs, place, eps in idx.carriers_of(name):
+        for _, scalars, xrefs, place, eps in idx.carriers_of(name, self.scalar_keys):
             endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
             if not endpoints:
                 continue
@@ -1035,8 +1038,10 @@ def _carrier_frame(frames: tuple) -> int:
     return r - 1
 
 
-def _scalars(definer: Any, value: Any) -> tuple:
-    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr."""
+def _scalars(definer: Any, value: Any, cache: dict | None = None) -> tuple:
+    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr.
+
+    ``cache`` (the plan's: handlers outlive it) keeps each object handler's exactly comparable keys."""
     if not isinstance(value, dict):
         return ()
     if isinstance(definer, Pos):
@@ -1049,15 +1054,20 @@ def _scalars(definer: Any, value: Any) -> tuple:
         h = definer
     if h.tag != OBJ:
         return ()
+    keys = None if cache is None else cache.get(id(h))
+    if keys is None:
+        keys = tuple(key for key, vp in h.props.items() if vp.wl_scalar)
+        if cache is not None:
+            cache[id(h)] = keys
     out = []
-    for key, vp in h.props.items():
-        if not vp.wl_scalar or key not in value:
-            continue
-        v = value[key]
-        if isinstance(v, (dict, list)):
-            continue
-        out.append((type(v).__name__, key, v))
-    return tuple(sorted(out, key=repr))
+    for key in keys:
+        if key in value:
+            v = value[key]
+            if not isinstance(v, (dict, list)):
+                out.append((type(v).__name__, key, v))
+    if len(out) > 1:
+        out.sort(key=repr)
+    return tuple(out)
 
 
 class LeafMatrices:

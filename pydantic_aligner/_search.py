@@ -131,8 +131,11 @@ class Search:
                 Q = quantize(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
-                # a candidate id held by several records agrees as much as the best of them
-                np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
+                if len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
+                    A[np.ix_(gi, pj)] = Q
+                else:
+                    # a candidate id held by several records agrees as much as the best of them
+                    np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
             out[s] = A
         return out
 

@@ -21,7 +21,7 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from referential_graphs import (
     AMR,
@@ -175,6 +175,9 @@ def test_exact_search_equals_brute_force_with_seven_records():
 
 @FEW
 @given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+@example(rnd=random.Random(31), which="RICH")  # two look-alike records sharing an id: which two followed list order
+@example(rnd=random.Random(135), which="AMR")  # a wrongly typed id ("2") looked like an integer one
+@example(rnd=random.Random(1015), which="AMR")  # a null id and a NaN id (neither identifies) stay as they are in the copy: their colours differ
 def test_canonical_copies_are_identical_for_shuffled_relabelled_documents(rnd, which):
     gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
     ref = aligner(which, "auto")._referential
