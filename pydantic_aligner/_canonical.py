@@ -49,7 +49,7 @@ from ._compile import any_pos
 from ._engine import _KIND
 from ._engine import _unsupported as _make_unsupported
 from ._plan import ARR, OBJ, UNION, Pos, RefSpec, kind_of
-from ._referential import _walk_branch
+from ._referential import _id_value, _walk_branch, value_pos
 
 __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 
@@ -67,11 +67,14 @@ def _unsupported(v: Any) -> Exception:
     return _make_unsupported(v, None, "document")
 
 
-def _id_of(v: Any) -> Any:
-    """An identifier as a hashable primitive, or None (as ``_referential._id_value``)."""
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
-        return None
-    return v
+_id_of = _id_value  # an identifier as a hashable primitive, or None (NaN identifies nothing)
+
+
+def _id_sort(v: Any) -> str:
+    """What an identifier is, its value aside: its JSON type (a string id in an integer scope is not
+    interchangeable with an integer one: references of the scope's type never reach it); a value that identifies
+    nothing (null, NaN, true, a list, ...) is kept as it is in the copy, so it is part of the colour."""
+    return _KIND[type(v)] if _id_of(v) is not None else "!" + repr(v)
 
 
 _branch = _walk_branch
@@ -149,7 +152,7 @@ class _Doc:
             parts = []
             out = {}
             for key, val in v.items():
-                vp = h.value_pos(key) if h is not None and h.tag == OBJ else None
+                vp = value_pos(h, key) if h is not None and h.tag == OBJ else None
                 txt, cv = self.fold(vp if vp is not None else _ANY, val)
                 parts.append(repr(key) + ":" + txt)
                 out[key] = cv
@@ -183,7 +186,7 @@ class _Doc:
             if not scopes:
                 return ("I", sp.scope, v)
             rid = _id_of(v)
-            seed = ("idrecord", pos.path, tuple(sorted(scopes)), rid is not None, "" if rid is not None else repr(v))
+            seed = ("idrecord", pos.path, tuple(sorted(scopes)), _id_sort(v))
             vid = self.vertex(seed, pos.path, True)
             self.desc[vid] = ("P", v, scopes[0])
             for name in scopes:
@@ -220,16 +223,28 @@ class _Doc:
             props = h.props
             for key, val in v.items():
                 label = ("k", key)
-                vp = props.get(key) or h.value_pos(key)
+                vp = props.get(key) or value_pos(h, key)
                 if vp is None:
                     txt, cv = self.fold(_ANY, val)
                     d = ("F", txt, cv)
-                elif vp.special is None and vp.uid not in relevant and type(val) in _SCALAR:
-                    d = ("F", _SCALAR[type(val)](val), val)
+                elif vp.special is None:
+                    if vp.uid not in relevant and type(val) in _SCALAR:
+                        d = ("F", _SCALAR[type(val)](val), val)
+                    else:
+                        d = self.child(vp, val, False)
+                elif type(val) in _SCALAR:
+                    # an identifier or a reference directly under the object (self.child's rules, inlined)
+                    sp = vp.special
+                    if isinstance(sp, RefSpec):
+                        self.refs.append((sp, val))
+                        d = ("F", "n", None) if val is None else ("R", sp, val)
+                    else:
+                        d = ("I", sp.scope, val)
+                        folded.append((label, "id", sp.scope, _id_sort(val)))
                 else:
                     d = self.child(vp, val, False)
                     if d[0] == "I":
-                        folded.append((label, "id", d[1], _id_of(d[2]) is not None))
+                        folded.append((label, "id", d[1], _id_sort(d[2])))
                 if d[0] == "F":
                     folded.append((label, d[1]))
                 kids.append((label, d))
@@ -258,7 +273,7 @@ class _Doc:
             labelled += [(("x", L + i), d) for i, d in enumerate(tail)]
             bag = []
         vid = self._container(pos.path, "a" if h.align else "f", labelled, bag, scopes, len(rest))
-        self.desc[vid] = ("A", head, tail, h.align, rest)
+        self.desc[vid] = ("A", head, tail, h.align, rest, v)
         return ("V", vid)
 
     def _container(self, path: str, tag: str, labelled: list, bag: list, scopes: list, rest: int = 0) -> int:
@@ -267,7 +282,7 @@ class _Doc:
             if d[0] == "F":
                 folded.append((label, d[1]))
             elif d[0] == "I":
-                folded.append((label, "id", d[1], _id_of(d[2]) is not None))
+                folded.append((label, "id", d[1], _id_sort(d[2])))
         folded_bag = tuple(sorted(d[1] for d in bag if d[0] == "F"))
         rec = tuple(sorted((name, rid is not None) for name, rid in scopes))
         vid = self.vertex((tag, path, rec, tuple(folded), folded_bag, rest), path, bool(scopes))
@@ -349,9 +364,18 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
                 else:
                     extra.setdefault(index[v], []).append(("dangling", d[1].scope, label, kind_of(d[2])))
             elif d[0] == "I" and label == ("i",):
-                extra.setdefault(index[v], []).append(("id-item", d[1], _id_of(d[2]) is not None))
+                extra.setdefault(index[v], []).append(("id-item", d[1], _id_sort(d[2])))
     for i, marks in extra.items():
         seeds[i] = (*seeds[i], tuple(sorted(marks, key=repr)))
+    # records that repeat an identifier are linked through a vertex of that identifier: which records share
+    # an id is structure (else look-alike holders of different ids would be interchangeable, and which id
+    # came first in the canonical order would follow the list's order)
+    for name in sorted(doc.records):
+        for vids in doc.records[name].values():
+            if len(vids) > 1:
+                seeds.append(("same-id", name))
+                for v in vids:
+                    edges.append((index[v], ("same-id", name), len(seeds) - 1))
     return seeds, edges, keep, collapsed
 
 
@@ -560,15 +584,18 @@ class Canonical:
     when the labelling search hit its budget.
     """
 
-    __slots__ = ("complete", "doc", "from_canon", "ids", "refs", "to_canon")
+    __slots__ = ("complete", "doc", "from_canon", "ids", "origins", "refs", "to_canon")
 
-    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool, ids: dict, refs: list) -> None:
+    def __init__(self, doc: Any, to_canon: dict, from_canon: dict, complete: bool, ids: dict, refs: list, origins: dict) -> None:
         self.doc = doc
         self.to_canon = to_canon
         self.from_canon = from_canon
         self.complete = complete
         self.ids = ids  # scope -> the original identifiers of the records, in document order (repeats kept)
         self.refs = refs  # (RefSpec, original value) of every reference
+        # id(order-agnostic list of the copy, without prefix items) -> (the original list, order, the list of the
+        # copy): item k of the copy is item order[k] of the original
+        self.origins = origins
 
 
 def canonicalize(ref: Any, value: Any) -> Canonical:
@@ -585,19 +612,32 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
     from_canon: dict[str, dict] = {}
     for name in ref.scopes:
         first: dict[Any, int] = {}
+        spelling: dict[Any, Any] = {}
         for vid, rid in doc.rec_order[name]:
-            if rid is not None and (rid not in first or rank[vid] < first[rid]):
+            if rid is None:
+                continue
+            if rid not in first or rank[vid] < first[rid]:
                 first[rid] = rank[vid]
+            # one identifier, several spellings (7 and 7.0, 0.0 and -0.0): the same one whatever the order
+            old = spelling.setdefault(rid, rid)
+            if old is not rid and _spelling_key(rid) < _spelling_key(old):
+                spelling[rid] = rid
         fwd: dict[Any, Any] = {}
         back: dict[Any, Any] = {}
         for k, rid in enumerate(sorted(first, key=first.__getitem__)):
             new = f"#{k}" if isinstance(rid, str) else k
             fwd[rid] = new
-            back[new] = rid
+            back[new] = spelling[rid]
         to_canon[name] = fwd
         from_canon[name] = back
     ids = {name: [rid for _, rid in doc.rec_order[name] if rid is not None] for name in ref.scopes}
-    return Canonical(_Rebuild(doc, rank, to_canon, collapsed).value(top), to_canon, from_canon, lab.complete, ids, doc.refs)
+    rebuild = _Rebuild(doc, rank, to_canon, collapsed)
+    copy = rebuild.value(top)
+    return Canonical(copy, to_canon, from_canon, lab.complete, ids, doc.refs, rebuild.origins)
+
+
+def _spelling_key(rid: Any) -> tuple:
+    return (type(rid) is float, repr(rid))
 
 
 class _Rebuild:
@@ -607,6 +647,7 @@ class _Rebuild:
         self.to_canon = to_canon
         self.collapsed = collapsed
         self.texts: dict[tuple, str] = {}
+        self.origins: dict[int, tuple] = {}  # id(order-agnostic list of the copy) -> (original list, order, the list)
 
     def ref(self, spec: RefSpec, value: Any) -> Any:
         rid = _id_of(value)
@@ -652,7 +693,13 @@ class _Rebuild:
             return node[1] if rid is None else self.to_canon[node[2]].get(rid, node[1])
         if kind == "O":
             return {label[1]: (cd[2] if cd[0] == "F" else self.value(cd)) for label, cd in node[1]}
-        _, head, tail, align, rest = node
-        if align:
-            tail = sorted(tail, key=self.key)
-        return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
+        _, head, tail, align, rest, orig = node
+        if not align:
+            return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
+        key = self.key
+        order = sorted(range(len(tail)), key=lambda k: key(tail[k]))
+        out = [self.value(cd) for cd in head] + [self.value(tail[k]) for k in order] + rest
+        if not head and not rest:
+            # which original item each item of the copy is (the main pass reuses the search's pairing)
+            self.origins[id(out)] = (orig, order, out)
+        return out

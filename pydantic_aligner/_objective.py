@@ -44,6 +44,7 @@ from ._assign import PAIR, assign, monotone, quantize
 from ._compile import any_pos
 from ._engine import _KIND, Ctx, _id_like, _key_rows, score
 from ._plan import ARR, OBJ, RefSpec, kind_of
+from ._referential import value_pos
 
 __all__ = ["Objective"]
 
@@ -241,7 +242,7 @@ class _List:
     def rows(self, rows: list[int], obj: Objective, open_keys: set | None = None) -> np.ndarray:
         """Similarity rows of gold items ``rows`` under the current mappings (optimistic for ``open_keys``)."""
         if self.kernel is not None:
-            return self.kernel.rows(rows, obj, open_keys is not None)
+            return self.kernel.rows(self.S, rows, obj, open_keys is not None)
         if open_keys is not None:
             out = self.S[rows]
             for k, i in enumerate(rows):
@@ -343,7 +344,7 @@ class _Kernel:
     undecided identifier match any candidate identifier still available.
     """
 
-    __slots__ = ("blocks", "gpos", "lst", "whole")
+    __slots__ = ("blocks", "gpos", "whole")
 
     @staticmethod
     def build(lst: _List, obj: Objective, dpath: tuple) -> _Kernel | None:
@@ -359,7 +360,7 @@ class _Kernel:
                     return None
                 continue
             for key in gv:
-                vp = h.props.get(key) or h.value_pos(key)
+                vp = h.props.get(key) or value_pos(h, key)
                 if vp is not None and vp.special is not None:
                     continue
                 if obj.keys_at((*dpath, i, key)):
@@ -369,7 +370,6 @@ class _Kernel:
     def __init__(self, lst: _List, obj: Objective, h: Any) -> None:
         ctx = obj.ctx
         G, P = lst.g, lst.p
-        self.lst = lst
         ggroups: dict[tuple, list[int]] = {}
         for i, g in enumerate(G):
             if type(g) is dict:
@@ -409,7 +409,7 @@ class _Kernel:
                         if vpos.special is not None:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
-                            fields.append((w, _matrix.pos_matrix(vpos, gvals, pvals, ctx), None))
+                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
                 per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
             self.blocks.append((rows_g, per_p))
         self.whole = None
@@ -418,11 +418,12 @@ class _Kernel:
             if desc is not None and rows_g == list(range(lst.n)) and len(cols) == lst.m:
                 self.whole = desc
 
-    def rows(self, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+    def rows(self, S: np.ndarray, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+        """Rows ``rows`` of the list's matrix ``S``, recomputed."""
         if self.whole is not None:
             # one key sequence on each side and every candidate item an object: the block is the whole row
             return self.whole.values(rows, obj, optimistic)
-        out = self.lst.S[rows]
+        out = S[rows]
         groups: dict[int, tuple[list[int], list[int]]] = {}
         for k, i in enumerate(rows):
             b, r = self.gpos[i]
@@ -479,21 +480,29 @@ class _Block:
 
     A cell depends on the mappings only through whether each identifier or
     reference field matches (a 0/1 value, nulls aside), so with few such fields
-    every combination is computed once (``table[pattern]``, the bits of the
-    pattern being the fields' matches) and a row is a lookup.
+    every combination can be computed once (``table[pattern]``, the bits of the
+    pattern being the fields' matches) and a row becomes a lookup. The table
+    costs as much as computing every row ``2 ** k`` times, so it is built only
+    once the rows computed directly have cost that much (a search that moves
+    few identifiers never pays for it); both give the same values, bit for bit.
     """
 
-    __slots__ = ("fields", "ki", "ksum", "ncols", "nkeys", "special", "table", "tw", "vi")
+    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "special", "table", "tabulate", "tw", "vi")
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
         self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
+        self.nrows = nrows
         self.special = [f for _, _, f in fields if f is not None]
         self.table = None
         k = len(self.special)
-        if k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS:
-            sel = np.arange(nrows)
-            patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
-            self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+        self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
+        self.direct = 0  # rows computed without the table so far
+
+    def _tabulate(self) -> None:
+        sel = np.arange(self.nrows)
+        k = len(self.special)
+        patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
+        self.table = np.stack([self._combine(xs, sel) for xs in patterns])
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
@@ -511,7 +520,10 @@ class _Block:
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
+            self._tabulate()
         if self.table is None:
+            self.direct += len(sel)
             return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
         code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
         for t in range(1, len(bits)):
@@ -598,11 +610,12 @@ class Objective:
     :meth:`commit` keeps them all.
     """
 
-    def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict) -> None:
-        from ._referential import _id_value
+    def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict, leaves: Any = None) -> None:
+        from ._referential import LeafMatrices, _id_value
 
         self.ref = ref
         self.ctx = ctx
+        self.leaves = leaves if leaves is not None else LeafMatrices(ref.relevant)  # plain fields' matrices, shared with the start
         self.gcode: dict[tuple, int] = {}
         self.pcode: dict[tuple, int] = {}
         for s, idx in gindex.items():

@@ -27,32 +27,46 @@ not settle).
 from __future__ import annotations
 
 import functools
+import gc
 import warnings
 from typing import Any
 
 import numpy as np
 
+from . import _matrix
 from ._assign import assign, quantize
-from ._compile import escape_token
-from ._engine import Ctx, _score_h, _unsupported, sim_matrix, tagged_branch
+from ._compile import any_pos, escape_token
+from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
 from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
-__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs"]
+__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
 
 #: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
 CYCLE_ROUNDS = 10
 
+_ANY = any_pos()
 _MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)
 
 
 def _id_value(v: Any) -> Any:
-    """An identifier as a hashable primitive, or None."""
-    if isinstance(v, bool) or not isinstance(v, (str, int, float)):
+    """An identifier as a hashable primitive, or None.
+
+    NaN is equal to nothing, itself included, so it identifies nothing: a record
+    whose identifier is NaN has none, and a NaN reference points at no record
+    (were NaN a key, two NaN objects would match or not by object identity).
+    """
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or v != v:
         return None
     return v
+
+
+def value_pos(h: Any, key: Any) -> Pos | None:
+    """``h.value_pos(key)`` for a document key; a key that is no string has no declared position (the main
+    pass reports it as a typed error, with its path)."""
+    return h.value_pos(key) if type(key) is str else None
 
 
 def _pointer(path: tuple) -> str:
@@ -210,9 +224,10 @@ def _kahn(scopes: dict[str, Scope]) -> tuple[list[str], list[str]]:
 
 
 class _Ref:
-    __slots__ = ("dpath", "epath", "frames", "scope", "spec", "value")
+    __slots__ = ("dpath", "epath", "frames", "rel", "scope", "spec", "value")
 
     def __init__(self, spec: RefSpec, value: Any, dpath: tuple, epath: tuple, frames: tuple) -> None:
+        self.rel: tuple | None = None  # (carrier depth, repr of its edge path below it), for carrier labels
         self.scope = spec.scope
         self.spec = spec
         self.value = value
@@ -221,16 +236,62 @@ class _Ref:
         self.frames = frames  # ((pos, value, via_array, ordered), ...) from the root to the ref
 
 
+class _Mappings:
+    """The mappings of a call, for :meth:`Referential.record_pairs` (without the context that holds it)."""
+
+    __slots__ = ("mappings",)
+
+    def __init__(self, mappings: dict) -> None:
+        self.mappings = mappings
+
+
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("ordered", "records", "refs", "under")
+    __slots__ = ("carriers", "ordered", "records", "refs", "under")
 
     def __init__(self) -> None:
         self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
         self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
         self.refs: list[_Ref] = []
         self.under: dict[tuple, list[_Ref]] | None = None
+        self.carriers: dict[str, list] | None = None
+
+    def carriers_of(self, name: str, scalar_keys: dict | None = None) -> list:
+        """The carriers of the references into scope ``name`` (SPEC 9.5), in the order their first reference
+        was met: ``[ckey, scalars, xrefs, place, endpoints]``, endpoints ``(role, value)`` sorted by role,
+        xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
+        scopes."""
+        if self.carriers is None:
+            frames = [_carrier_frame(r.frames) for r in self.refs]
+            ckeys = {r.dpath[:f] for r, f in zip(self.refs, frames)}
+            below: dict[tuple, list] = {}  # carrier key -> the references at or below it, in document order
+            for r in self.refs:
+                d = r.dpath
+                for k in range(len(d)):
+                    if d[:k] in ckeys:
+                        below.setdefault(d[:k], []).append(r)
+            by_scope: dict[str, dict] = {}
+            info: dict[tuple, list] = {}
+            for r, f in zip(self.refs, frames):
+                ckey = r.dpath[:f]
+                entry = info.get(ckey)
+                if entry is None:
+                    cpos, cval, _, ordered = r.frames[f]
+                    # a carrier's place in an ordered list or tuple is structure too
+                    place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in below.get(ckey, ())], place]
+                groups = by_scope.setdefault(r.scope, {})
+                group = groups.get(ckey)
+                if group is None:
+                    group = groups[ckey] = [*entry, []]
+                role = r.epath[f:]
+                group[4].append((repr(role), role, r.value))
+            for groups in by_scope.values():
+                for group in groups.values():
+                    group[4] = [(role, v) for _, role, v in sorted(group[4], key=lambda e: e[0])]
+            self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
+        return self.carriers.get(name, [])
 
     def refs_under(self, dpath: tuple) -> list[_Ref]:
         if self.under is None:
@@ -245,7 +306,9 @@ class _Index:
 class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
-    __slots__ = ("cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scopes")
+    __slots__ = (
+        "cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scalar_keys", "scopes",
+    )
 
     def __init__(self, plan: Plan, options: dict) -> None:
         self.plan = plan
@@ -265,6 +328,7 @@ class Referential:
                 self.definers.setdefault(oid, []).append((name, suffix))
         self.relevant = self._relevant_positions()
         self.record_lists = self._record_lists()
+        self.scalar_keys: dict[int, tuple] = {}  # id(object handler of the plan) -> its exactly comparable keys
 
     def _record_lists(self) -> dict[int, Pos]:
         """id(array handler) -> its items position, for the arrays whose items are records."""
@@ -335,8 +399,11 @@ class Referential:
             out.append(keys)
         return out[0], out[1]
 
-    def record_pairs(self, ctx: Ctx, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
-        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists."""
+    def record_pairs(self, ctx: Any, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists.
+
+        ``ctx`` is anything with the ``mappings`` of the call (a :class:`Ctx`).
+        """
         keys = self.record_keys(h, G, P)
         if keys is None:
             return None
@@ -432,7 +499,7 @@ class Referential:
                     vp = h.props.get(key)
                     edge = ("p", key)
                     if vp is None:
-                        vp = h.value_pos(key)
+                        vp = value_pos(h, key)
                         edge = ("a",)
                         if vp is None:
                             continue
@@ -451,10 +518,25 @@ class Referential:
 
         root = self.plan.root
         walk(root, doc, (), (), ((root, doc, False, False),), False)
+        walk = None  # the recursive closure refers to itself: a cycle that would keep the index alive
         return idx
 
     # -- per call -------------------------------------------------------------
     def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
+        # the derivation allocates many small containers that live until the call ends (copies, indexes, graphs):
+        # each allocation-triggered collection of Python's cyclic garbage collector would traverse them, the
+        # documents and the rest of the process's objects again (a fifth of the time on large graphs); it is
+        # paused meanwhile (none of them forms a cycle, and the collector runs as usual afterwards)
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._prepare(ctx, gold, pred)
+        finally:
+            if paused:
+                gc.enable()
+
+    def _prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
         mode = self.options.get("bijection_search", "reference")
         if mode == "reference":
             gidx = self.index(gold)
@@ -489,12 +571,16 @@ class Referential:
             cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
         cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
         costs: dict = {}
-        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs)
+        leaves = LeafMatrices(self.relevant)
+        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs, leaves)
         cctx.ids_mapped = True
-        cctx.record_pairs = functools.partial(self.record_pairs, cctx)
-        Search(self, cctx, cgidx, cpidx, costs).run(mode)
+        cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
+        search = Search(self, cctx, cgidx, cpidx, costs, leaves)
+        search.run(mode)
         ctx.ids_mapped = True
-        ctx.record_pairs = functools.partial(self.record_pairs, ctx)
+        # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
+        # freed only by the garbage collector, with everything it reaches)
+        ctx.record_pairs = _Pairing(self, ctx.mappings, _reused_lists(search.obj, cg.origins, cp.origins))
         for name, mp in cctx.mappings.items():
             to_g, back_p = cg.to_canon[name], cp.from_canon[name]
             out: dict[Any, Any] = {}
@@ -519,27 +605,38 @@ class Referential:
                 return False
         return True
 
-    def _reference(self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None) -> None:
+    def _reference(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
+    ) -> None:
         """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8).
 
-        ``costs`` (optional) receives each scope's last attribute matrix.
+        ``costs`` (optional) receives each scope's last attribute matrix; ``leaves`` (optional) keeps the
+        records' leaf field matrices for the search's objective.
         """
         for name in self.order:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+            )
         if self.cyclic:
-            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs)
+            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs, leaves)
         ctx.mask_scope = None
         ctx.mask_all = False
 
     def _solve_cycle(
-        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
     ) -> None:
         for name in self.cyclic:
-            ctx.mappings[name] = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs)
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs, leaves=leaves
+            )
         for _ in range(CYCLE_ROUNDS):
             changed = False
             for name in self.cyclic:
-                new = self._derive(name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs)
+                new = self._derive(
+                    name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+                )
                 if new != ctx.mappings[name]:
                     changed = True
                 ctx.mappings[name] = new
@@ -580,7 +677,7 @@ class Referential:
 
     def _derive(
         self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool,
-        names: dict | None = None, costs: dict | None = None,
+        names: dict | None = None, costs: dict | None = None, leaves: LeafMatrices | None = None,
     ) -> dict:
         grecs = gidx.records[name]
         precs = pidx.records[name]
@@ -593,7 +690,7 @@ class Referential:
         ctx.mask_scope = name
         ctx.mask_all = mask_all
         try:
-            C = _record_matrix(grecs, precs, ctx)
+            C = _record_matrix(grecs, precs, ctx, leaves)
         finally:
             ctx.mask_scope = None
             ctx.mask_all = False
@@ -667,27 +764,14 @@ class Referential:
         for rec, rid, dpath, definer in idx.records[name]:
             if rid is not None and rid not in g.seeds:
                 place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
-                g.add_vertex(rid, _scalars(definer, rec) + place)
-        vertices = set(g.seeds)
-        groups: dict[tuple, list] = {}
-        for r in idx.refs:
-            if r.scope != name:
-                continue
-            f = _carrier_frame(r.frames)
-            ckey = r.dpath[:f]
-            entry = groups.get(ckey)
-            if entry is None:
-                cpos, cval, _, ordered = r.frames[f]
-                # a carrier's place in an ordered list or tuple is structure too
-                place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
-                entry = groups[ckey] = [r.epath[:f], cpos, cval, [], place]
-            entry[3].append((r.epath[f:], r.value))
+                g.add_vertex(rid, _scalars(definer, rec, self.scalar_keys) + place)
+        vertices = g.seeds
         hub = 0
-        for ckey, (cepath, cpos, cval, eps, place) in groups.items():
-            endpoints = [(role, v) for role, v in sorted(eps, key=lambda e: repr(e[0])) if _id_value(v) is not None and v in vertices]
+        for _, scalars, xrefs, place, eps in idx.carriers_of(name, self.scalar_keys):
+            endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
             if not endpoints:
                 continue
-            label = self._carrier_label(name, idx, ckey, cepath, cpos, cval, resolved, gold) + place
+            label = _carrier_label(name, scalars, xrefs, resolved, gold) + place
             if len(endpoints) == 1:
                 (role, v) = endpoints[0]
                 g.add(v, v, ("unary", role), label)
@@ -702,19 +786,97 @@ class Referential:
                     g.add(v, key, ("member", role), label)
         return g
 
-    def _carrier_label(self, name: str, idx: _Index, ckey: tuple, cepath: tuple, cpos: Pos, cval: Any, resolved: dict, gold: bool) -> tuple:
-        items = list(_scalars(cpos, cval))
-        for r in idx.refs_under(ckey):
-            if r.scope == name or r.scope not in resolved:
-                continue
-            value = r.value
-            if gold:
-                try:
-                    value = resolved[r.scope].get(value)
-                except TypeError:
-                    value = None
-            items.append(("xref", r.scope, repr(r.epath[len(cepath):]), value))
-        return tuple(sorted(items, key=repr))
+
+def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold: bool) -> tuple:
+    """A carrier's label: its exactly comparable scalars and its references into other, resolved scopes
+    (the gold's read through their mappings), sorted by ``repr``."""
+    items = list(scalars)
+    for x, depth in xrefs:
+        scope = x.scope
+        if scope == name or scope not in resolved:
+            continue
+        cached = x.rel
+        if cached is not None and cached[0] == depth:
+            rel = cached[1]
+        else:
+            rel = repr(x.epath[depth:])
+            x.rel = (depth, rel)
+        value = x.value
+        if gold:
+            try:
+                value = resolved[scope].get(value)
+            except TypeError:
+                value = None
+        items.append(("xref", scope, rel, value))
+    return tuple(sorted(items, key=repr))
+
+
+class _Pairing:
+    """``ctx.record_pairs`` of a main pass after the search: records paired by the bijection (D12).
+
+    The search's objective ended with each order-agnostic list's similarity matrix and pairing under the
+    final mappings, on the canonical copies; the main pass, on the original documents, takes both from
+    there (permuted back to the original order) instead of computing them again: the same numbers, bit for
+    bit (a property test checks the objective against the main pass), and a pairing that no list order can
+    change. Lists the objective does not mirror are computed as usual.
+    """
+
+    __slots__ = ("lists", "mappings", "ref")
+
+    def __init__(self, ref: Referential, mappings: dict, lists: dict) -> None:
+        self.ref = ref
+        self.mappings = mappings
+        self.lists = lists
+
+    def _hit(self, G: list, P: list) -> tuple | None:
+        hit = self.lists.get((id(G), id(P)))
+        return hit if hit is not None and hit[0] is G and hit[1] is P else None
+
+    def __call__(self, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        hit = self._hit(G, P)
+        if hit is not None and S.shape == (len(G), len(P)):
+            return dict(hit[2])
+        return self.ref.record_pairs(self, h, G, P, S)
+
+    def matrix(self, G: list, P: list) -> np.ndarray | None:
+        """The similarity matrix of gold list ``G`` against candidate list ``P`` (None: not known here)."""
+        hit = self._hit(G, P)
+        if hit is None:
+            return None
+        S, grow, pcol = hit[3]
+        return S[np.ix_(grow, pcol)]
+
+
+def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
+    """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs, (S, rows, columns))``: the
+    pairing and similarities of each order-agnostic list of the objective (on the canonical copies), in the
+    original lists' order. Only lists whose items need no context (no comparator sees the whole document,
+    which differs between a copy and its original)."""
+    from ._matrix import _needs_context
+
+    out: dict = {}
+    clash: set = set()
+    for lst in obj.lists():
+        if not lst.align or _needs_context(lst.h.items):
+            continue
+        og, op = gorigins.get(id(lst.g)), porigins.get(id(lst.p))
+        if og is None or op is None:
+            continue
+        gorder, porder = og[1], op[1]
+        r, c = lst.pairs
+        pairs = {gorder[i]: porder[j] for i, j in zip(r.tolist(), c.tolist())}
+        key = (id(og[0]), id(op[0]))
+        if key in out and out[key][2] != pairs:
+            clash.add(key)  # one list object at two places of a document, paired differently
+        # row i of the original is row grow[i] of the copy
+        grow = np.empty(len(gorder), dtype=np.int64)
+        grow[gorder] = np.arange(len(gorder))
+        pcol = np.empty(len(porder), dtype=np.int64)
+        pcol[porder] = np.arange(len(porder))
+        out[key] = (og[0], op[0], pairs, (lst.S, grow, pcol))
+    for key in clash:
+        del out[key]
+    return out
 
 
 def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image: Any, by_p: dict | None = None) -> dict[int, int]:
@@ -726,12 +888,17 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
     whether some gold record maps to a candidate key.
 
     A gold record mapped to key ``v`` is paired with the candidate record of
-    this list that has key ``v`` (the most similar one, the first on ties, if
-    the candidate repeats the id); a pair of similarity 0 is split, as in any
+    this list that has key ``v``; a pair of similarity 0 is split, as in any
     list. When ``v`` is in another list (nested record lists) or nowhere, the
     gold record is unmatched here, and so is a candidate record whose gold
     counterpart is elsewhere. What is left (items without identifier, unmapped
-    records, repeated candidate ids) is paired by :func:`~._assign.assign`.
+    records, the other holders of a repeated candidate id) is paired by
+    :func:`~._assign.assign`.
+
+    When the candidate repeats ``v`` in this list, which of its holders the
+    gold record takes is decided together with the pairing of what is left
+    (:func:`_joint_pairs`): the reading with the best list total, never the
+    list's order.
     """
     if by_p is None:
         by_p = {}
@@ -742,6 +909,7 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
     claimed: set[int] = set()
     here: set = set()
     lg: list[int] = []
+    repeated: list[tuple[int, list[int]]] = []
     for i, key in enumerate(gkeys):
         if key is None:
             lg.append(i)
@@ -754,19 +922,51 @@ def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image:
         cols = by_p.get(v)
         if not cols:
             continue  # its candidate record is in another list
+        if len(cols) > 1:
+            repeated.append((i, cols))
+            continue
         j = cols[0]
-        for c in cols[1:]:
-            if S[i, c] > S[i, j]:
-                j = c
         claimed.add(j)
         if S[i, j] > 0.0:
             pairs[i] = j
     lp = [j for j, key in enumerate(pkeys) if j not in claimed and (key is None or key in here or not in_image(key))]
-    if lg and lp:
+    if repeated:
+        pairs.update(_joint_pairs(S, repeated, lg, lp))
+    elif lg and lp:
         sub = assign(S[np.ix_(lg, lp)])
         for a, b in sub.items():
             pairs[lg[a]] = lp[b]
     return pairs
+
+
+def _joint_pairs(S: np.ndarray, repeated: list[tuple[int, list[int]]], lg: list[int], lp: list[int]) -> dict[int, int]:
+    """The pairing when gold records map to a candidate id that several records of the list hold.
+
+    Each such gold record must take one holder of its id (a holder of
+    similarity 0 is taken and split, as for a single holder); the rows left
+    over (``lg``) may take any column of ``lp`` (which holds the other holders)
+    or none. One assignment decides both, with :func:`~._assign.assign`'s
+    lexicographic objective (quantised total, then positive pairs), so which
+    holder is taken never depends on the order of the list.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    rows = [i for i, _ in repeated] + lg
+    col_of = {j: c for c, j in enumerate(lp)}
+    nr, nc = len(rows), len(lp)
+    sub = S[np.ix_(rows, lp)]
+    pos = sub > 0.0
+    W = np.full((nr, nc + len(lg)), -np.inf)
+    W[:, :nc] = quantize(sub) * float(min(nr, nc) + 1) + pos
+    for r, (_, cols) in enumerate(repeated):
+        allowed = np.zeros(nc, dtype=bool)
+        allowed[[col_of[j] for j in cols]] = True
+        W[r, :nc][~allowed] = -np.inf
+    if lg:
+        # a left-over gold record may stay unpaired: a column of its own, worth nothing
+        W[len(repeated) :, nc:] = np.where(np.eye(len(lg), dtype=bool), 0.0, -np.inf)
+    r, c = linear_sum_assignment(W, maximize=True)
+    return {rows[a]: lp[b] for a, b in zip(r.tolist(), c.tolist()) if b < nc and pos[a, b]}
 
 
 def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
@@ -838,8 +1038,10 @@ def _carrier_frame(frames: tuple) -> int:
     return r - 1
 
 
-def _scalars(definer: Any, value: Any) -> tuple:
-    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr."""
+def _scalars(definer: Any, value: Any, cache: dict | None = None) -> tuple:
+    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr.
+
+    ``cache`` (the plan's: handlers outlive it) keeps each object handler's exactly comparable keys."""
     if not isinstance(value, dict):
         return ()
     if isinstance(definer, Pos):
@@ -852,18 +1054,98 @@ def _scalars(definer: Any, value: Any) -> tuple:
         h = definer
     if h.tag != OBJ:
         return ()
+    keys = None if cache is None else cache.get(id(h))
+    if keys is None:
+        keys = tuple(key for key, vp in h.props.items() if vp.wl_scalar)
+        if cache is not None:
+            cache[id(h)] = keys
     out = []
-    for key, vp in h.props.items():
-        if not vp.wl_scalar or key not in value:
-            continue
-        v = value[key]
-        if isinstance(v, (dict, list)):
-            continue
-        out.append((type(v).__name__, key, v))
-    return tuple(sorted(out, key=repr))
+    for key in keys:
+        if key in value:
+            v = value[key]
+            if not isinstance(v, (dict, list)):
+                out.append((type(v).__name__, key, v))
+    if len(out) > 1:
+        out.sort(key=repr)
+    return tuple(out)
 
 
-def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
+class LeafMatrices:
+    """The similarity matrices of the records' plain fields (no identifier, no reference) met in one call.
+
+    They do not depend on the mappings, so the attribute matrices of the start and the search's objective
+    (both on the canonical copies) compute each one once. Keyed by the field's position and the identities
+    of the values compared (the documents keep them alive while the cache lives: one call).
+    """
+
+    __slots__ = ("matrices", "relevant")
+
+    def __init__(self, relevant: set) -> None:
+        self.matrices: dict[tuple, np.ndarray] = {}
+        self.relevant = relevant  # uids of the positions that reach an identifier or a reference
+
+    def get(self, vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+        """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain."""
+        if vpos.uid in self.relevant:
+            return _matrix.pos_matrix(vpos, G, P, ctx)  # depends on the mappings
+        key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
+        M = self.matrices.get(key)
+        if M is None:
+            M = self.matrices[key] = _matrix.pos_matrix(vpos, G, P, ctx)
+        return M
+
+
+def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> np.ndarray | None:
+    """``_matrix._object_matrix`` (the same arithmetic, in the same order), plain fields from ``leaves``;
+    None where it does not apply (weights past the float range)."""
+    n, m = len(G), len(P)
+    out = np.empty((n, m), dtype=np.float64)
+    ggroups: dict[tuple, list[int]] = {}
+    for i, g in enumerate(G):
+        ggroups.setdefault(tuple(g), []).append(i)
+    pgroups: dict[tuple, list[int]] = {}
+    for j, p in enumerate(P):
+        pgroups.setdefault(tuple(p), []).append(j)
+    props = h.props
+    ki, vi = h.ki, h.vi
+    for rows_g in ggroups.values():
+        gd = G[rows_g[0]]
+        Gs = [G[i] for i in rows_g]
+        for cols_p in pgroups.values():
+            pd = P[cols_p[0]]
+            if not gd and not pd:
+                out[np.ix_(rows_g, cols_p)] = 1.0
+                continue
+            Ps = [P[j] for j in cols_p]
+            rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
+            acc = np.zeros((len(Gs), len(Ps)), dtype=np.float64)
+            tw = 0.0
+            ksum = 0.0
+            fields = []
+            for gkey, pkey, ks in rows:
+                key = gkey if gkey is not None else pkey
+                vpos = props.get(key) or value_pos(h, key) or _ANY
+                w = vpos.weight
+                tw += w
+                if gkey is not None and pkey is not None:
+                    ksum += ks
+                    fields.append((vpos, w, gkey, pkey))
+            if tw == np.inf:
+                return None
+            for vpos, w, gkey, pkey in fields:
+                gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
+                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
+                acc = acc + w * V
+            values = acc / tw if tw > 0.0 else np.ones_like(acc)
+            if ki == 0.0:
+                block = vi * values / vi
+            else:
+                block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
+            out[np.ix_(rows_g, cols_p)] = np.clip(block, 0.0, 1.0)
+    return out
+
+
+def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
     """Masked record similarity matrix (SPEC 9.4 step 2)."""
     G = [r[0] for r in grecs]
     P = [r[0] for r in precs]
@@ -873,6 +1155,10 @@ def _record_matrix(grecs: list, precs: list, ctx: Ctx) -> np.ndarray:
         if isinstance(d, Pos):
             return sim_matrix(d, G, P, ctx, None, G, P, 0)
         if all(type(v) is dict for v in G) and all(type(v) is dict for v in P):
+            if leaves is not None and d.tag == OBJ and not _matrix._needs_context(d) and ctx.max_cells == np.inf:
+                C = _object_matrix(d, G, P, ctx, leaves)
+                if C is not None:
+                    return C
             return handler_matrix(d, G, P, ctx, None, G, P, 0)
         return _handler_matrix(d, G, P, ctx)
     out = np.zeros((len(G), len(P)))

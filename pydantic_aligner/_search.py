@@ -80,7 +80,7 @@ def canon_index(cid: Any) -> int:
 class Search:
     """Bijection search on canonical copies; ``ctx.mappings`` holds the start on entry and the result on exit."""
 
-    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None) -> None:
+    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None, leaves: Any = None) -> None:
         self.ref = ref
         self.ctx = ctx
         self.scopes = [s for s in ref.plan.scope_order if s in ctx.mappings]
@@ -99,7 +99,7 @@ class Search:
             for u in gl:
                 mp.setdefault(u, None)
         self.agree = self._agreement(gidx, pidx, costs or {})
-        self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex)
+        self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex, leaves)
         root = self.obj.root
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
@@ -131,8 +131,11 @@ class Search:
                 Q = quantize(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
-                # a candidate id held by several records agrees as much as the best of them
-                np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
+                if len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
+                    A[np.ix_(gi, pj)] = Q
+                else:
+                    # a candidate id held by several records agrees as much as the best of them
+                    np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
             out[s] = A
         return out
 

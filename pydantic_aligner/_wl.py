@@ -20,11 +20,12 @@ __all__ = ["Graph", "individualize", "refine"]
 class Graph:
     """A directed multigraph: vertices with seed labels, labelled incidences."""
 
-    __slots__ = ("incidences", "seeds")
+    __slots__ = ("incidences", "prepared", "seeds")
 
     def __init__(self) -> None:
         self.seeds: dict[Hashable, Any] = {}
         self.incidences: list[tuple[Hashable, Hashable, Any, Any]] = []  # (src, dst, role, label)
+        self.prepared: tuple | None = None  # (the candidate graph, its joint arrays): refinement runs reuse them
 
     def add_vertex(self, key: Hashable, seed: Any = ()) -> None:
         self.seeds.setdefault(key, seed)
@@ -43,6 +44,38 @@ def _relabel(signatures: list) -> list[int]:
     """Joint relabelling: distinct signatures (tuples of ints) numbered in their natural order."""
     table = {s: i for i, s in enumerate(sorted(set(signatures)))}
     return [table[s] for s in signatures]
+
+
+def _prepare(gold: Graph, pred: Graph) -> tuple:
+    """The joint incidence arrays of two graphs (vertices: gold's, then pred's), computed once per pair of graphs
+    (the refinement runs of one derivation, seeded differently, share them)."""
+    if gold.prepared is not None and gold.prepared[0] is pred:
+        return gold.prepared[1]
+    n_gold = len(gold.seeds)
+    n = n_gold + len(pred.seeds)
+    labels: dict = {}  # (role, label) -> its number here
+    ends: list[list[int]] = [[], [], []]  # source vertices, target vertices, label numbers
+    for offset, graph in ((0, gold), (n_gold, pred)):
+        index = {v: offset + i for i, v in enumerate(graph.seeds)}
+        for a, b, role, label in graph.incidences:
+            ends[0].append(index[a])
+            ends[1].append(index[b])
+            ends[2].append(labels.setdefault((role, label), len(labels)))
+    # every incidence is an "out" entry of its source and an "in" entry of its target
+    codes = _canonical_codes([("out", *k) for k in labels] + [("in", *k) for k in labels])
+    out_code = np.array([codes[("out", *k)] for k in labels], dtype=np.int64)
+    in_code = np.array([codes[("in", *k)] for k in labels], dtype=np.int64)
+    a, b, lab = (np.array(e, dtype=np.int64) for e in ends)
+    # the entries' order does not matter: each round sorts them by (vertex, code)
+    src = np.concatenate([a, b])
+    dst = np.concatenate([b, a])
+    code = np.concatenate([out_code[lab], in_code[lab]]) if lab.size else lab
+    deg = np.bincount(src, minlength=n)
+    width = int(deg.max(initial=0))
+    first = np.concatenate([[0], np.cumsum(deg)[:-1]]) if n else deg
+    out = (src, dst, code, deg, width, first)
+    gold.prepared = (pred, out)
+    return out
 
 
 def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
@@ -68,29 +101,15 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     >>> [cg[1] == cp["z"], cg[2] == cp["y"], cg[1] == cg[2]]
     [True, True, False]
     """
-    keys: list[tuple[int, Hashable]] = [(0, v) for v in gold.seeds] + [(1, v) for v in pred.seeds]
-    index = {k: i for i, k in enumerate(keys)}
-    raw: list[list] = [[] for _ in keys]
-    for side, graph in ((0, gold), (1, pred)):
-        for src, dst, role, label in graph.incidences:
-            a, b = index[(side, src)], index[(side, dst)]
-            raw[a].append((("out", role, label), b))
-            raw[b].append((("in", role, label), a))
-    codes = _canonical_codes(e for entries in raw for e, _ in entries)
+    src, dst, code, _, width, first = _prepare(gold, pred)
     gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
-    start = [gs[v] if side == 0 else ps[v] for side, v in keys]
+    start = [gs[v] for v in gold.seeds] + [ps[v] for v in pred.seeds]
     seed_codes = _canonical_codes(start)
-    n = len(keys)
+    n = len(start)
     colour = np.array([seed_codes[s] for s in start], dtype=np.int64)
     limit = n if rounds is None else min(rounds, n)
-    count = len(set(colour.tolist()))
+    count = len(seed_codes)
     if limit and n:
-        src = np.array([i for i, entries in enumerate(raw) for _ in entries], dtype=np.int64)
-        dst = np.array([nb for entries in raw for _, nb in entries], dtype=np.int64)
-        code = np.array([codes[e] for entries in raw for e, _ in entries], dtype=np.int64)
-        deg = np.bincount(src, minlength=n)
-        width = int(deg.max(initial=0))
-        first = np.concatenate([[0], np.cumsum(deg)[:-1]]) if n else deg
         K = n + 1  # > every colour: (code, colour) pairs become one integer with the same order
         for _ in range(limit):
             # signature: (colour, the sorted neighbour pairs); numbered in lexicographic order, a shorter

@@ -170,6 +170,41 @@ def edit_rich(rng: random.Random, doc: dict, k: int) -> dict:
 
 
 # ---------------------------------------------------------------------------
+# damaged identifiers
+
+
+def damage_ids(rng: random.Random, doc: dict, k: int) -> dict:
+    """``k`` edits of a candidate's identifiers: an id repeated (another record's, or a record duplicated with an
+    edited copy), null, missing, NaN (a fresh object each time: NaN equals nothing), or of the wrong type."""
+    d = copy.deepcopy(doc)
+    lists = [d[key] for key in ("nodes", "people", "companies") if d.get(key)]
+    for _ in range(k):
+        if not lists:
+            break
+        recs = rng.choice(lists)
+        rec = rng.choice(recs)
+        op = rng.randrange(6)
+        if op == 0 and len(recs) > 1:
+            rec["id"] = rng.choice([r.get("id") for r in recs if r is not rec])
+        elif op == 1:
+            twin = copy.deepcopy(rec)
+            for key in ("concept", "name", "sector"):
+                if key in twin and rng.random() < 0.5:
+                    twin[key] = rng.choice([*CONCEPTS[:3], "Ada", "Bo", "x"])
+            recs.insert(rng.randrange(len(recs) + 1), twin)
+        elif op == 2:
+            rec["id"] = None
+        elif op == 3:
+            rec.pop("id", None)
+        elif op == 4:
+            rec["id"] = float("nan")
+        else:
+            rid = rec.get("id")
+            rec["id"] = len(rid) if isinstance(rid, str) else str(rid)
+    return d
+
+
+# ---------------------------------------------------------------------------
 # relabelling
 
 
@@ -178,30 +213,33 @@ def relabel(doc: dict, rng: random.Random, shuffle: bool = True) -> tuple[dict, 
     d = copy.deepcopy(doc)
     maps: dict[str, dict] = {}
     if "nodes" in d:
-        ids = [x["id"] for x in d["nodes"]]
+        ids = list(dict.fromkeys(x["id"] for x in d["nodes"] if _renamable(x.get("id"), int)))
         maps["node"] = dict(zip(ids, rng.sample(range(100, 100_000), len(ids))))
         for x in d["nodes"]:
-            x["id"] = maps["node"][x["id"]]
+            if "id" in x:
+                x["id"] = _renamed(maps["node"], x["id"])
         for e in d["edges"]:
-            e["source"] = maps["node"].get(e["source"], e["source"])
-            e["target"] = maps["node"].get(e["target"], e["target"])
+            e["source"] = _renamed(maps["node"], e["source"])
+            e["target"] = _renamed(maps["node"], e["target"])
     else:
-        pids = [p["id"] for p in d["people"]]
-        cids = [c["id"] for c in d["companies"]]
+        pids = list(dict.fromkeys(p["id"] for p in d["people"] if _renamable(p.get("id"), int)))
+        cids = list(dict.fromkeys(c["id"] for c in d["companies"] if _renamable(c.get("id"), str)))
         pm = dict(zip(pids, rng.sample(range(100, 100_000), len(pids))))
         cm = {c: f"k{n}" for c, n in zip(cids, rng.sample(range(100, 100_000), len(cids)))}
         maps = {"person": pm, "company": cm}
         for p in d["people"]:
-            p["id"] = pm[p["id"]]
-            p["manager"] = pm.get(p["manager"], p["manager"])
-            p["employer"] = cm.get(p["employer"], p["employer"])
+            if "id" in p:
+                p["id"] = _renamed(pm, p["id"])
+            p["manager"] = _renamed(pm, p["manager"])
+            p["employer"] = _renamed(cm, p["employer"])
         for c in d["companies"]:
-            c["id"] = cm[c["id"]]
-            c["owner"] = pm.get(c["owner"], c["owner"])
+            if "id" in c:
+                c["id"] = _renamed(cm, c["id"])
+            c["owner"] = _renamed(pm, c["owner"])
         for x in d["links"]:
-            x["a"], x["b"] = pm.get(x["a"], x["a"]), pm.get(x["b"], x["b"])
+            x["a"], x["b"] = _renamed(pm, x["a"]), _renamed(pm, x["b"])
         for t in d["teams"]:
-            t["members"] = [pm.get(m, m) for m in t["members"]]
+            t["members"] = [_renamed(pm, m) for m in t["members"]]
     if shuffle:
         for value in d.values():
             rng.shuffle(value)
@@ -209,6 +247,15 @@ def relabel(doc: dict, rng: random.Random, shuffle: bool = True) -> tuple[dict, 
                 if isinstance(item, dict) and isinstance(item.get("members"), list):
                     rng.shuffle(item["members"])
     return d, maps
+
+
+def _renamable(v: Any, kind: type) -> bool:
+    """An identifier of the scope's own type (a damaged one, null, NaN or of the wrong type, keeps its value)."""
+    return type(v) is kind and v == v
+
+
+def _renamed(m: dict, v: Any) -> Any:
+    return m.get(v, v) if type(v) in (int, str) else v
 
 
 # ---------------------------------------------------------------------------

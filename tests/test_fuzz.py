@@ -216,10 +216,10 @@ def _tie(alignment) -> tuple:
     return sum(round(s * 1e9) for s in pairs), len(pairs)
 
 
-@pytest.mark.xfail(reason="repeated candidate identifiers: which record holds the id still follows list order (reproducer in test_bijection_search.py)", strict=False)
 @FUZZ
 @given(SEEDS)
-@example(seed=3382622)
+@example(seed=3382622)  # two candidate records share an id: which one the gold record took followed list order
+@example(seed=232035935)  # a float key under patternProperties crashed the canonical walk (TypeError)
 @example(seed=850)  # the issue-9 reproducer's family: look-alike records, order-dependent bijection before the search
 def test_fuzz_shuffling_referential_records_is_bit_identical(seed):
     r = Draw(seed)
