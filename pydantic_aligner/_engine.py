@@ -867,7 +867,17 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
         cols = tuple(V[li, lj].tolist() if V is not None else None for V in blk.mats)
         blk.mats = None
         lazy = lazy and blk.lazy
-        out.append((ts, spec, cols, gvals, pvals, li, lj, blk.lazy))
+        later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
+        if blk.lazy:
+            if all(row[0] is PAIR for row in spec):  # every row a pair of plain leaves: the columns of each row
+                data = tuple(
+                    (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
+                    for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
+                )
+                later = (_leaf_rows, data)
+            else:
+                later = (_block_rows, (spec, cols, gvals, pvals))
+        out.append((ts, spec, cols, gvals, pvals, li, lj, later))
     return cells, out, lazy, None
 
 
@@ -923,18 +933,34 @@ def _kept_nodes(
     if blocks is None:
         return [Match(leaf, c, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for c, (i, j) in zip(cells, pairs)]
     out: list = [None] * len(pairs)
-    for ts, spec, cols, gvals, pvals, li, lj, lazy in blocks:
+    for ts, spec, cols, gvals, pvals, li, lj, later in blocks:
         for u, t in enumerate(ts):
             i, j = pairs[t]
             gi, pj = gt[i], pt[j]
             gp, pp = f"{gptr}/{L + i}", f"{pptr}/{L + j}"
-            if lazy:
-                args = (spec, cols, u, gvals, pvals, li[u], lj[u], gp, pp, None, None, None, None)
-                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, (_object_rows, args))
+            if later is not None:
+                build = (later[0], (later[1], u, li[u], lj[u], gp, pp))
+                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, build)
             else:
                 rows = _object_rows(spec, cols, u, gvals, pvals, li[u], lj[u], gp, pp, gi, pj, ctx, (loc, L + i, g, p))
                 out[t] = Match("object", cells[t], gi, pj, gp, pp, rows, None, 1.0, pos)
     return out
+
+
+def _block_rows(data: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block of plain-leaf fields with unpaired keys (see :func:`_take`)."""
+    spec, cols, gvals, pvals = data
+    return _object_rows(spec, cols, u, gvals, pvals, li, lj, gptr, pptr, None, None, None, None)
+
+
+def _leaf_rows(plain: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block whose every row is a pair of plain leaves (see :func:`_take`)."""
+    return tuple(
+        [
+            Row(PAIR, gk, pk, wt, Match(leaf, vcol[u], gcol[li], pcol[lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos), ks, kw)
+            for gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gcol, pcol, vcol in plain
+        ]
+    )
 
 
 def _object_rows(
