@@ -419,6 +419,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
         if lh is not None and (blk is None or not retain) and n * m > CHUNK_CELLS and _chunkable(lh, Gf, Pf):
             _leaf_into(acc, w, lh, Gf, Pf, ctx)  # the field matrix is never whole: bounded memory
             if blk is not None:
+                blk.values[gkey, pkey] = (Gf, Pf)
                 blk.fields.append((vpos, w, gkey, pkey, None))
                 blk.mats.append(None)
                 blk.lazy = False

@@ -181,3 +181,26 @@ def test_subtrees_built_later_show_the_documents_as_they_were_aligned():
     pred["tags"][0] = "q"
     gold["items"][0]["note"] = "y"
     _same_tree(later.root, eager.root)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_big_list_paths_give_the_same_scores_and_trees(data):
+    # big lists: field matrices summed a block of rows at a time, assignment weights built in blocks, and no
+    # field matrix kept for the tree (its kept pairs aligned again): forced here on small lists
+    from pydantic_aligner import _assign, _matrix
+
+    schema = data.draw(schemas)
+    list_schema = {"type": "array", "order": "align", "items": schema}
+    golds = data.draw(st.lists(values(schema), min_size=1, max_size=6))
+    preds = data.draw(st.lists(values(schema), min_size=1, max_size=6))
+    aligner = Aligner(list_schema)
+    score, fast = aligner.score(golds, preds), aligner.align(golds, preds)
+    saved = _matrix.CHUNK_CELLS, _matrix.KEEP_CELLS, _assign._CHUNK_CELLS
+    _matrix.CHUNK_CELLS, _matrix.KEEP_CELLS, _assign._CHUNK_CELLS = 2, 0, 3
+    try:
+        assert repr(aligner.score(golds, preds)) == repr(score)
+        _check_reuse(aligner, golds, preds)
+        _same_tree(aligner.align(golds, preds).root, fast.root)
+    finally:
+        _matrix.CHUNK_CELLS, _matrix.KEEP_CELLS, _assign._CHUNK_CELLS = saved
