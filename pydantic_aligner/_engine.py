@@ -940,7 +940,8 @@ def _kept_nodes(
             gp, pp = f"{gptr}/{L + i}", f"{pptr}/{L + j}"
             if later is not None:
                 build = (later[0], (later[1], u, li[u], lj[u], gp, pp))
-                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, build)
+                clean = (_perfect, (later[1], u)) if later[0] is _leaf_rows and cells[t] >= 1.0 else False
+                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, build, clean)
             else:
                 rows = _object_rows(spec, cols, u, gvals, pvals, li[u], lj[u], gp, pp, gi, pj, ctx, (loc, L + i, g, p))
                 out[t] = Match("object", cells[t], gi, pj, gp, pp, rows, None, 1.0, pos)
@@ -951,6 +952,14 @@ def _block_rows(data: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> 
     """The rows of one object pair of a block of plain-leaf fields with unpaired keys (see :func:`_take`)."""
     spec, cols, gvals, pvals = data
     return _object_rows(spec, cols, u, gvals, pvals, li, lj, gptr, pptr, None, None, None, None)
+
+
+def _perfect(plain: tuple, u: int) -> bool:
+    """Whether every field of pair ``u`` of a plain-leaf block scores 1 and pairs a key with itself."""
+    for gk, pk, _, _, _, _, _, _, _, _, _, vcol in plain:
+        if gk != pk or vcol[u] < 1.0:
+            return False
+    return True
 
 
 def _leaf_rows(plain: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:

@@ -25,7 +25,7 @@ from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import IdSpace, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
-from ._tree import CONTAINER_KINDS, Match
+from ._tree import CONTAINER_KINDS, LazyMatch, Match
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._alignment import Alignment
@@ -291,6 +291,8 @@ class _Builder:
 
     # -- containers -------------------------------------------------------------
     def visit(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
+        if node.__class__ is LazyMatch and node.is_clean():
+            return  # nothing to repair below (and nothing built to find that out)
         if node.kind not in CONTAINER_KINDS:
             self.leaf(node, c, orig, final, in_reorder, list_path)
             return
@@ -591,7 +593,7 @@ def units(ops: list[Repair]) -> list[list[Repair]]:
             g.append(o)
         else:
             groups.append([o])
-    for g in groups:  # the add half first
+    for g in by_pair.values():  # the add half first
         g.sort(key=lambda o: o.kind != "key_rename_add")
     return groups
 

@@ -117,7 +117,7 @@ class LazyMatch(Match):
     :class:`Match`.
     """
 
-    __slots__ = ("_build",)
+    __slots__ = ("_build", "_clean")
 
     def __init__(
         self,
@@ -132,6 +132,7 @@ class LazyMatch(Match):
         confidence: float = 1.0,
         pos: Any = None,
         build: tuple | None = None,
+        clean: Any = False,
     ) -> None:
         self.kind = kind
         self.score = score
@@ -143,8 +144,17 @@ class LazyMatch(Match):
         self.confidence = confidence
         self.pos = pos
         self._build = build  # (function, args): function(*args) is the rows; None once built
+        self._clean = clean  # a bool, or (function, args) deciding it on first use
         if build is None:
             _CHILDREN.__set__(self, children)
+
+    def is_clean(self) -> bool:
+        """Whether the subtree certainly holds nothing to repair (every leaf scores 1, every key pairs with
+        itself): repairs skip it without building it. ``False`` means "not known"."""
+        c = self._clean
+        if c.__class__ is tuple:
+            c = self._clean = bool(c[0](*c[1]))
+        return c
 
     @property
     def children(self) -> tuple[Row, ...]:  # type: ignore[override]
