@@ -462,4 +462,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
     elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
         values *= vi
         values /= vi
-    return np.clip(values, 0.0, 1.0, out=values)
+    # clipped to [0, 1] in place (np.clip's Python wrapper costs more than the two ufuncs on small blocks; no value
+    # is -0.0 here: the sum starts at +0.0)
+    np.maximum(values, 0.0, out=values)
+    return np.minimum(values, 1.0, out=values)
