@@ -44,6 +44,36 @@ SCHEMA = {
 }
 
 
+def invoice_model() -> type:
+    """The Pydantic model equivalent to :data:`SCHEMA` (``to_json_schema`` of it scores the same pairs the same).
+
+    >>> from invoices import SCHEMA, invoice_model, invoice_pair
+    >>> from pydantic_aligner import Aligner
+    >>> Invoice = invoice_model()
+    >>> gold, pred = invoice_pair(5, seed=1)
+    >>> Aligner(Invoice).score(Invoice.model_validate(gold), Invoice.model_validate(pred)) == Aligner(SCHEMA).score(gold, pred)
+    True
+    """
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Comparator, Order
+
+    class LineItem(BaseModel):
+        description: Annotated[str, Comparator("levenshtein", threshold=0.5)]
+        quantity: Annotated[int, Comparator("relative")]
+        unit_price: Annotated[float, Comparator("relative")]
+        sku: Annotated[str, Comparator("exact")]
+
+    class Invoice(BaseModel):
+        number: Annotated[str, Comparator("exact")]
+        vendor: Annotated[str, Comparator("jaro_winkler")]
+        items: Annotated[list[LineItem], Order("align")]
+
+    return Invoice
+
+
 def _typo(text: str, rng: random.Random) -> str:
     if len(text) < 3:
         return text

@@ -1,17 +1,27 @@
-"""Performance of pydantic_aligner against its peers, on the same generated pairs, in one run.
+"""Performance of pydantic_aligner against the floor and its peers, on the same generated pairs, in one run.
 
-    python benchmarks/perf.py                  # everything; installs the peers into benchmarks/.peers
-    python benchmarks/perf.py --no-peers       # only this project and the floor
-    python benchmarks/perf.py --peer-timeout 60
+    python benchmarks/perf.py                  # everything (10-20 minutes); installs the peers into benchmarks/.peers
+    python benchmarks/perf.py --no-peers       # only this project and the floors
+    python benchmarks/perf.py --quick          # no N=1000 scenarios, no N=10,000 memory rows, shorter rounds
 
-Columns: our time per pair (best of several runs) for ``Aligner.score`` and for
-``Aligner.align`` (which also builds the match tree), the *floor* (only the
-rapidfuzz ``cdist``, numpy and ``linear_sum_assignment`` calls the pair needs,
-timed the same way), our time over the floor, the peers' times (Stickler
-``stickler-eval`` 1.0 with a declared model, DeepDiff 9.1 ``ignore_order=True``,
-each in its own virtualenv and process, best of up to 3 runs), our speed-up
-over each peer, and our peak traced memory for one pair. Peers that cannot be
-installed are skipped with a message.
+Every claim is a ratio to a *floor* measured in the same process: only the rapidfuzz ``cdist``,
+numpy and ``linear_sum_assignment`` calls the pair needs (``invoice_floor`` and friends below).
+Times are CPU seconds of this process (``time.process_time``: one core), the best of several
+rounds in which the rows of a table take turns, so a load change on a shared machine hits every
+row alike. Sections:
+
+1. **Scenarios** (one generated pair each): ``Aligner.score`` (the float), ``Aligner.align`` (the
+   match tree), ``align`` + ``feedback()`` + ``to_json_patch()``, each against the floor and
+   against ``score``; the peers (Stickler ``stickler-eval`` 1.0 with a declared model, DeepDiff
+   9.1 ``ignore_order=True``, each in its own virtualenv and process, best of up to 3 runs);
+   the peak traced memory of one ``score``.
+2. **Small pairs** (N=5 invoices, 200 seeded pairs cycled, one compiled ``Aligner``): pairs per
+   second per input kind: dicts, model instances, JSON text under the JSON Schema and under the
+   model, the module-level ``score()``.
+3. **Big list** (N=10,000 line items, a fresh process per row): CPU time and peak resident
+   memory of ``score`` and ``align`` against the floor and against a memory-lean floor (the
+   same calls, summed in place a block of rows at a time, solved without a copy).
+4. **Targets** of the performance issue, read off the rows above.
 """
 
 from __future__ import annotations
@@ -19,6 +29,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -34,29 +46,50 @@ from scipy.optimize import linear_sum_assignment
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))
 
 from invoices import SCHEMA as INVOICE_SCHEMA  # noqa: E402
-from invoices import invoice_pair, nested_pair  # noqa: E402
+from invoices import invoice_model, invoice_pair, nested_pair  # noqa: E402
 from orggraph import generate, relabel, reroute  # noqa: E402
 from orggraph import schema as org_schema  # noqa: E402
 
+import pydantic_aligner  # noqa: E402
 from pydantic_aligner import Aligner  # noqa: E402
 
 PEERS_ENV = HERE / ".peers"
 PEER_PACKAGES = ["stickler-eval==1.0.0", "deepdiff==9.1.0"]
 
 
-def best_time(fn, min_total: float = 0.3, max_runs: int = 200) -> float:
-    fn()  # warm-up
-    times = []
-    start = time.perf_counter()
-    while len(times) < max_runs and (time.perf_counter() - start < min_total or len(times) < 3):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-        if times[-1] > 5:
-            break
-    return min(times)
+# ---------------------------------------------------------------------------
+# timing: rows take turns, best round per row
+
+
+def calibrate(fn, args: list, seconds: float) -> int:
+    """Calls per timed run so that a run lasts about ``seconds`` of CPU."""
+    fn(*args[0])
+    n = 1
+    while True:
+        t = time.process_time()
+        for k in range(n):
+            fn(*args[k % len(args)])
+        if time.process_time() - t >= seconds or n >= 1 << 16:
+            return n
+        n *= 2
+
+
+def interleaved(rows: dict, rounds: int, seconds: float) -> dict[str, float]:
+    """CPU seconds per call of each row (``name -> (fn, list of argument tuples)``), the best of ``rounds``
+    rounds in which every row runs once."""
+    counts = {name: calibrate(fn, args, seconds) for name, (fn, args) in rows.items()}
+    best = dict.fromkeys(rows, float("inf"))
+    for _ in range(rounds):
+        for name, (fn, args) in rows.items():
+            n = counts[name]
+            t = time.process_time()
+            for k in range(n):
+                fn(*args[k % len(args)])
+            best[name] = min(best[name], (time.process_time() - t) / n)
+    return best
 
 
 def peak_memory(fn) -> int:
@@ -90,6 +123,27 @@ def invoice_floor(gold: dict, pred: dict) -> None:
     pa = np.array([codes.get(p["sku"], -1) for p in P])
     total = total + (ga[:, None] == pa[None, :])
     linear_sum_assignment(total / 4.0, maximize=True)
+    JaroWinkler.normalized_similarity(gold["vendor"], pred["vendor"])
+
+
+def invoice_floor_lean(gold: dict, pred: dict, rows: int = 256) -> None:
+    """The invoice floor with the least memory: one n x m matrix, fields added in place a block of rows at a
+    time, solved without a copy (the memory floor of the big-list rows)."""
+    G, P = gold["items"], pred["items"]
+    total = process.cdist([g["description"] for g in G], [p["description"] for p in P], scorer=Levenshtein.normalized_similarity, dtype=np.float64)
+    total[total < 0.5] = 0.0
+    b = {f: _f64([p[f] for p in P])[None, :] for f in ("quantity", "unit_price")}
+    codes: dict = {}
+    ga = np.array([codes.setdefault(g["sku"], len(codes)) for g in G])
+    pa = np.array([codes.get(p["sku"], -1) for p in P])
+    for r in range(0, len(G), rows):
+        block = total[r : r + rows]
+        for f in ("quantity", "unit_price"):
+            a = _f64([g[f] for g in G[r : r + rows]])[:, None]
+            block += np.where(a == b[f], 1.0, np.maximum(0.0, 1.0 - np.abs(a - b[f]) / np.maximum(np.abs(a), np.abs(b[f]))))
+        block += ga[r : r + rows, None] == pa[None, :]
+    total /= -4.0
+    linear_sum_assignment(total)
     JaroWinkler.normalized_similarity(gold["vendor"], pred["vendor"])
 
 
@@ -134,27 +188,109 @@ def nested_floor(gold: dict, pred: dict) -> None:
 
 
 # ---------------------------------------------------------------------------
-# scenarios
+# 1. scenarios
 
 
 def scenarios(quick: bool) -> list[dict]:
+    import random
+
     out = []
     for n in (10, 100, 300) + (() if quick else (1000,)):
         g, p = invoice_pair(n, seed=n)
         out.append({"name": f"invoice N={n}", "kind": "invoice", "schema": INVOICE_SCHEMA, "gold": g, "pred": p,
-                    "floor": invoice_floor, "peers": ["stickler", "deepdiff"]})
+                    "floor": invoice_floor, "peers": ["stickler", "deepdiff"]})  # fmt: skip
     for records in (50, 200) + (() if quick else (1000,)):
         people, companies = records * 4 // 5, records // 5
         g = generate(seed=records, people=people, companies=companies, twin_fraction=0.3)
-        import random
-
         p = relabel(reroute(g, random.Random(records)), seed=records)
         out.append({"name": f"org graph {records} records", "kind": "graph", "schema": org_schema(), "gold": g, "pred": p,
-                    "floor": org_floor, "peers": ["deepdiff"]})
+                    "floor": org_floor, "peers": ["deepdiff"]})  # fmt: skip
     sch, g, p = nested_pair(40, seed=3)
     out.append({"name": "nested 40 orders x lines x tags", "kind": "nested", "schema": sch, "gold": g, "pred": p,
-                "floor": nested_floor, "peers": ["deepdiff"]})
+                "floor": nested_floor, "peers": ["deepdiff"]})  # fmt: skip
     return out
+
+
+def run_scenario(sc: dict, rounds: int, seconds: float) -> dict:
+    aligner = Aligner(sc["schema"])
+    g, p = sc["gold"], sc["pred"]
+
+    def afp(gold, pred):
+        r = aligner.align(gold, pred)
+        r.feedback()
+        r.to_json_patch()
+
+    rows = {"floor": (sc["floor"], [(g, p)]), "score": (aligner.score, [(g, p)]), "align": (aligner.align, [(g, p)]), "afp": (afp, [(g, p)])}
+    best = interleaved(rows, rounds, seconds)
+    best["mem"] = peak_memory(lambda: aligner.score(g, p))
+    best["value"] = aligner.score(g, p)
+    assert aligner.align(g, p).score == best["value"]
+    return best
+
+
+# ---------------------------------------------------------------------------
+# 2. small pairs
+
+
+def small_pairs(rounds: int, seconds: float) -> dict[str, float]:
+    Invoice = invoice_model()
+    pairs = [invoice_pair(5, seed=s) for s in range(200)]
+    insts = [(Invoice.model_validate(g), Invoice.model_validate(p)) for g, p in pairs]
+    texts = [(g, json.dumps(p)) for g, p in pairs]
+    by_schema = Aligner(INVOICE_SCHEMA)
+    by_model = Aligner(Invoice)
+    for (g, p), (gi, pi), (_, pt) in zip(pairs, insts, texts):  # every input kind scores the same
+        assert by_schema.score(g, p) == by_model.score(gi, pi) == by_schema.score(g, pt) == by_model.score(gi, pt)
+    rows = {
+        "floor": (invoice_floor, pairs),
+        "dicts, Aligner.score": (by_schema.score, pairs),
+        "dicts, Aligner.align": (by_schema.align, pairs),
+        "model instances, Aligner(Model).score": (by_model.score, insts),
+        "candidate as JSON text, Aligner(schema).score": (by_schema.score, texts),
+        "candidate as JSON text, Aligner(Model).score": (by_model.score, [(gi, pt) for (gi, _), (_, pt) in zip(insts, texts)]),
+        "dicts, module-level score(gold, pred, schema)": (lambda g, p: pydantic_aligner.score(g, p, INVOICE_SCHEMA), pairs),
+        "model instances, module-level score(gold, pred)": (pydantic_aligner.score, insts),
+    }
+    return interleaved(rows, rounds, seconds)
+
+
+# ---------------------------------------------------------------------------
+# 3. big list: a fresh process per row
+
+
+def big_child(what: str, n: int) -> dict:
+    g, p = invoice_pair(n, seed=n)
+    aligner = Aligner(INVOICE_SCHEMA, max_cells=None)
+    aligner.score(*invoice_pair(20, seed=1))  # imports, lazy modules
+    invoice_floor_lean(*invoice_pair(20, seed=1))
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t = time.process_time()
+    value = None
+    if what == "floor":
+        invoice_floor(g, p)
+    elif what == "lean floor":
+        invoice_floor_lean(g, p)
+    elif what == "score":
+        value = aligner.score(g, p)
+    else:
+        value = aligner.align(g, p).score
+    cpu = time.process_time() - t
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"cpu": cpu, "mb": (peak - base) / 1024, "value": value}
+
+
+def big_list(n: int) -> dict:
+    out = {}
+    for what in ("floor", "lean floor", "score", "align"):
+        res = subprocess.run([sys.executable, __file__, "--big-child", what, str(n)], capture_output=True, text=True, check=True)
+        out[what] = json.loads(res.stdout.strip().splitlines()[-1])
+        print(f"  big list N={n:,} {what:<10} {out[what]}", file=sys.stderr, flush=True)
+    assert out["score"]["value"] == out["align"]["value"]
+    return out
+
+
+# ---------------------------------------------------------------------------
+# peers
 
 
 def ensure_peers() -> Path | None:
@@ -178,6 +314,10 @@ def run_peers(py: Path, scs: list[dict], timeout: float) -> dict:
         pairs.write_text(json.dumps([{k: sc[k] for k in ("name", "kind", "gold", "pred", "peers")} for sc in scs]))
         subprocess.run([str(py), str(HERE / "_peers_worker.py"), str(pairs), str(out), str(timeout)], check=True)
         return json.loads(out.read_text())
+
+
+# ---------------------------------------------------------------------------
+# report
 
 
 def fmt(seconds: float | None) -> str:
@@ -204,55 +344,91 @@ def peer_cell(res: dict | None, ours: float) -> tuple[str, str]:
     return fmt(res["seconds"]), ratio(res["seconds"] / ours)
 
 
-def throughput(pairs: int = 10_000) -> tuple[float, float]:
-    aligner = Aligner(INVOICE_SCHEMA)
-    data = [invoice_pair(10, seed=s) for s in range(200)]
-    t = time.perf_counter()
-    for k in range(pairs):
-        g, p = data[k % len(data)]
-        aligner.score(g, p)
-    dt = time.perf_counter() - t
-    return pairs / dt, dt / pairs
+def machine() -> str:
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    cpu = platform.processor() or platform.machine()
+    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, numpy {np.__version__}; load average {load:.2f}"
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--no-peers", action="store_true")
-    ap.add_argument("--quick", action="store_true", help="skip the N=1000 scenarios and shorten throughput")
+    ap.add_argument("--quick", action="store_true", help="skip the N=1000 scenarios and the N=10,000 memory rows; shorter rounds")
     ap.add_argument("--peer-timeout", type=float, default=120.0)
+    ap.add_argument("--big", type=int, default=10_000, help="line items of the big-list rows (default 10,000)")
+    ap.add_argument("--big-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.big_child:
+        print(json.dumps(big_child(args.big_child[0], int(args.big_child[1]))))
+        return {}
+    rounds, seconds = (3, 0.1) if args.quick else (7, 0.25)
+    start = machine()
+    print(f"# {start} at the start", file=sys.stderr, flush=True)
     scs = scenarios(args.quick)
     rows = []
     for sc in scs:
-        aligner = Aligner(sc["schema"])
-        ours = best_time(lambda: aligner.score(sc["gold"], sc["pred"]))
-        tree = best_time(lambda: aligner.align(sc["gold"], sc["pred"]))
-        floor = best_time(lambda: sc["floor"](sc["gold"], sc["pred"]))
-        mem = peak_memory(lambda: aligner.score(sc["gold"], sc["pred"]))
-        score = aligner.score(sc["gold"], sc["pred"])
-        rows.append({"name": sc["name"], "ours": ours, "tree": tree, "floor": floor, "mem": mem, "score": score})
-        print(f"  {sc['name']:<32} ours {fmt(ours):>10}  floor {fmt(floor):>10}  score {score:.4f}", file=sys.stderr, flush=True)
+        r = run_scenario(sc, rounds, seconds)
+        r["name"] = sc["name"]
+        rows.append(r)
+        print(f"  {sc['name']:<32} score {fmt(r['score']):>10}  align {fmt(r['align']):>10}  floor {fmt(r['floor']):>10}", file=sys.stderr, flush=True)
+    small = small_pairs(rounds, seconds)
+    big = None if args.quick else big_list(args.big)
     peers: dict = {}
     if not args.no_peers:
         py = ensure_peers()
         if py is not None:
             peers = run_peers(py, scs, args.peer_timeout)
-    tp, per = throughput(2_000 if args.quick else 10_000)
-    print()
-    print("| scenario | ours: score | ours: align (tree) | floor | score/floor | Stickler | vs Stickler | DeepDiff | vs DeepDiff | peak memory | score |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    end = machine()
+
+    print(f"Machine: {start} at the start; {end.split('; ')[-1]} at the end.\n")
+    print("### Scenarios (one pair each; CPU time per call, best of the rounds)\n")
+    print("| scenario | floor | score | align | align + feedback + patch | score / floor | align / score | "
+          "align+feedback+patch / score | Stickler | vs Stickler | DeepDiff | vs DeepDiff | peak memory (score) | score |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        st, sx = peer_cell(peers.get(r["name"], {}).get("stickler"), r["ours"])
-        dd, dx = peer_cell(peers.get(r["name"], {}).get("deepdiff"), r["ours"])
-        print(f"| {r['name']} | {fmt(r['ours'])} | {fmt(r['tree'])} | {fmt(r['floor'])} | {r['ours'] / r['floor']:.1f}x | {st} | {sx} | {dd} | {dx} | "
-              f"{r['mem'] / 1e6:.1f} MB | {r['score']:.4f} |")
+        st, sx = peer_cell(peers.get(r["name"], {}).get("stickler"), r["score"])
+        dd, dx = peer_cell(peers.get(r["name"], {}).get("deepdiff"), r["score"])
+        print(f"| {r['name']} | {fmt(r['floor'])} | {fmt(r['score'])} | {fmt(r['align'])} | {fmt(r['afp'])} | "
+              f"{ratio(r['score'] / r['floor'])} | {ratio(r['align'] / r['score'])} | {ratio(r['afp'] / r['score'])} | "
+              f"{st} | {sx} | {dd} | {dx} | {r['mem'] / 1e6:.1f} MB | {r['value']:.4f} |")  # fmt: skip
     by = {r["name"]: r for r in rows}
-    print()
     if "invoice N=1000" in by:
-        print(f"growth: invoice N=1000 / N=100 = {by['invoice N=1000']['ours'] / by['invoice N=100']['ours']:.1f}x "
-              f"(floor {by['invoice N=1000']['floor'] / by['invoice N=100']['floor']:.1f}x)")
-    print(f"throughput: {tp:,.0f} invoice pairs/s with N=10 ({fmt(per)} per pair, one compiled Aligner, one process)")
-    return {"rows": rows, "peers": peers, "throughput": tp}
+        print(f"\nGrowth: invoice N=1000 / N=100 = {by['invoice N=1000']['score'] / by['invoice N=100']['score']:.0f}x "
+              f"(floor {by['invoice N=1000']['floor'] / by['invoice N=100']['floor']:.0f}x).")  # fmt: skip
+
+    print("\n### Small pairs (N=5 invoices, 200 pairs cycled, one compiled Aligner, one core)\n")
+    print("| input | pairs/s | per pair | x floor | x dicts |")
+    print("|---|---|---|---|---|")
+    dicts = small["dicts, Aligner.score"]
+    for name, t in small.items():
+        print(f"| {name} | {1 / t:,.0f} | {fmt(t)} | {ratio(t / small['floor'])} | {ratio(t / dicts) if name != 'floor' else '-'} |")
+
+    if big is not None:
+        print(f"\n### Big list (invoice, N={args.big:,} line items; a fresh process per row)\n")
+        print("| row | CPU time | x floor | peak memory | x floor | x lean floor |")
+        print("|---|---|---|---|---|---|")
+        for what, res in big.items():
+            print(f"| {what} | {res['cpu']:.1f} s | {ratio(res['cpu'] / big['floor']['cpu'])} | {res['mb']:,.0f} MB | "
+                  f"{ratio(res['mb'] / big['floor']['mb'])} | {ratio(res['mb'] / big['lean floor']['mb'])} |")  # fmt: skip
+
+    print("\n### Targets\n")
+    print("| target | measured |")
+    print("|---|---|")
+    for n in (100, 1000):
+        r = by.get(f"invoice N={n}")
+        if r is not None:
+            print(f"| align within 1.3x of score, invoice N={n} | {ratio(r['align'] / r['score'])} |")
+    r = by["invoice N=100"]
+    print(f"| align + feedback + to_json_patch within 2x of score, invoice N=100 | {ratio(r['afp'] / r['score'])} |")
+    print(f"| N=5 dicts: at least 5,000 pairs/s on one core | {1 / dicts:,.0f} pairs/s ({ratio(dicts / small['floor'])} the floor) |")
+    for name in ("model instances, Aligner(Model).score", "candidate as JSON text, Aligner(schema).score", "candidate as JSON text, Aligner(Model).score"):
+        print(f"| N=5 {name.split(',')[0]} ({name.split(', ')[1]}): within 1.3x of dicts | {ratio(small[name] / dicts)} ({1 / small[name]:,.0f} pairs/s) |")
+    if big is not None:
+        print(f"| peak memory at N={args.big:,}: at most 2.2 GB | {big['score']['mb'] / 1024:.2f} GB (score), {big['align']['mb'] / 1024:.2f} GB (align) |")
+    g = by.get("org graph 1000 records")
+    if g is not None:
+        print(f"| the 1,000-record org graph below 0.8 s | {fmt(g['score'])} (score), {fmt(g['align'])} (align) |")
+    return {"rows": rows, "small": small, "big": big, "peers": peers}
 
 
 if __name__ == "__main__":

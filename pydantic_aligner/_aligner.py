@@ -6,6 +6,7 @@ import functools
 import json
 import math
 import sys
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
@@ -390,7 +391,7 @@ class Aligner:
         """The Aligner for ``model`` with this one's options (cached)."""
         a = self._delegates.get(model)
         if a is None:
-            okey = tuple(sorted(self._kwargs.items()))
+            okey = _options_key(self._kwargs)
             try:
                 hash(okey)
             except TypeError:
@@ -551,6 +552,20 @@ def _cached_model_aligner(model: Any, options_key: tuple, registry_version: int)
     return Aligner(model, **dict(options_key))
 
 
+def _options_key(options: dict) -> tuple:
+    """The cache key of Aligner options: the ones that differ from their defaults, sorted (may be unhashable)."""
+    defaults = Aligner.__init__.__kwdefaults__
+    return tuple(sorted((k, v) for k, v in options.items() if k not in defaults or type(v) is not type(defaults[k]) or v != defaults[k]))
+
+
+#: schema documents seen lately, by identity: ``id -> (the document, a copy of it, options key, registry version,
+#: Aligner)``. A hit needs the very same object, still equal to the copy (a document edited in place since is
+#: compiled again), so a loop calling ``score(gold, pred, schema)`` neither serialises nor compiles the schema.
+_BY_IDENTITY: dict[int, tuple] = {}
+_IDENTITY_SIZE = 64
+_IDENTITY_LOCK = threading.Lock()
+
+
 def _aligner_for(schema: Any, options: dict) -> Aligner:
     """A compiled Aligner for the module-level functions, cached by schema (or model) and options."""
     if isinstance(schema, Aligner):
@@ -560,18 +575,28 @@ def _aligner_for(schema: Any, options: dict) -> Aligner:
     if "comparators" in options:
         return Aligner(schema, **options)
     try:
-        okey = tuple(sorted(options.items()))
+        okey = _options_key(options)
         hash(okey)
     except TypeError:
         return Aligner(schema, **options)
     version = registry_version()
     if isinstance(schema, dict):
+        hit = _BY_IDENTITY.get(id(schema))
+        if hit is not None and hit[0] is schema and hit[2] == okey and hit[3] == version and hit[1] == schema:
+            return hit[4]
         try:
             key = json.dumps(schema, sort_keys=True)
         except (TypeError, ValueError):
             return Aligner(schema, **options)
-        return _cached_aligner(key, okey, version)
-    if schema is not None and not isinstance(schema, bool) and _is_model_type(schema):
+        aligner = _cached_aligner(key, okey, version)
+        with _IDENTITY_LOCK:
+            if len(_BY_IDENTITY) >= _IDENTITY_SIZE:
+                del _BY_IDENTITY[next(iter(_BY_IDENTITY))]  # the oldest
+            _BY_IDENTITY[id(schema)] = (schema, json.loads(key), okey, version, aligner)
+        return aligner
+    if schema is None or isinstance(schema, bool):
+        return _cached_aligner(json.dumps(schema), okey, version)
+    if _is_model_type(schema):
         try:
             return _cached_model_aligner(schema, okey, version)
         except TypeError:  # an unhashable type expression
@@ -605,4 +630,4 @@ def score(gold: Any, pred: Any, schema: Any = None, **options: Any) -> float:
     >>> score([1, 2, 3], [1, 3, 2], schema={"type": "array", "order": "align", "items": {"type": "integer"}})
     1.0
     """
-    return _aligner_for(schema, options).align(gold, pred).score
+    return _aligner_for(schema, options).score(gold, pred)

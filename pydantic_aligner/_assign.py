@@ -33,6 +33,37 @@ def quantize(S: np.ndarray) -> np.ndarray:
     return np.rint(S * QUANTUM)
 
 
+#: the weights of a big matrix are computed a block of rows at a time, each block about this many cells
+_CHUNK_CELLS = 1 << 21
+
+
+def _weights(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None) -> np.ndarray:
+    """``W = rint(S * QUANTUM) * (k + 1) + pos`` (then ``W * (k + 1) + (prefer & pos)``), ``k = min(n, m)``,
+    computed in place a block of rows at a time: one n x m matrix besides ``S``."""
+    n, m = S.shape
+    k1 = float(min(n, m) + 1)
+    if n * m <= _CHUNK_CELLS:
+        W = np.multiply(S, QUANTUM)
+        np.rint(W, out=W)
+        W *= k1
+        W += pos
+        if prefer is not None:
+            W *= k1
+            W += prefer & pos
+        return W
+    W = np.empty_like(S)
+    step = max(1, _CHUNK_CELLS // m)
+    for r in range(0, n, step):
+        w = np.multiply(S[r : r + step], QUANTUM, out=W[r : r + step])
+        np.rint(w, out=w)
+        w *= k1
+        w += pos[r : r + step]
+        if prefer is not None:
+            w *= k1
+            w += prefer[r : r + step] & pos[r : r + step]
+    return W
+
+
 def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     """Gold index -> candidate index for the positive pairs of the best assignment of ``S``.
 
@@ -44,12 +75,9 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     if n == 0 or m == 0:
         return {}
     pos = S > 0.0
-    if not pos.any():
+    if n * m > 64 and not pos.any():  # (a small matrix is solved as fast as this test)
         return {}
-    Q = quantize(S)
-    W = Q * float(min(n, m) + 1) + pos
-    if prefer is not None:
-        W = W * float(min(n, m) + 1) + (prefer & pos)
+    W = _weights(S, pos, prefer)
     if n == 1:
         j = int(np.argmax(W[0]))
         return {0: j} if pos[0, j] else {}
@@ -58,8 +86,10 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
         return {i: 0} if pos[i, 0] else {}
     from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
 
-    rows, cols = linear_sum_assignment(W, maximize=True)
-    return {int(i): int(j) for i, j in zip(rows, cols) if pos[i, j]}
+    # maximise W by minimising -W, negated in place (scipy's maximize=True would negate a copy)
+    rows, cols = linear_sum_assignment(np.negative(W, out=W))
+    ok = pos[rows, cols]
+    return dict(zip(rows[ok].tolist(), cols[ok].tolist()))
 
 
 def canonical_rows(n: int, m: int, pairs: dict[int, int]) -> list[tuple[str, int | None, int | None]]:

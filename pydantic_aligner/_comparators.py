@@ -213,13 +213,38 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
     return pair
 
 
-def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable:
+def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None) -> Callable:
+    """The matrix of a number comparator.
+
+    ``fast(a, b)`` (a column and a row of finite values, every integer exact
+    as a float) computes ``core`` with the same float operations in the same
+    order, in place where it can (two n x m arrays alive instead of about six):
+    the usual case, with no NaN, infinity or big integer to special-case.
+    """
+
     def matrix(golds: list, preds: list) -> np.ndarray | None:
         try:
-            a = np.asarray(golds, dtype=_F64)[:, None]
-            b = np.asarray(preds, dtype=_F64)[None, :]
+            a = np.array(golds, dtype=_F64)
+            b = np.array(preds, dtype=_F64)
         except OverflowError:
             return None
+        # |x| < 2**53 for every value: finite (NaN compares false), and every integer exact as a float
+        if fast is not None and (
+            all(-_EXACT_INT < v < _EXACT_INT for v in golds) and all(-_EXACT_INT < v < _EXACT_INT for v in preds)
+            if len(golds) + len(preds) <= 64  # short lists: cheaper in Python than four numpy calls
+            else np.abs(a).max() < _EXACT_INT and np.abs(b).max() < _EXACT_INT
+        ):
+            a = a[:, None]
+            b = b[None, :]
+            if 0 in golds and 0 in preds:  # 0 / 0 where both are 0 (those cells are equal, hence 1)
+                with np.errstate(invalid="ignore"):
+                    out = fast(a, b)
+            else:
+                out = fast(a, b)
+            out[a == b] = 1.0
+            return out
+        a = a[:, None]
+        b = b[None, :]
         with np.errstate(invalid="ignore"):
             big = bool((np.abs(a) >= _EXACT_INT).any() or (np.abs(b) >= _EXACT_INT).any())
         if big and any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
@@ -233,6 +258,29 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callabl
         return np.ascontiguousarray(out, dtype=_F64)
 
     return matrix
+
+
+def _diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``np.abs(a - b)`` as a new n x m array, in place."""
+    out = np.subtract(a, b)
+    return np.abs(out, out=out)
+
+
+def _invdiff_fast(a, b):
+    out = _diff(a, b)
+    out += 1.0
+    return np.divide(1.0, out, out=out)
+
+
+def _relative_fast(a, b):
+    out = _diff(a, b)
+    np.divide(out, np.maximum(np.abs(a), np.abs(b)), out=out)
+    np.subtract(1.0, out, out=out)
+    return np.maximum(0.0, out, out=out)
+
+
+def _exact_fast(a, b):
+    return np.zeros((a.shape[0], b.shape[1]), dtype=_F64)
 
 
 def _invdiff(a, b):
@@ -259,7 +307,7 @@ def _exact_num_np(a, b):
     return np.zeros(np.broadcast_shapes(a.shape, b.shape))
 
 
-def _tol_funcs(name: str, tol: float) -> tuple[Callable, Callable]:
+def _tol_funcs(name: str, tol: float) -> tuple[Callable, Callable, Callable]:
     if name == "abs_tol":
 
         def core(a, b):
@@ -267,6 +315,9 @@ def _tol_funcs(name: str, tol: float) -> tuple[Callable, Callable]:
 
         def core_np(a, b):
             return (np.abs(a - b) <= tol).astype(_F64)
+
+        def fast(a, b):
+            return np.less_equal(_diff(a, b), tol).astype(_F64)
 
     else:
 
@@ -276,7 +327,13 @@ def _tol_funcs(name: str, tol: float) -> tuple[Callable, Callable]:
         def core_np(a, b):
             return (np.abs(a - b) <= tol * np.maximum(np.abs(a), np.abs(b))).astype(_F64)
 
-    return core, core_np
+        def fast(a, b):
+            bound = np.maximum(np.abs(a), np.abs(b))
+            with np.errstate(over="ignore"):  # a tolerance past 1e290 times a big value: inf, as in the pair path
+                bound *= tol
+            return np.less_equal(_diff(a, b), bound).astype(_F64)
+
+    return core, core_np, fast
 
 
 # ---------------------------------------------------------------------------
@@ -425,15 +482,15 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
         return None
     if kind == "number":
         if name == "invdiff":
-            return BoundComparator(name, _num_pair(_invdiff), _num_matrix(_invdiff_np))
+            return BoundComparator(name, _num_pair(_invdiff), _num_matrix(_invdiff_np, _invdiff_fast))
         if name == "relative":
-            return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np))
+            return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np, _relative_fast))
         if name == "exact":
-            return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np))
+            return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np, _exact_fast))
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             tol = float(default if tolerance is None else tolerance)
-            core, core_np = _tol_funcs(name, tol)
-            return BoundComparator(name, _num_pair(core, name, tol), _num_matrix(core_np))
+            core, core_np, fast = _tol_funcs(name, tol)
+            return BoundComparator(name, _num_pair(core, name, tol), _num_matrix(core_np, fast))
         return None
     raise AssertionError(kind)

@@ -161,15 +161,29 @@ def confident_root(alignment: Alignment) -> Match:
     return alignment.root
 
 
+def _computed(alignment: Alignment) -> bool:
+    """Whether the alignment's pairing confidences were computed (else every confidence is 1.0)."""
+    options = getattr(alignment.aligner, "options", None)
+    return options is None or bool(options.get("compute_confidence", True))
+
+
 @deep_entry
 def confidence_of(alignment: Alignment) -> float:
     """The aggregated confidence of the whole alignment (1.0 unless confidence is computed)."""
+    if not _computed(alignment):
+        return 1.0
     return node_confidence(confident_root(alignment))
 
 
 @deep_entry
 def confidence_map(alignment: Alignment) -> tuple[Match, dict[int, float]]:
-    """``(root, {id(node): aggregated confidence})`` for every node of the confidence-bearing tree."""
+    """``(root, {id(node): aggregated confidence})`` for every node of the confidence-bearing tree.
+
+    Empty when confidence is not computed: every node's confidence is then 1.0
+    exactly (aggregating ones could only add rounding), and the walk is skipped.
+    """
     root = confident_root(alignment)
+    if not _computed(alignment):
+        return root, {}
     _, memo = _aggregate(root)
     return root, memo

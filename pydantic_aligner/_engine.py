@@ -27,7 +27,7 @@ from ._confidence import pair_confidences
 from ._errors import DataError, LimitError
 from ._limits import BLOCK, DP_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
-from ._tree import Match, Row
+from ._tree import LazyMatch, Match, Row
 
 __all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
 
@@ -320,6 +320,9 @@ def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
 #: cells charged per branch tried by a union without a (matching) discriminator tag
 BRANCH_CELLS = 200
+#: tree mode builds the kept pairs' subtrees from their list's matrix (False: aligns every kept pair again,
+#: the reference the tests compare it with)
+REUSE = True
 
 
 def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, pos: Pos) -> Match:
@@ -329,11 +332,17 @@ def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr:
         return Match("object", s, g, p, gptr, pptr, rows, pos=pos)
     if t == ARR:
         s, rows, kind = _array(h, g, p, ctx, loc, gptr, pptr)
+        if rows.__class__ is list:  # [function, args]: the rows are built on first access
+            return LazyMatch(kind, s, g, p, gptr, pptr, (), None, 1.0, pos, (_rows_tuple, rows))
         return Match(kind, s, g, p, gptr, pptr, rows, pos=pos)
     if t == UNION:
         b, _ = _pick_branch(h, g, p, ctx, loc)
         return _align_h(b, g, p, ctx, loc, gptr, pptr, pos)
     return Match(_LEAF_KIND[t], _score_h(h, g, p, ctx, loc), g, p, gptr, pptr, pos=pos)
+
+
+def _rows_tuple(fn: Any, args: tuple) -> tuple[Row, ...]:
+    return tuple(fn(*args))
 
 
 def _child(ptr: str | None, token: Any) -> str | None:
@@ -486,14 +495,16 @@ def _object(
 # arrays
 
 
-def sim_matrix(pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int) -> np.ndarray:
+def sim_matrix(
+    pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
+) -> np.ndarray:
     """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
     known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
     if known is not None and offset == 0:
         S = known(golds, preds)
         if S is not None:
             return S
-    return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset)
+    return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
 
 
 def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
@@ -517,11 +528,7 @@ def leaf_handler_matrix(h: Any, golds: list, preds: list, ctx: Ctx | None = None
     if h.tag not in (STR, NUM, BOOL):
         return None
     if ctx is not None:
-        c = h.cmp if h.tag != BOOL else None
-        if c is not None and c.block:
-            string_cells(c.block, golds, preds, ctx, loc)
-        elif c is None or c.matrix is not None:
-            charge(ctx, len(golds) * len(preds), loc)
+        leaf_charge(h, golds, preds, ctx, loc)
     if h.tag == BOOL:
         ga = np.array(golds, dtype=bool)[:, None]
         pa = np.array(preds, dtype=bool)[None, :]
@@ -535,6 +542,15 @@ def leaf_handler_matrix(h: Any, golds: list, preds: list, ctx: Ctx | None = None
     if h.threshold > 0.0:
         M[h.threshold > M] = 0.0
     return M
+
+
+def leaf_charge(h: Any, golds: list, preds: list, ctx: Ctx, loc: Any = None) -> None:
+    """Charge (and check the string lengths of) what :func:`leaf_handler_matrix` computes for these values."""
+    c = h.cmp if h.tag != BOOL else None
+    if c is not None and c.block:
+        string_cells(c.block, golds, preds, ctx, loc)
+    elif c is None or c.matrix is not None:
+        charge(ctx, len(golds) * len(preds), loc)
 
 
 _NAN_KEY = object()
@@ -579,9 +595,18 @@ def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
     return pairs
 
 
+def _cells(S: np.ndarray, pairs: Any) -> list[float]:
+    """The cells ``S[i, j]`` of ``pairs``, as floats."""
+    pairs = list(pairs)
+    if not pairs:
+        return []
+    rows, cols = zip(*pairs)
+    return S[rows, cols].tolist()
+
+
 def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
     """The exactly rounded sum of the paired cells: independent of their order, so shuffling a list cannot move its score."""
-    return math.fsum([S[i, j] for i, j in pairs])
+    return math.fsum(_cells(S, pairs))
 
 
 def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
@@ -606,7 +631,11 @@ def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr:
         s = _prefix(h, g, p, ctx, loc, gptr, pptr, 1.0, rows)
         kind = "prefix"
     elif has_tail:
-        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows)
+        later: list | None = [] if gptr is not None else None
+        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        if later:
+            s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+            return s, later[0], kind
     else:
         s, kind = 1.0, "prefix"
     s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
@@ -649,7 +678,15 @@ def _prefix(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr, pptr, scale: flo
     return s
 
 
-def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list) -> tuple[float, str]:
+def _tail(
+    h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list, later: list | None = None
+) -> tuple[float, str]:
+    """The score of a list's tail (and, in tree mode, its rows appended to ``rows``).
+
+    With ``later`` (a list), rows that can be built without scoring, charging or
+    reporting anything are not built: ``[function, args]`` building them is
+    appended to ``later`` instead.
+    """
     tree = gptr is not None
     kind = "reorder" if h.align else "fixed"
     gt = g[L:] if L else g
@@ -664,6 +701,7 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
     k = 0
     total = 0.0
     single = None
+    kept = None
     if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None and ctx.record_pairs is None:
         # one item on each side: its subtree's score is the matrix (bit for bit), so align it once
         # (re-scoring it first made nested singleton lists quadratic in their depth)
@@ -690,14 +728,21 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
-        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
+        if tree and ctx.conf is None and REUSE:
+            kept = _matrix.Kept()
+        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
         plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
+    pairs_ij = cells = None
     if plan:
         pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
         k += len(pairs_ij)
-        total = float(len(pairs_ij)) if S is None else _fsum_cells(S, pairs_ij)
+        if S is None:
+            total = float(len(pairs_ij))
+        else:
+            cells = _cells(S, pairs_ij)
+            total = math.fsum(cells)
     D = n + m - k
     if h.ignore_excess:
         D -= m - k
@@ -712,17 +757,245 @@ def _tail(h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scal
         if h.align and ctx.conf is not None and S is not None:
             pairs = [(i, j) for rk, i, j in plan if rk == PAIR]
             pconf = dict(zip(pairs, pair_confidences(S, pairs, ctx.conf[0], ctx.conf[1])))
-        for rk, i, j in plan:
-            if rk == PAIR:
-                node = single or align(h.items, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
-                if pconf is not None and pconf[i, j] != 1.0:
-                    node = replace(node, confidence=pconf[i, j])
-                rows.append(Row(PAIR, L + i, L + j, alpha, node))
-            elif rk == MISSING:
-                rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, _child(gptr, L + i), None, pos=h.items)))
-            else:
-                rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, _child(pptr, L + j), pos=h.items)))
+        nodes = None  # (function, args): the kept pairs' nodes, in plan order, built from what the matrix kept
+        lazy = not pairs_ij  # nothing to align: the rows can be built later
+        if pairs_ij and single is None and REUSE:
+            if kept is not None:
+                taken = _take(kept, h.items, cells, pairs_ij)
+                if taken is not None:
+                    nodes = (_kept_nodes, [taken, h.items, pairs_ij, gt, pt, L, g, p, ctx, loc, gptr, pptr])
+                    lazy = taken[2]
+            elif blocked is not None and _blocked_kind(h.items, gt) is not None:
+                nodes = (_equal_leaves, [h.items, pairs_ij, gt, pt, L, gptr, pptr])
+                lazy = True
+        if lazy and later is not None and pconf is None and single is None:
+            # every row can be built later without scoring, charging or reporting anything: on first access
+            # (from the values of now: the lists are copied, as an eager build would have read them)
+            gt, pt = list(gt), list(pt)
+            if nodes is not None:
+                args = nodes[1]
+                if nodes[0] is _kept_nodes:
+                    args[3], args[4], args[8] = gt, pt, None  # no ctx: nothing is aligned
+                else:
+                    args[2], args[3] = gt, pt
+            later.append([_list_rows, (plan, nodes, alpha, wm, we, gt, pt, L, h.items, gptr, pptr)])
+            return s, kind
+        rows.extend(_list_rows(plan, nodes, alpha, wm, we, gt, pt, L, h.items, gptr, pptr, g, p, ctx, loc, pconf, single))
     return s, kind
+
+
+def _list_rows(
+    plan: list,
+    nodes: tuple | None,
+    alpha: float,
+    wm: float,
+    we: float,
+    gt: list,
+    pt: list,
+    L: int,
+    pos: Pos,
+    gptr: str,
+    pptr: str,
+    g: list | None = None,
+    p: list | None = None,
+    ctx: Ctx | None = None,
+    loc: Any = None,
+    pconf: dict | None = None,
+    single: Match | None = None,
+) -> list[Row]:
+    """The rows of a list's tail, in plan order (kept pairs' nodes from ``nodes``, else aligned)."""
+    made = iter(nodes[0](*nodes[1])) if nodes is not None else None
+    rows = []
+    for rk, i, j in plan:
+        if rk == PAIR:
+            if made is not None:
+                node = next(made)
+            else:
+                node = single or align(pos, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
+            if pconf is not None and pconf[i, j] != 1.0:
+                node = replace(node, confidence=pconf[i, j])
+            rows.append(Row(PAIR, L + i, L + j, alpha, node))
+        elif rk == MISSING:
+            rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, f"{gptr}/{L + i}", None, (), None, 1.0, pos)))
+        else:
+            rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, f"{pptr}/{L + j}", (), None, 1.0, pos)))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# the subtrees of kept pairs, from the cells their list's matrix was built from
+
+
+def _blocked_kind(pos: Pos, gt: list) -> str | None:
+    """The leaf kind of an exact-match blocked list's items (``None``: align its pairs, the default comparators report)."""
+    h = pos.kinds.get(_KIND[type(gt[0])])
+    return None if h is None else _LEAF_KIND[h.tag]
+
+
+def _equal_leaves(pos: Pos, pairs: list, gt: list, pt: list, L: int, gptr: str, pptr: str) -> list[Match]:
+    """Leaf nodes of the pairs of an exact-match blocked list: equal values, score 1.0."""
+    kind = _blocked_kind(pos, gt)
+    return [Match(kind, 1.0, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for i, j in pairs]
+
+
+def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
+    """What the kept pairs' nodes are built from, taken out of the list's matrices (which are then let go):
+    ``(cells, blocks, every pair buildable later, leaf kind)`` (``cells``: the pairs' cells of the list's
+    matrix, their items' scores): ``blocks`` lists, per block holding kept pairs,
+    ``(their numbers in pairs, spec, field cells, gold values, candidate values, gold and candidate indices in the
+    block, lazy)`` (``None`` for a list of leaves). ``None``: nothing was kept, align the pairs."""
+    if kept.leaf is not None:
+        return cells, None, True, kept.leaf
+    blocks = kept.blocks
+    if blocks is None:
+        return None
+    kept.blocks = None
+    if len(blocks) == 1:  # every object on each side has the same keys
+        members = {(0, 0): (range(len(pairs)), [i for i, _ in pairs], [j for _, j in pairs])}
+    else:
+        ggrp, gloc = kept.groups(True)
+        pgrp, ploc = kept.groups(False)
+        members = {}
+        for t, (i, j) in enumerate(pairs):
+            key = (ggrp[i], pgrp[j])
+            m = members.get(key)
+            if m is None:
+                members[key] = m = ([], [], [])
+            m[0].append(t)
+            m[1].append(gloc[i])
+            m[2].append(ploc[j])
+    out = []
+    lazy = True
+    for key, (ts, li, lj) in members.items():
+        blk = blocks[key]
+        spec, gvals, pvals = _block_spec(blk, pos)
+        cols = tuple(V[li, lj].tolist() if V is not None else None for V in blk.mats)
+        blk.mats = None
+        lazy = lazy and blk.lazy
+        later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
+        if blk.lazy:
+            if all(row[0] is PAIR for row in spec):  # every row a pair of plain leaves: the columns of each row
+                data = tuple(
+                    (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
+                    for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
+                )
+                later = (_leaf_rows, data)
+            else:
+                later = (_block_rows, (spec, cols, gvals, pvals))
+        out.append((ts, spec, cols, gvals, pvals, li, lj, later))
+    return cells, out, lazy, None
+
+
+def _block_spec(blk: Any, pos: Pos) -> tuple:
+    """``(spec, gold values, candidate values)`` of a block: per key row, what building it needs, ``(kind, gold
+    key, candidate key, weight, key score, key weight, value position, field number, leaf kind, gold token,
+    candidate token)`` (the rules of :func:`_object`), and the block's values of that key on each side."""
+    h = pos.kinds["object"]
+    rows = blk.rows
+    if not rows:
+        return (), (), ()
+    tw = blk.tw
+    kbar = h.ki / (h.ki + h.vi)
+    vbar = h.vi / (h.ki + h.vi)
+    kw = kbar / len(rows)
+    fields = {(f[2], f[3]): (t, f) for t, f in enumerate(blk.fields)}
+    spec, gvals, pvals = [], [], []
+    for gk, pk, ks in rows:
+        gtok = None if gk is None else "/" + escape_token(gk)
+        ptok = None if pk is None else "/" + escape_token(pk)
+        if gk is not None and pk is not None:
+            t, (vpos, w, _, _, leaf) = fields[gk, pk]
+            Gf, Pf = blk.values[gk, pk]
+            spec.append((PAIR, gk, pk, (vbar * w / tw) if tw > 0.0 else 0.0, ks, kw, vpos, t, leaf, gtok, ptok))
+        else:
+            key = gk if gk is not None else pk
+            vpos = h.props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * blk.wscale
+            wt = (vbar * w / tw) if tw > 0.0 else 0.0
+            spec.append((MISSING if gk is not None else EXCESS, gk, pk, wt, 0.0, kw, vpos, -1, None, gtok, ptok))
+            Gf = None if gk is None else [x[gk] for x in blk.G]
+            Pf = None if pk is None else [x[pk] for x in blk.P]
+        gvals.append(Gf)
+        pvals.append(Pf)
+    blk.values = blk.G = blk.P = None
+    return tuple(spec), tuple(gvals), tuple(pvals)
+
+
+def _kept_nodes(
+    taken: tuple, pos: Pos, pairs: list, gt: list, pt: list, L: int, g: list, p: list, ctx: Ctx, loc: Any, gptr: str, pptr: str
+) -> list[Match]:
+    """The nodes of a list's kept pairs, from what :func:`_take` took (see ``_matrix.Kept``).
+
+    A leaf item's score is its matrix cell. An object item's score is its
+    cell; its rows come from the block's key rows, a plain-leaf field's node
+    scoring its field-matrix cell and any other field aligned. When every field
+    is a plain leaf nothing can be reported or charged while building the rows,
+    so they are built on first access (:class:`LazyMatch`). Values are the ones
+    read when the matrices were built. Every score is the float an eager
+    ``align`` gives.
+    """
+    cells, blocks, _, leaf = taken
+    if blocks is None:
+        return [Match(leaf, c, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for c, (i, j) in zip(cells, pairs)]
+    out: list = [None] * len(pairs)
+    for ts, spec, cols, gvals, pvals, li, lj, later in blocks:
+        for u, t in enumerate(ts):
+            i, j = pairs[t]
+            gi, pj = gt[i], pt[j]
+            gp, pp = f"{gptr}/{L + i}", f"{pptr}/{L + j}"
+            if later is not None:
+                build = (later[0], (later[1], u, li[u], lj[u], gp, pp))
+                clean = (_perfect, (later[1], u)) if later[0] is _leaf_rows and cells[t] >= 1.0 else False
+                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, build, clean)
+            else:
+                rows = _object_rows(spec, cols, u, gvals, pvals, li[u], lj[u], gp, pp, gi, pj, ctx, (loc, L + i, g, p))
+                out[t] = Match("object", cells[t], gi, pj, gp, pp, rows, None, 1.0, pos)
+    return out
+
+
+def _block_rows(data: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block of plain-leaf fields with unpaired keys (see :func:`_take`)."""
+    spec, cols, gvals, pvals = data
+    return _object_rows(spec, cols, u, gvals, pvals, li, lj, gptr, pptr, None, None, None, None)
+
+
+def _perfect(plain: tuple, u: int) -> bool:
+    """Whether every field of pair ``u`` of a plain-leaf block scores 1 and pairs a key with itself."""
+    for gk, pk, _, _, _, _, _, _, _, _, _, vcol in plain:
+        if gk != pk or vcol[u] < 1.0:
+            return False
+    return True
+
+
+def _leaf_rows(plain: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block whose every row is a pair of plain leaves (see :func:`_take`)."""
+    return tuple(
+        [
+            Row(PAIR, gk, pk, wt, Match(leaf, vcol[u], gcol[li], pcol[lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos), ks, kw)
+            for gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gcol, pcol, vcol in plain
+        ]
+    )
+
+
+def _object_rows(
+    spec: tuple, cols: tuple, u: int, gvals: tuple, pvals: tuple, li: int, lj: int, gptr: str, pptr: str, g: Any, p: Any, ctx: Any, loc: Any
+) -> tuple[Row, ...]:
+    """The rows of one object pair of a block (see :func:`_kept_nodes`); ``g``/``p``/``ctx`` only to align a field."""
+    out = []
+    for r, (kind, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec):
+        if kind is PAIR:
+            if leaf is not None:
+                node = Match(leaf, cols[t][u], gvals[r][li], pvals[r][lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos)
+            else:
+                node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), gptr + gtok, pptr + ptok)
+            out.append(Row(PAIR, gk, pk, wt, node, ks, kw))
+        elif kind is MISSING:
+            node = Match("missing", 0.0, gvals[r][li], None, gptr + gtok, None, (), None, 1.0, vpos)
+            out.append(Row(MISSING, gk, None, wt, node, 0.0, kw))
+        else:
+            node = Match("excess", 0.0, None, pvals[r][lj], None, pptr + ptok, (), None, 1.0, vpos)
+            out.append(Row(EXCESS, None, pk, wt, node, 0.0, kw))
+    return tuple(out)
 
 
 from . import _matrix  # noqa: E402  (imports this module back)

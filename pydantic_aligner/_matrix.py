@@ -13,6 +13,12 @@ are scored per pair.
 
 Objects are grouped by their key sequence: key pairing depends only on the
 keys, so it is computed once per (gold key sequence, candidate key sequence).
+
+In tree mode (``Aligner.align``) the engine passes a :class:`Kept`: the matrix
+then also records what it was built from (the leaf handler of a list of
+leaves; the key rows and the field matrices of a list of objects), so the
+match tree of the pairs the assignment keeps is built from the very cells the
+score was computed from, without scoring anything again.
 """
 
 from __future__ import annotations
@@ -25,13 +31,70 @@ from . import _engine as E
 from ._limits import PAIR_CELLS
 from ._plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 
-__all__ = ["pos_matrix", "handler_matrix"]
+_LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
+
+__all__ = ["Kept", "pos_matrix", "handler_matrix"]
 
 _F64 = np.float64
 _KIND = E._KIND
 _NEEDS_CONTEXT: dict[int, bool] = {}
 #: cells charged per pair when a leaf comparator is called one pair at a time
 LEAF_PAIR_CELLS = 16
+#: field-matrix cells a list may keep alive for its tree (float64: 8 bytes each); past it, kept pairs are aligned again
+KEEP_CELLS = 1 << 24
+#: a big object matrix sums its leaf fields a block of rows at a time, each block about this many cells
+CHUNK_CELLS = 1 << 21
+_EXACT_INT = 2**53
+
+
+class Block:
+    """One (gold key sequence, candidate key sequence) block of an object matrix, as kept for the tree."""
+
+    __slots__ = ("G", "P", "fields", "lazy", "mats", "rows", "tw", "values", "wscale")
+
+    def __init__(self, rows: list, tw: float, wscale: float = 1.0) -> None:
+        self.rows = rows  # the key rows [(gold key, candidate key, key similarity)]
+        self.tw = tw  # the total value weight, scaled by wscale (see _engine.weight_scale)
+        self.wscale = wscale
+        self.fields: list = []  # (vpos, w, gold key, candidate key, leaf kind or None) per paired key
+        self.mats: list = []  # the field matrices, in the order of fields (None: not kept)
+        self.values: dict = {}  # (gold key, candidate key) -> (the block's gold values, its candidate values)
+        self.lazy = True  # every paired field is a plain leaf kept here: the rows can be built later
+        self.G: list = []  # the block's gold objects
+        self.P: list = []  # the block's candidate objects
+
+
+class Kept:
+    """How a list's similarity matrix was built (tree mode), so the kept pairs' subtrees reuse it.
+
+    ``leaf`` is the leaf kind (``"string"``, ...) when every item on both sides
+    is a leaf of one JSON kind the position declares and the matrix cell is the
+    item's score; ``blocks`` maps ``(gold group, candidate group)`` to a
+    :class:`Block` for a list of objects (groups: items with the same key
+    sequence, numbered in order of first appearance). ``budget`` is how many
+    more field cells may be kept.
+    """
+
+    __slots__ = ("blocks", "budget", "gsizes", "leaf", "psizes")
+
+    def __init__(self, budget: int = KEEP_CELLS) -> None:
+        self.budget = budget
+        self.leaf: str | None = None
+        self.blocks: dict | None = None
+        self.gsizes: Any = None  # the groups of each side (lists of item indices)
+        self.psizes: Any = None
+
+    def groups(self, gold: bool) -> tuple[list[int], list[int]]:
+        """(group number, index within the group) of every item of one side."""
+        groups = self.gsizes if gold else self.psizes
+        size = sum(map(len, groups))
+        grp = [0] * size
+        loc = [0] * size
+        for a, members in enumerate(groups):
+            for t, i in enumerate(members):
+                grp[i] = a
+                loc[i] = t
+        return grp, loc
 
 
 def _needs_context(obj: Any) -> bool:
@@ -84,29 +147,78 @@ def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, 
 
 
 def handler_matrix(
-    h: Any, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0
+    h: Any,
+    G: list,
+    P: list,
+    ctx: Any,
+    loc: Any = None,
+    gfull: list | None = None,
+    pfull: list | None = None,
+    offset: int = 0,
+    kept: Kept | None = None,
 ) -> np.ndarray:
     """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
     t = h.tag
     if t in (STR, NUM, BOOL):
         M = E.leaf_handler_matrix(h, G, P, ctx, loc)
-        if M is not None:
-            return M
-        return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
+        if M is None:
+            M = _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
+        if kept is not None and (t == BOOL or not h.cmp.custom):  # a custom comparator's result is kept as it returned it
+            kept.leaf = _LEAF_KIND[t]
+        return M
     if t == OBJ and not _needs_context(h):
-        return _object_matrix(h, G, P, ctx)
+        return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
     return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
 
 
+def _one_kind(values: list) -> str | None:
+    """The JSON kind every value has (``None``: several, or a value with none)."""
+    types = set(map(type, values))
+    if len(types) == 1:
+        return _KIND.get(types.pop())
+    kinds = {_KIND.get(t) for t in types}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _leaf_handler(pos: Pos, G: list, P: list) -> Any:
+    """The leaf handler scoring every pair of ``G`` x ``P`` when all are plain leaves of one JSON kind ``pos``
+    declares (``None`` otherwise)."""
+    if pos.special is not None:
+        return None
+    k = _one_kind(G)
+    if k is None or k == "null" or _one_kind(P) != k:
+        return None
+    h = pos.kinds.get(k)
+    return h if h is not None and h.tag in (STR, NUM, BOOL) else None
+
+
 def pos_matrix(
-    pos: Pos, G: list, P: list, ctx: Any, loc: Any = None, gfull: list | None = None, pfull: list | None = None, offset: int = 0
+    pos: Pos,
+    G: list,
+    P: list,
+    ctx: Any,
+    loc: Any = None,
+    gfull: list | None = None,
+    pfull: list | None = None,
+    offset: int = 0,
+    kept: Kept | None = None,
 ) -> np.ndarray:
-    """``[[score(pos, g, p) for p in P] for g in G]``, bit for bit, computed field by field."""
+    """``[[score(pos, g, p) for p in P] for g in G]``, bit for bit, computed field by field.
+
+    With ``kept`` (tree mode), what the matrix was built from is recorded there (see :class:`Kept`).
+    """
     n, m = len(G), len(P)
     if n == 0 or m == 0:
         return np.zeros((n, m), dtype=_F64)
     if pos.special is not None:
         return _special_matrix(pos, G, P, ctx)
+    # the usual case first: every value on both sides of one JSON kind (sets of types, at C speed)
+    first = _one_kind(G)
+    if first is not None and first != "null" and _one_kind(P) == first:
+        h = pos.kinds.get(first)
+        if h is None:  # scored with the default comparators (the tree reports it): not kept
+            h, kept = E._ANY.kinds[first], None
+        return handler_matrix(h, G, P, ctx, loc, gfull, pfull, offset, kept)
     gk = [_KIND.get(type(g)) or (None if g is None else E._gold_kind(g, loc)) for g in G]
     pk = [_KIND.get(type(p)) or E._pred_kind(p, loc) for p in P]
     first = gk[0]
@@ -199,38 +311,82 @@ def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
     return X
 
 
-def _object_matrix(h: Any, G: list, P: list, ctx: Any) -> np.ndarray:
+def _object_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) -> np.ndarray:
     """Objects, field by field, grouped by key sequence (the per-pair rules of ``_engine._object``)."""
     n, m = len(G), len(P)
-    out = np.empty((n, m), dtype=_F64)
     ggroups: dict[tuple, list[int]] = {}
     for i, g in enumerate(G):
         ggroups.setdefault(tuple(g), []).append(i)
     pgroups: dict[tuple, list[int]] = {}
     for j, p in enumerate(P):
         pgroups.setdefault(tuple(p), []).append(j)
-    for rows_g in ggroups.values():
+    if kept is not None:
+        kept.blocks = {}
+        kept.gsizes = list(ggroups.values())
+        kept.psizes = list(pgroups.values())
+    single = len(ggroups) == 1 and len(pgroups) == 1
+    out = None if single else np.empty((n, m), dtype=_F64)
+    for a, rows_g in enumerate(ggroups.values()):
         gd = G[rows_g[0]]
-        Gs = [G[i] for i in rows_g]
-        for cols_p in pgroups.values():
+        Gs = G if single else [G[i] for i in rows_g]
+        for b, cols_p in enumerate(pgroups.values()):
             pd = P[cols_p[0]]
+            keep = None
             if not gd and not pd:
                 block = np.ones((len(rows_g), len(cols_p)), dtype=_F64)
+                if kept is not None:
+                    kept.blocks[a, b] = Block([], 0.0)
             else:
-                Ps = [P[j] for j in cols_p]
+                Ps = P if single else [P[j] for j in cols_p]
                 rows = E._key_rows(h, gd, pd, ctx=ctx, loc=None)
-                block = _object_block(h, rows, Gs, Ps, ctx, 1.0)
+                if kept is not None:
+                    keep = kept
+                block = _object_block(h, rows, Gs, Ps, ctx, 1.0, keep)
                 if block is None:  # weights past the float range: scaled as _engine._object does
-                    block = _object_block(h, rows, Gs, Ps, ctx, E.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
+                    scale = E.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows])
+                    block = _object_block(h, rows, Gs, Ps, ctx, scale, keep)
+                if keep is not None:
+                    kept.blocks[a, b] = keep.blocks.pop(None)
+            if single:
+                return block
             out[np.ix_(rows_g, cols_p)] = block
     return out
 
 
-def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: float) -> np.ndarray | None:
-    """One block of objects sharing their key sequences (``None``: the weights overflow at this scale)."""
+def _chunkable(h: Any, G: list, P: list) -> bool:
+    """Whether a leaf matrix can be computed a block of rows at a time (no value needing the pair path)."""
+    if h.tag == BOOL:
+        return True
+    c = h.cmp
+    if c.matrix is None or c.wants_context or c.custom:
+        return False
+    if h.tag == NUM:  # integers a float cannot hold exactly make the matrix defer to the pair path
+        return not any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*G, *P))
+    return True
+
+
+def _leaf_into(acc: np.ndarray, w: float, h: Any, G: list, P: list, ctx: Any) -> None:
+    """``acc += w * leaf matrix``, a block of rows at a time (the same cells, one block-sized matrix alive)."""
+    E.leaf_charge(h, G, P, ctx)
+    step = max(1, CHUNK_CELLS // len(P))
+    for r in range(0, len(G), step):
+        V = E.leaf_handler_matrix(h, G[r : r + step], P)
+        if w != 1.0:
+            V *= w
+        acc[r : r + step] += V
+
+
+def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: float, kept: Kept | None = None) -> np.ndarray | None:
+    """One block of objects sharing their key sequences (``None``: the weights overflow at this scale).
+
+    The field matrices are summed in place (one accumulator, each field matrix
+    scaled in place: the same float operations, in the same order, as
+    ``acc = acc + w * V``). With ``kept``, the block's :class:`Block` is left in
+    ``kept.blocks[None]``, holding the field matrices when the budget allows.
+    """
     props = h.props
     ki, vi = h.ki, h.vi
-    acc = np.zeros((len(Gs), len(Ps)), dtype=_F64)
+    n, m = len(Gs), len(Ps)
     tw = 0.0
     ksum = 0.0
     fields = []
@@ -244,14 +400,69 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
             fields.append((vpos, w, gkey, pkey))
     if tw == E._INF:
         return None
-    if ctx.work + len(Gs) * len(Ps) * len(fields) > ctx.max_cells:  # refuse before computing any field
-        E.charge(ctx, len(Gs) * len(Ps) * len(fields), None)
+    if ctx.work + n * m * len(fields) > ctx.max_cells:  # refuse before computing any field
+        E.charge(ctx, n * m * len(fields), None)
+    blk = None
+    if kept is not None:
+        blk = kept.blocks[None] = Block(rows, tw, wscale)
+        blk.G, blk.P = Gs, Ps
+        retain = n * m * len(fields) <= kept.budget
+        if retain:
+            kept.budget -= n * m * len(fields)
+    acc = np.zeros((n, m), dtype=_F64)
     for vpos, w, gkey, pkey in fields:
-        V = pos_matrix(vpos, [g[gkey] for g in Gs], [p[pkey] for p in Ps], ctx)
-        acc = acc + w * V
-    values = acc / tw if tw > 0.0 else np.ones_like(acc)
-    if ki == 0.0:
-        block = vi * values / vi
+        Gf = [g[gkey] for g in Gs]
+        Pf = [p[pkey] for p in Ps]
+        # the usual field first: plain leaves of one JSON kind the position declares (pos_matrix's first case)
+        leaf = None
+        lh = _leaf_handler(vpos, Gf, Pf)
+        if lh is not None and (blk is None or not retain) and n * m > CHUNK_CELLS and _chunkable(lh, Gf, Pf):
+            _leaf_into(acc, w, lh, Gf, Pf, ctx)  # the field matrix is never whole: bounded memory
+            if blk is not None:
+                blk.values[gkey, pkey] = (Gf, Pf)
+                blk.fields.append((vpos, w, gkey, pkey, None))
+                blk.mats.append(None)
+                blk.lazy = False
+            continue
+        if lh is not None:
+            V = E.leaf_handler_matrix(lh, Gf, Pf, ctx)
+            if V is None:
+                V = _per_pair(lh, Gf, Pf, ctx, None, None, None, 0)
+            if lh.tag == BOOL or not lh.cmp.custom:
+                leaf = _LEAF_KIND[lh.tag]
+        elif blk is None:
+            V = pos_matrix(vpos, Gf, Pf, ctx)
+        else:
+            fk = Kept(0)
+            V = pos_matrix(vpos, Gf, Pf, ctx, kept=fk)
+            leaf = fk.leaf
+        if blk is None:
+            if w != 1.0:  # (x * 1.0 is x)
+                V *= w
+            acc += V
+            continue
+        if not retain:
+            leaf = None
+        blk.values[gkey, pkey] = (Gf, Pf)
+        blk.fields.append((vpos, w, gkey, pkey, leaf))
+        blk.mats.append(V if leaf is not None else None)
+        if leaf is None:
+            blk.lazy = False
+        acc += w * V
+    if tw > 0.0:
+        acc /= tw
+        values = acc
     else:
-        block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
-    return np.clip(block, 0.0, 1.0)
+        values = np.ones_like(acc)
+    # (ki * mean key similarity + vi * values) / (ki + vi), in place
+    if ki != 0.0:
+        values *= vi
+        values += ki * (ksum / len(rows))
+        values /= ki + vi
+    elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+        values *= vi
+        values /= vi
+    # clipped to [0, 1] in place (np.clip's Python wrapper costs more than the two ufuncs on small blocks; no value
+    # is -0.0 here: the sum starts at +0.0)
+    np.maximum(values, 0.0, out=values)
+    return np.minimum(values, 1.0, out=values)

@@ -40,8 +40,14 @@ class PatchError(ValueError):
         super().__init__(f"{path!r}: {message}")
 
 
+_IMMUTABLE = frozenset({str, int, float, bool, type(None)})  # a deep copy of these is the value itself
+
+
 def _escape(token: Any) -> str:
-    return str(token).replace("~", "~0").replace("/", "~1")
+    t = token if token.__class__ is str else str(token)
+    if "~" in t or "/" in t:
+        return t.replace("~", "~0").replace("/", "~1")
+    return t
 
 
 def pointer(tokens: Iterable[Any]) -> str:
@@ -50,7 +56,7 @@ def pointer(tokens: Iterable[Any]) -> str:
     >>> pointer(["a/b", 0, "~x"])
     '/a~1b/0/~0x'
     """
-    return "".join("/" + _escape(t) for t in tokens)
+    return "".join(["/" + _escape(t) for t in tokens])
 
 
 def parse_pointer(ptr: str) -> list[str]:
@@ -188,7 +194,7 @@ class IdSpace:
     def translate(self, pos: Pos | None, v: Any) -> Any:
         """A deep copy of gold value ``v`` at ``pos`` with ids and references in candidate space."""
         if not self.active or pos is None:
-            return copy.deepcopy(v)
+            return v if v.__class__ in _IMMUTABLE else copy.deepcopy(v)
         return self._tr(pos, v)
 
     def _tr(self, pos: Pos, v: Any) -> Any:

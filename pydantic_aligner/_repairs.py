@@ -25,7 +25,7 @@ from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import IdSpace, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
-from ._tree import CONTAINER_KINDS, Match
+from ._tree import CONTAINER_KINDS, LazyMatch, Match
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._alignment import Alignment
@@ -197,6 +197,10 @@ def _arr_shape(node: Match) -> tuple[int, bool]:
     return 0, False  # pragma: no cover - a combined node always has such a handler
 
 
+#: leaf kinds whose node, scoring 1, holds nothing to repair
+_PLAIN_LEAVES = frozenset({"string", "number", "boolean", "null", "ref", "mismatch"})
+
+
 class _Builder:
     def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str) -> None:
         self.alignment = alignment
@@ -221,6 +225,8 @@ class _Builder:
     def leaf(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
         kind = node.kind
         s = node.score
+        if s >= 1.0 and kind != "id":  # nothing to repair (most leaves): no path, no op
+            return
         path = pointer(orig)
         common = {"gold": node.gold, "pred": node.pred, "gold_path": node.gold_path, "pred_path": node.pred_path, "list_path": list_path}
         if kind == "id":
@@ -285,6 +291,8 @@ class _Builder:
 
     # -- containers -------------------------------------------------------------
     def visit(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
+        if node.__class__ is LazyMatch and node.is_clean():
+            return  # nothing to repair below (and nothing built to find that out)
         if node.kind not in CONTAINER_KINDS:
             self.leaf(node, c, orig, final, in_reorder, list_path)
             return
@@ -317,6 +325,8 @@ class _Builder:
             v = r.node
             if r.kind == "pair":
                 if r.gold_key == r.pred_key:
+                    if v.score >= 1.0 and v.kind in _PLAIN_LEAVES:
+                        continue  # a perfect leaf: nothing to repair (what leaf() would decide)
                     self.visit(v, c * r.weight, (*orig, r.pred_key), (*final, r.pred_key), False, None)
                     continue
                 self.pairs += 1
@@ -485,15 +495,8 @@ def _hashable(v: Any) -> bool:
 
 
 def _path_key(path: str) -> tuple:
-    out = []
-    for t in parse_pointer(path):
-        if t.isdigit():
-            out.append((0, int(t), ""))
-        elif t == "-":
-            out.append((2, 0, ""))
-        else:
-            out.append((1, 0, t))
-    return tuple(out)
+    tokens = parse_pointer(path) if "~" in path or not path.startswith("/") else path[1:].split("/")
+    return tuple([(0, int(t), "") if t.isdigit() else (2, 0, "") if t == "-" else (1, 0, t) for t in tokens])
 
 
 def rank_key(op: Repair, rank_by: str) -> tuple:
@@ -508,7 +511,21 @@ def rank_key(op: Repair, rank_by: str) -> tuple:
 
 
 def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Repair], tuple[str, ...]]:
-    """Every repair operation of ``alignment`` at ``granularity`` (unranked, unfiltered), and the notes."""
+    """Every repair operation of ``alignment`` at ``granularity`` (unranked, unfiltered), and the notes.
+
+    Computed once per alignment and granularity (``repairs()``, ``feedback()`` and
+    ``to_json_patch()`` share it); each call gets its own list.
+    """
+    cache = getattr(alignment, "_extra", None)
+    hit = cache.get(("ops", granularity)) if cache is not None else None
+    if hit is None:
+        hit = _build_ops(alignment, granularity)
+        if cache is not None:
+            cache["ops", granularity] = hit
+    return list(hit[0]), hit[1]
+
+
+def _build_ops(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
     from ._confidence import confidence_map
 
     root, confs = confidence_map(alignment)
@@ -526,7 +543,7 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
             "identifiers and references are written in the candidate's identifier space "
             "(the bijection's ids; unmatched records keep their gold id unless the candidate uses it)"
         )
-    return b.ops, tuple(notes)
+    return tuple(b.ops), tuple(notes)
 
 
 def diagnostics(alignment: Alignment, threshold: float) -> list[Repair]:
@@ -580,7 +597,7 @@ def units(ops: list[Repair]) -> list[list[Repair]]:
             g.append(o)
         else:
             groups.append([o])
-    for g in groups:  # the add half first
+    for g in by_pair.values():  # the add half first
         g.sort(key=lambda o: o.kind != "key_rename_add")
     return groups
 

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Match", "Row", "LEAF_KINDS", "CONTAINER_KINDS"]
+__all__ = ["Match", "Row", "LazyMatch", "LEAF_KINDS", "CONTAINER_KINDS"]
 
 #: Kinds of leaf nodes.
 LEAF_KINDS = frozenset({"string", "number", "boolean", "null", "id", "ref", "mismatch", "missing", "excess", "absent"})
@@ -102,3 +102,73 @@ class Row:
     node: Match
     key_score: float | None = None
     key_weight: float = 0.0
+
+
+_CHILDREN = Match.__dict__["children"]  # the slot's descriptor
+
+
+class LazyMatch(Match):
+    """A container node whose rows are built on first access of ``children`` (internal).
+
+    The engine makes one for a list item (or a list) whose subtree can be built
+    later from values it already computed, without scoring anything again, raising
+    or reporting problems: the subtree is the one an eager build would give, bit
+    for bit. Building happens at most once; copying or pickling gives a plain
+    :class:`Match`.
+    """
+
+    __slots__ = ("_build", "_clean")
+
+    def __init__(
+        self,
+        kind: str,
+        score: float,
+        gold: Any,
+        pred: Any,
+        gold_path: str | None,
+        pred_path: str | None,
+        children: tuple[Row, ...] = (),
+        mapped: Any = None,
+        confidence: float = 1.0,
+        pos: Any = None,
+        build: tuple | None = None,
+        clean: Any = False,
+    ) -> None:
+        self.kind = kind
+        self.score = score
+        self.gold = gold
+        self.pred = pred
+        self.gold_path = gold_path
+        self.pred_path = pred_path
+        self.mapped = mapped
+        self.confidence = confidence
+        self.pos = pos
+        self._build = build  # (function, args): function(*args) is the rows; None once built
+        self._clean = clean  # a bool, or (function, args) deciding it on first use
+        if build is None:
+            _CHILDREN.__set__(self, children)
+
+    def is_clean(self) -> bool:
+        """Whether the subtree certainly holds nothing to repair (every leaf scores 1, every key pairs with
+        itself): repairs skip it without building it. ``False`` means "not known"."""
+        c = self._clean
+        if c.__class__ is tuple:
+            c = self._clean = bool(c[0](*c[1]))
+        return c
+
+    @property
+    def children(self) -> tuple[Row, ...]:  # type: ignore[override]
+        build = self._build
+        if build is not None:
+            _CHILDREN.__set__(self, build[0](*build[1]))
+            self._build = None
+        return _CHILDREN.__get__(self, Match)
+
+    @children.setter
+    def children(self, value: tuple[Row, ...]) -> None:
+        self._build = None
+        _CHILDREN.__set__(self, value)
+
+    def __reduce__(self) -> Any:
+        fields = (self.gold_path, self.pred_path, self.children, self.mapped, self.confidence, self.pos)
+        return (Match, (self.kind, self.score, self.gold, self.pred, *fields))

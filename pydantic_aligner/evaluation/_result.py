@@ -29,11 +29,14 @@ OUTCOMES = ("missing", "unreadable", "repaired", "truncated", "fenced", "prose",
 
 _N, _SUM, _DEF, _MISS, _EXTRA, _MISMATCH, _MIN = range(7)
 _ARRAY_KINDS = frozenset({"reorder", "fixed", "combined"})
+_CONTAINER_KINDS = frozenset({"object", "reorder", "fixed", "prefix", "combined"})
 
 
 def _escape(key: Any) -> str:
-    key = str(key)
-    return key.replace("~", "~0").replace("/", "~1")
+    key = key if key.__class__ is str else str(key)
+    if "~" in key or "/" in key:
+        return key.replace("~", "~0").replace("/", "~1")
+    return key
 
 
 def field_stats(alignment: Alignment) -> dict[str, list]:
@@ -53,42 +56,44 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
     /c [1, 0.0, 0.3333, 0, 1, 0, 0.0]
     """
     out: dict[str, list] = {}
-    stack = [(iter(alignment.root.children), alignment.root.kind, 1.0, "")]
+    root = alignment.root
+    stack = [(iter(root.children), root.kind in _ARRAY_KINDS, root.kind == "prefix", 1.0, "")]
     while stack:
-        rows, kind, c, prefix = stack[-1]
-        row = next(rows, None)
-        if row is None:
-            stack.pop()
-            continue
-        if row.kind == "absent" or (row.weight == 0.0 and not row.key_weight):
-            continue  # vacuous, or excused by ignoreExcess/ignoreMissing: does not count
-        if kind in _ARRAY_KINDS:
-            token = "*"
+        rows, array, prefix_kind, c, prefix = stack[-1]
+        for row in rows:
+            if row.kind == "absent" or (row.weight == 0.0 and not row.key_weight):
+                continue  # vacuous, or excused by ignoreExcess/ignoreMissing: does not count
+            if array:
+                key = prefix + "/*"
+            else:
+                k = row.gold_key if row.gold_key is not None else row.pred_key
+                key = f"{prefix}/{k if prefix_kind else _escape(k)}"
+            sub = row.node
+            s = sub.score
+            deficit = c * row.weight * (1.0 - s)
+            if row.key_weight and row.key_score is not None:
+                deficit += c * row.key_weight * (1.0 - row.key_score)
+            st = out.get(key)
+            if st is None:
+                st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
+            st[_N] += 1
+            st[_SUM] += s
+            st[_DEF] += deficit
+            rk = row.kind
+            if rk == "missing":
+                st[_MISS] += 1
+            elif rk == "excess":
+                st[_EXTRA] += 1
+            elif sub.kind == "mismatch":
+                st[_MISMATCH] += 1
+            if s < st[_MIN]:
+                st[_MIN] = s
+            if rk == "pair" and sub.kind in _CONTAINER_KINDS and sub.children:
+                # the container's rows next (document order), then the rest of these rows
+                stack.append((iter(sub.children), sub.kind in _ARRAY_KINDS, sub.kind == "prefix", c * row.weight, key))
+                break
         else:
-            k = row.gold_key if row.gold_key is not None else row.pred_key
-            token = str(k) if kind == "prefix" else _escape(k)
-        key = f"{prefix}/{token}"
-        sub = row.node
-        s = sub.score
-        deficit = c * row.weight * (1.0 - s)
-        if row.key_weight and row.key_score is not None:
-            deficit += c * row.key_weight * (1.0 - row.key_score)
-        st = out.get(key)
-        if st is None:
-            st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
-        st[_N] += 1
-        st[_SUM] += s
-        st[_DEF] += deficit
-        if row.kind == "missing":
-            st[_MISS] += 1
-        elif row.kind == "excess":
-            st[_EXTRA] += 1
-        elif sub.kind == "mismatch":
-            st[_MISMATCH] += 1
-        if s < st[_MIN]:
-            st[_MIN] = s
-        if sub.children and row.kind == "pair":
-            stack.append((iter(sub.children), sub.kind, c * row.weight, key))
+            stack.pop()
     return out
 
 
