@@ -961,10 +961,7 @@ def _block_rows(data: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> 
 
 def _perfect(plain: tuple, u: int) -> bool:
     """Whether every field of pair ``u`` of a plain-leaf block scores 1 and pairs a key with itself."""
-    for gk, pk, _, _, _, _, _, _, _, _, _, vcol in plain:
-        if gk != pk or vcol[u] < 1.0:
-            return False
-    return True
+    return not any(gk != pk or vcol[u] < 1.0 for gk, pk, _, _, _, _, _, _, _, _, _, vcol in plain)
 
 
 def _leaf_rows(plain: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:

@@ -295,6 +295,7 @@ def test_every_entry_point_says_the_same_on_the_bundled_dataset(tmp_path, capsys
     assert [r.fields for r in cli] == [json.loads(json.dumps(r.fields)) for r in batch]
     report = evaluate([g["gold"] for g in golds], [p["response"] for p in preds], model)
     code, out, _ = run(capsys, "report", tmp_path / "r.jsonl", "--format", "json")
+    assert code == 0
     assert json.loads(out)["mean"] == report.mean == pytest.approx(sum(a.score for a in direct) / 60, abs=1e-15)
 
 

@@ -15,7 +15,7 @@ from pydantic_aligner.evaluation._cli import main
 from pydantic_aligner.evaluation._io import read_results
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
-from order_agent import CASES, RULES, OrderDecision  # noqa: E402
+from order_agent import CASES, RULES, OrderDecision
 
 GOLDS = [g for g, _ in CASES]
 TEXTS = [t for _, t in CASES]

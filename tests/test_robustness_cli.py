@@ -152,7 +152,7 @@ def test_canonical_schema_unreadable_files_exit_2(tmp_path, capsys):
     dup.write_text('{"type": "object", "type": "string"}')
     junk = tmp_path / "junk.json"
     junk.write_text("{")
-    code, out, err = run(["canonical-schema", str(dup), str(junk), str(tmp_path / "none.json")], capsys)
+    code, _, err = run(["canonical-schema", str(dup), str(junk), str(tmp_path / "none.json")], capsys)
     assert code == 2
     assert f"{dup}: not a JSON schema file: duplicate key 'type'" in err
     assert f"{junk}: not a JSON schema file:" in err

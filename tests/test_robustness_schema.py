@@ -28,7 +28,7 @@ from pydantic_aligner.robustness._instances import sample_instances
 from pydantic_aligner.robustness._schema import ALIGNER_KEYWORDS
 
 
-class Kind(str, Enum):
+class Kind(str, Enum):  # noqa: UP042 - a str-mixin enum, as users write them
     person = "person"
     org = "org"
 
@@ -274,8 +274,8 @@ def test_named_variants_reorder_what_their_names_say():
     assert paths_of_property_orders(rr) == props
 
     df = vs["descriptions_first"].schema
-    assert list(df)[0] == "description"
-    assert list(df["$defs"]["Entity"]["properties"]["name"])[0] == "description"
+    assert next(iter(df)) == "description"
+    assert next(iter(df["$defs"]["Entity"]["properties"]["name"])) == "description"
     assert list(df["properties"]["entities"]) == list(original["properties"]["entities"])  # no description: unchanged
 
 

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from test_properties import schemas, values
 
 from pydantic_aligner import Aligner
+from pydantic_aligner import _engine as E
 from pydantic_aligner._compile import compile_schema
 from pydantic_aligner._engine import Ctx
 from pydantic_aligner._engine import score as engine_score
-from pydantic_aligner import _engine as E
 from pydantic_aligner._matrix import pos_matrix
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
