@@ -506,16 +506,26 @@ class _Block:
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
+        # in place, the same float operations in the same order as the engine's (_matrix._object_block)
         acc = np.zeros((len(sel), self.ncols), dtype=np.float64)
         for w, V, f in self.fields:
-            acc = acc + w * (next(it) if f is not None else V[sel])
+            X = next(it) if f is not None else V[sel]
+            acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
         tw, ki, vi = self.tw, self.ki, self.vi
-        values = acc / tw if tw > 0.0 else np.ones_like(acc)
-        if ki == 0.0:
-            block = vi * values / vi
+        if tw > 0.0:
+            acc /= tw
+            values = acc
         else:
-            block = (ki * (self.ksum / self.nkeys) + vi * values) / (ki + vi)
-        return np.clip(block, 0.0, 1.0)
+            values = np.ones_like(acc)
+        if ki != 0.0:
+            values *= vi
+            values += ki * (self.ksum / self.nkeys)
+            values /= ki + vi
+        elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+            values *= vi
+            values /= vi
+        np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
+        return np.minimum(values, 1.0, out=values)
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
