@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import _matrix
-from ._assign import PAIR, assign, monotone, quantize
+from ._assign import PAIR, _weights, assign, monotone
 from ._compile import any_pos
 from ._engine import _KIND, Ctx, _id_like, _key_rows, score
 from ._plan import ARR, OBJ, RefSpec, kind_of
@@ -290,7 +290,7 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pos = S > 0.0
     if not pos.any():
         return _NONE, _NONE
-    W = quantize(S) * float(min(n, m) + 1) + pos
+    W = _weights(S, pos, None)  # quantize(S) * (min(n, m) + 1) + pos, in place
     if n == 1:
         j = int(np.argmax(W[0]))
         return (np.array([0]), np.array([j])) if pos[0, j] else (_NONE, _NONE)
@@ -299,7 +299,8 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return (np.array([i]), np.array([0])) if pos[i, 0] else (_NONE, _NONE)
     from scipy.optimize import linear_sum_assignment
 
-    rows, cols = linear_sum_assignment(W, maximize=True)
+    # maximise W by minimising -W, negated in place (what maximize=True does, on a copy)
+    rows, cols = linear_sum_assignment(np.negative(W, out=W))
     keep = pos[rows, cols]
     return rows[keep], cols[keep]
 
