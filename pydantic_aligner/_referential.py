@@ -40,7 +40,7 @@ from ._compile import any_pos, escape_token
 from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
-from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
+from ._plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
 __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
@@ -512,6 +512,8 @@ class Referential:
                         edge = ("a",)
                         if vp is None:
                             continue
+                    if vp.special is None and vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
+                        continue  # (what walk would find there: nothing)
                     walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
             elif h.tag == ARR:
                 L = len(h.prefix)
