@@ -509,8 +509,10 @@ class _Block:
         it = iter(xs)
         # in place, the same float operations in the same order as the engine's (_matrix._object_block)
         acc = np.zeros((len(sel), self.ncols), dtype=np.float64)
+        # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
+        whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
-            X = next(it) if f is not None else V[sel]
+            X = next(it) if f is not None else V if whole else V[sel]
             acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
         tw, ki, vi = self.tw, self.ki, self.vi
         if tw > 0.0:
@@ -598,7 +600,10 @@ class _Field:
 
     def fixed(self, sel: Any, bits: Any) -> np.ndarray:
         """The field's similarities from its match bits, with the null rules applied."""
-        X = np.broadcast_to(np.asarray(bits, dtype=np.float64), (len(sel), len(self.pcode))).copy()
+        shape = (len(sel), len(self.pcode))
+        X = np.asarray(bits, dtype=np.float64)
+        if X is bits or X.shape != shape:
+            X = np.broadcast_to(X, shape).copy()  # (a matrix of match bits converts to a new array: no copy)
         if self.any_gnull:
             gnull = self.gnull[sel]
             if self.is_id:
