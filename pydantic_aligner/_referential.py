@@ -60,6 +60,9 @@ def _id_value(v: Any) -> Any:
     whose identifier is NaN has none, and a NaN reference points at no record
     (were NaN a key, two NaN objects would match or not by object identity).
     """
+    t = type(v)
+    if t is int or t is str:  # the usual identifiers, first
+        return v
     if isinstance(v, bool) or not isinstance(v, (str, int, float)) or v != v:
         return None
     return v
