@@ -299,8 +299,9 @@ class _Doc:
 
 
 def _targets(doc: _Doc, spec: RefSpec, value: Any) -> list[int] | None:
-    rid = _id_of(value)
-    if rid is None or _KIND.get(type(value)) != spec.kind:
+    t = type(value)
+    rid = value if t is int or t is str else _id_of(value)  # (an int or a string identifies itself)
+    if rid is None or _KIND.get(t) != spec.kind:
         return None
     return doc.records[spec.scope].get(rid)
 
@@ -309,35 +310,38 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
     """(seeds, edges, kept vertex ids, collapsed carrier -> sort key parts) of the graph to label."""
     n = len(doc.seeds)
     path_count: dict[str, int] = {}
-    for v in range(n):
-        path_count[doc.path[v]] = path_count.get(doc.path[v], 0) + 1
-    parent: dict[int, int] = {}
-    for v in range(n):
-        for _, d in doc.children[v]:
-            if d[0] == "V":
-                parent[d[1]] = v
+    for path in doc.path:
+        path_count[path] = path_count.get(path, 0) + 1
+    desc = doc.desc
+    is_record = doc.is_record
+    # relation objects (candidates to become edges): plain objects, items of an order-agnostic list of which the
+    # document has one instance
     collapsed: dict[int, tuple] = {}
-    for v in range(n):
-        if doc.is_record[v] or doc.desc[v] is None or doc.desc[v][0] != "O":
+    for p in range(n):
+        dp = desc[p]
+        if dp is None or dp[0] != "A" or not dp[3] or path_count[doc.path[p]] != 1:
             continue
-        p = parent.get(v)
-        if p is None or doc.desc[p] is None or doc.desc[p][0] != "A" or not doc.desc[p][3] or path_count[doc.path[p]] != 1:
-            continue
-        ends = []
-        ok = True
-        for label, d in doc.children[v]:
-            if d[0] == "V" or d[0] == "I":
-                ok = False
-                break
-            if d[0] == "R":
-                t = _targets(doc, d[1], d[2])
-                if t is None or len(t) != 1:
+        for _, d in doc.children[p]:
+            if d[0] != "V":
+                continue
+            v = d[1]
+            if is_record[v] or desc[v] is None or desc[v][0] != "O":
+                continue
+            ends = []
+            ok = True
+            for label, cd in doc.children[v]:
+                if cd[0] == "V" or cd[0] == "I":
                     ok = False
                     break
-                ends.append((repr(label), label, t[0]))
-        if ok and 1 <= len(ends) <= 2:
-            ends.sort(key=lambda e: e[0])
-            collapsed[v] = (doc.seeds[v], tuple(e[1] for e in ends), tuple(e[2] for e in ends))
+                if cd[0] == "R":
+                    t = _targets(doc, cd[1], cd[2])
+                    if t is None or len(t) != 1:
+                        ok = False
+                        break
+                    ends.append((repr(label), label, t[0]))
+            if ok and 1 <= len(ends) <= 2:
+                ends.sort(key=lambda e: e[0])
+                collapsed[v] = (doc.seeds[v], tuple(e[1] for e in ends), tuple(e[2] for e in ends))
     keep = [v for v in range(n) if v not in collapsed]
     index = {v: i for i, v in enumerate(keep)}
     seeds = [doc.seeds[v] for v in keep]
@@ -404,14 +408,23 @@ class _Labelling:
         self.n = n
         seed_codes = _codes(seeds)
         self.seed = [seed_codes[s] for s in seeds]
-        label_codes = _codes([("o", lab) for _, lab, _ in edges] + [("i", lab) for _, lab, _ in edges])
+        # the distinct labels (few), each hashed once per edge; then their codes, as _codes numbers them
+        index: dict = {}
+        ids = [index.setdefault(lab, len(index)) for _, lab, _ in edges]
+        distinct = list(index)
+        label_codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
+        ocode = [label_codes[("o", lab)] for lab in distinct]
+        icode = [label_codes[("i", lab)] for lab in distinct]
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
-        for a, lab, b in edges:
-            adj[a].append((label_codes[("o", lab)], b))
-            adj[b].append((label_codes[("i", lab)], a))
+        out = []
+        for (a, _, b), k in zip(edges, ids):
+            o = ocode[k]
+            adj[a].append((o, b))
+            adj[b].append((icode[k], a))
+            out.append((a, o, b))
         self.adj = adj
         self.adj_key = [tuple(sorted(a)) for a in adj]
-        self.out = [(a, label_codes[("o", lab)], b) for a, lab, b in edges]
+        self.out = out
         self.nodes = 0
         self.leaves = 0
         self.complete = True
@@ -650,10 +663,11 @@ class _Rebuild:
         self.origins: dict[int, tuple] = {}  # id(order-agnostic list of the copy) -> (original list, order, the list)
 
     def ref(self, spec: RefSpec, value: Any) -> Any:
-        rid = _id_of(value)
+        t = type(value)
+        rid = value if t is int or t is str else _id_of(value)  # (an int or a string identifies itself)
         if rid is None:
             return value
-        if _KIND.get(type(value)) == spec.kind:
+        if _KIND.get(t) == spec.kind:
             new = self.to_canon[spec.scope].get(rid)
             if new is not None:
                 return new
@@ -670,7 +684,8 @@ class _Rebuild:
             text = self.texts.get(c[0])
             if text is None:
                 text = self.texts[c[0]] = repr((c[0], c[1]))
-            return (1, 0, text, tuple(self.rank[e] for e in c[2]))
+            rank = self.rank
+            return (1, 0, text, tuple([rank[e] for e in c[2]]))
         if tag == "R":
             return (2, 0, repr(self.ref(d[1], d[2])))
         if tag == "I":
@@ -692,12 +707,15 @@ class _Rebuild:
             rid = _id_of(node[1])
             return node[1] if rid is None else self.to_canon[node[2]].get(rid, node[1])
         if kind == "O":
-            return {label[1]: (cd[2] if cd[0] == "F" else self.value(cd)) for label, cd in node[1]}
+            ref, value = self.ref, self.value
+            return {
+                label[1]: (cd[2] if cd[0] == "F" else ref(cd[1], cd[2]) if cd[0] == "R" else value(cd)) for label, cd in node[1]
+            }
         _, head, tail, align, rest, orig = node
         if not align:
             return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
-        key = self.key
-        order = sorted(range(len(tail)), key=lambda k: key(tail[k]))
+        keys = [self.key(cd) for cd in tail]
+        order = sorted(range(len(tail)), key=keys.__getitem__)
         out = [self.value(cd) for cd in head] + [self.value(tail[k]) for k in order] + rest
         if not head and not rest:
             # which original item each item of the copy is (the main pass reuses the search's pairing)

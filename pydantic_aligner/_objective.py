@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from . import _matrix
-from ._assign import PAIR, assign, monotone, quantize
+from ._assign import PAIR, _weights, assign, monotone
 from ._compile import any_pos
 from ._engine import _KIND, Ctx, _id_like, _key_rows, score
 from ._plan import ARR, OBJ, RefSpec, kind_of
@@ -290,7 +290,7 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     pos = S > 0.0
     if not pos.any():
         return _NONE, _NONE
-    W = quantize(S) * float(min(n, m) + 1) + pos
+    W = _weights(S, pos, None)  # quantize(S) * (min(n, m) + 1) + pos, in place
     if n == 1:
         j = int(np.argmax(W[0]))
         return (np.array([0]), np.array([j])) if pos[0, j] else (_NONE, _NONE)
@@ -299,7 +299,8 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return (np.array([i]), np.array([0])) if pos[i, 0] else (_NONE, _NONE)
     from scipy.optimize import linear_sum_assignment
 
-    rows, cols = linear_sum_assignment(W, maximize=True)
+    # maximise W by minimising -W, negated in place (what maximize=True does, on a copy)
+    rows, cols = linear_sum_assignment(np.negative(W, out=W))
     keep = pos[rows, cols]
     return rows[keep], cols[keep]
 
@@ -506,16 +507,28 @@ class _Block:
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
+        # in place, the same float operations in the same order as the engine's (_matrix._object_block)
         acc = np.zeros((len(sel), self.ncols), dtype=np.float64)
+        # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
+        whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
-            acc = acc + w * (next(it) if f is not None else V[sel])
+            X = next(it) if f is not None else V if whole else V[sel]
+            acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
         tw, ki, vi = self.tw, self.ki, self.vi
-        values = acc / tw if tw > 0.0 else np.ones_like(acc)
-        if ki == 0.0:
-            block = vi * values / vi
+        if tw > 0.0:
+            acc /= tw
+            values = acc
         else:
-            block = (ki * (self.ksum / self.nkeys) + vi * values) / (ki + vi)
-        return np.clip(block, 0.0, 1.0)
+            values = np.ones_like(acc)
+        if ki != 0.0:
+            values *= vi
+            values += ki * (self.ksum / self.nkeys)
+            values /= ki + vi
+        elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+            values *= vi
+            values /= vi
+        np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
+        return np.minimum(values, 1.0, out=values)
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
@@ -587,7 +600,10 @@ class _Field:
 
     def fixed(self, sel: Any, bits: Any) -> np.ndarray:
         """The field's similarities from its match bits, with the null rules applied."""
-        X = np.broadcast_to(np.asarray(bits, dtype=np.float64), (len(sel), len(self.pcode))).copy()
+        shape = (len(sel), len(self.pcode))
+        X = np.asarray(bits, dtype=np.float64)
+        if X is bits or X.shape != shape:
+            X = np.broadcast_to(X, shape).copy()  # (a matrix of match bits converts to a new array: no copy)
         if self.any_gnull:
             gnull = self.gnull[sel]
             if self.is_id:

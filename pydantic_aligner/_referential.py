@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import operator
 import warnings
 from typing import Any
 
@@ -39,7 +40,7 @@ from ._compile import any_pos, escape_token
 from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
-from ._plan import ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
+from ._plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
 
 __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
@@ -48,6 +49,7 @@ __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
 CYCLE_ROUNDS = 10
 
 _ANY = any_pos()
+_first = operator.itemgetter(0)
 _MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)
 
 
@@ -58,6 +60,9 @@ def _id_value(v: Any) -> Any:
     whose identifier is NaN has none, and a NaN reference points at no record
     (were NaN a key, two NaN objects would match or not by object identity).
     """
+    t = type(v)
+    if t is int or t is str:  # the usual identifiers, first
+        return v
     if isinstance(v, bool) or not isinstance(v, (str, int, float)) or v != v:
         return None
     return v
@@ -273,6 +278,7 @@ class _Index:
                         below.setdefault(d[:k], []).append(r)
             by_scope: dict[str, dict] = {}
             info: dict[tuple, list] = {}
+            role_text: dict[tuple, str] = {}  # an edge path -> its repr (few distinct ones)
             for r, f in zip(self.refs, frames):
                 ckey = r.dpath[:f]
                 entry = info.get(ckey)
@@ -286,10 +292,16 @@ class _Index:
                 if group is None:
                     group = groups[ckey] = [*entry, []]
                 role = r.epath[f:]
-                group[4].append((repr(role), role, r.value))
+                text = role_text.get(role)
+                if text is None:
+                    text = role_text[role] = repr(role)
+                group[4].append((text, role, r.value))
             for groups in by_scope.values():
                 for group in groups.values():
-                    group[4] = [(role, v) for _, role, v in sorted(group[4], key=lambda e: e[0])]
+                    eps = group[4]
+                    if len(eps) > 1:
+                        eps.sort(key=_first)
+                    group[4] = [(role, v) for _, role, v in eps]
             self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
         return self.carriers.get(name, [])
 
@@ -503,6 +515,8 @@ class Referential:
                         edge = ("a",)
                         if vp is None:
                             continue
+                    if vp.special is None and vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
+                        continue  # (what walk would find there: nothing)
                     walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
             elif h.tag == ARR:
                 L = len(h.prefix)
@@ -790,7 +804,7 @@ class Referential:
 def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold: bool) -> tuple:
     """A carrier's label: its exactly comparable scalars and its references into other, resolved scopes
     (the gold's read through their mappings), sorted by ``repr``."""
-    items = list(scalars)
+    items = None
     for x, depth in xrefs:
         scope = x.scope
         if scope == name or scope not in resolved:
@@ -807,7 +821,11 @@ def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold:
                 value = resolved[scope].get(value)
             except TypeError:
                 value = None
+        if items is None:
+            items = list(scalars)
         items.append(("xref", scope, rel, value))
+    if items is None:
+        return scalars  # sorted by repr already (_scalars)
     return tuple(sorted(items, key=repr))
 
 
@@ -1132,16 +1150,29 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                     fields.append((vpos, w, gkey, pkey))
             if tw == np.inf:
                 return None
+            # in place, the same float operations in the same order as the engine's (_matrix._object_block)
             for vpos, w, gkey, pkey in fields:
                 gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
                 V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
-                acc = acc + w * V
-            values = acc / tw if tw > 0.0 else np.ones_like(acc)
-            if ki == 0.0:
-                block = vi * values / vi
+                acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
+            if tw > 0.0:
+                acc /= tw
+                values = acc
             else:
-                block = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
-            out[np.ix_(rows_g, cols_p)] = np.clip(block, 0.0, 1.0)
+                values = np.ones_like(acc)
+            if ki != 0.0:
+                values *= vi
+                values += ki * (ksum / len(rows))
+                values /= ki + vi
+            elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+                values *= vi
+                values /= vi
+            np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
+            np.minimum(values, 1.0, out=values)
+            if len(ggroups) == 1 and len(pgroups) == 1:
+                out = values  # one block: the whole matrix (rows and columns in order)
+            else:
+                out[np.ix_(rows_g, cols_p)] = values
     return out
 
 

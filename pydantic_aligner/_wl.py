@@ -111,11 +111,13 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     count = len(seed_codes)
     if limit and n:
         K = n + 1  # > every colour: (code, colour) pairs become one integer with the same order
+        span = (int(code.max(initial=0)) + 1) * K  # > every enc: (source, enc) pairs as one integer, the same order
+        base = src * span
         for _ in range(limit):
             # signature: (colour, the sorted neighbour pairs); numbered in lexicographic order, a shorter
             # sequence before its extensions (the -1 padding), exactly as Python orders the tuples
             enc = code * K + colour[dst]
-            o = np.lexsort((enc, src))
+            o = np.argsort(base + enc, kind="stable")  # = np.lexsort((enc, src))
             M = np.full((n, width + 1), -1, dtype=np.int64)
             M[:, 0] = colour
             if src.size:
