@@ -427,3 +427,29 @@ def test_added_content_translates_references():
     r = _with_mapping(PEOPLE, gold, pred, {"person": {1: 7, 2: 8}}, {"person": {7, 8}})
     (op,) = r.repairs()
     assert (op.kind, op.path, op.value, op.gold) == ("list_item_missing", "/rel/-", {"source": 7, "target": 8}, {"source": 1, "target": 2})
+
+
+def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
+    import copy
+    import dataclasses
+    import pickle
+
+    from pydantic_aligner._repairs import Repair
+
+    schema = {"type": "object", "keyScore": "exact", "properties": {"items": {"type": "array", "order": "align", "items": {
+        "type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"}, "n": {"type": "integer"}}}}}}
+    gold = {"items": [{"name": f"item {i}", "n": i} for i in range(6)], "x": 1}
+    pred = {"items": [{"name": f"item {i}?", "n": i % 3} for i in range(5, 0, -1)], "y": 2}
+    aligner = Aligner(schema, compute_confidence=False)
+    r = aligner.align(gold, pred)
+    op = r.repairs()[0]
+    assert type(op) is Repair and op == Repair(**{f.name: getattr(op, f.name) for f in dataclasses.fields(Repair)})
+    assert hash(op) == hash(copy.copy(op)) and pickle.loads(pickle.dumps(op)) == op
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        op.delta = 1.0  # type: ignore[misc]
+    # one alignment asked in turn for every ranking, and for feedback in between: each as on a fresh alignment
+    for rank_by in ("confidence", "score_delta", "expected_gain", "score_delta"):
+        got = [o.to_dict() for o in r.repairs(rank_by=rank_by, top_k=4)]
+        assert got == [o.to_dict() for o in aligner.align(gold, pred).repairs(rank_by=rank_by, top_k=4)]
+        assert str(r.feedback(rank_by=rank_by)) == str(aligner.align(gold, pred).feedback(rank_by=rank_by))
+    assert len(r.repairs()) == len(r.repairs(top_k=None)) > 4
