@@ -19,6 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from .._engine import _leaf_rows
+from .._tree import LazyMatch
+
 if TYPE_CHECKING:  # pragma: no cover
     from .._alignment import Alignment
 
@@ -88,13 +91,41 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
                 st[_MISMATCH] += 1
             if s < st[_MIN]:
                 st[_MIN] = s
-            if rk == "pair" and sub.kind in _CONTAINER_KINDS and sub.children:
-                # the container's rows next (document order), then the rest of these rows
-                stack.append((iter(sub.children), sub.kind in _ARRAY_KINDS, sub.kind == "prefix", c * row.weight, key))
-                break
+            if rk == "pair" and sub.kind in _CONTAINER_KINDS:
+                if sub.__class__ is LazyMatch:
+                    build = sub._build
+                    if build is not None and build[0] is _leaf_rows:
+                        _plain_stats(out, build[1], c * row.weight, key)  # its rows, not built
+                        continue
+                if sub.children:
+                    # the container's rows next (document order), then the rest of these rows
+                    stack.append((iter(sub.children), sub.kind in _ARRAY_KINDS, sub.kind == "prefix", c * row.weight, key))
+                    break
         else:
             stack.pop()
     return out
+
+
+def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str) -> None:
+    """What :func:`field_stats` counts for the rows ``_engine._leaf_rows`` would build from ``data`` (one object's
+    fields, each a pair of plain leaves: a string, number or boolean node scoring its cell), without building them."""
+    plain, u = data[0], data[1]
+    for gk, _pk, wt, ks, kw, _vpos, _leaf, _gtok, _ptok, _gcol, _pcol, vcol in plain:
+        if wt == 0.0 and not kw:
+            continue
+        key = f"{prefix}/{_escape(gk)}"
+        s = vcol[u]
+        deficit = c * wt * (1.0 - s)
+        if kw and ks is not None:
+            deficit += c * kw * (1.0 - ks)
+        st = out.get(key)
+        if st is None:
+            st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
+        st[_N] += 1
+        st[_SUM] += s
+        st[_DEF] += deficit
+        if s < st[_MIN]:
+            st[_MIN] = s
 
 
 _BAND = re.compile(r"\s*([A-Za-z_][\w\- ]*?)\s*(?:>=\s*([0-9.eE+-]+))?\s*$")
