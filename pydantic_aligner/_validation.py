@@ -41,7 +41,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
 from ._parse import whole_json_span
-from ._shape import apply_shape, shape_of
+from ._shape import apply_shape, json_shape, shape_of
 
 __all__ = ["ModelReader", "ValidationIssue"]
 
@@ -287,7 +287,7 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "shape", "tp")
+    __slots__ = ("_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "json_shape", "shape", "tp")
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -298,14 +298,18 @@ class ModelReader:
         # a model with fuzzy keys keeps the candidate's keys (no defaults filled, no extra dropped) at those objects
         self.fuzzy = has_fuzzy_keys(tp)
         self.shape = shape_of(tp)
+        self.json_shape = json_shape(self.shape)  # for values validated from JSON (dumps of nothing but the model's own types)
         self._exact_json: bool | None = None  # see read_json_text (decided on first use)
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
         return side == "pred" and not self.fill_defaults
 
-    def dump(self, validated: Any, side: str, exclude: Any = None) -> Any:
-        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it."""
+    def dump(self, validated: Any, side: str, exclude: Any = None, *, from_json: bool = False) -> Any:
+        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it.
+
+        ``from_json``: the value was validated from JSON (it holds no instance the validation kept as it was).
+        """
         try:
             data = self.adapter.dump_python(
                 validated,
@@ -316,7 +320,7 @@ class ModelReader:
                 exclude_unset=self._exclude_unset(side),
                 warnings=False,
             )
-            return apply_shape(self.shape, data)
+            return apply_shape(self.json_shape if from_json else self.shape, data)
         except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
             raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
         except RecursionError:
@@ -354,7 +358,7 @@ class ModelReader:
         else:
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
             if ok:
-                return self.dump(result, side), []
+                return self.dump(result, side, from_json=json_mode), []
             data = _Lenient(side, issues, self._exclude_unset(side), json_mode, fuzzy=False).read(self.tp, value, "", errors)
         if issues and side == "gold":
             raise self.invalid_gold(issues)
@@ -384,7 +388,7 @@ class ModelReader:
             validated = self.adapter.validate_json(text)
         except (ValidationError, ValueError, TypeError, RecursionError):
             return None  # invalid, or not one JSON value: the general way reads and reports it
-        return self.dump(validated, side), span
+        return self.dump(validated, side, from_json=True), span
 
     def invalid_gold(self, issues: list[ValidationIssue]) -> DataError:
         """The gold is the truth: a gold the model rejects is a broken dataset (or a wrong schema), never scored."""

@@ -162,3 +162,35 @@ def test_random_models_read_their_own_json_the_same_both_ways(drawn, style):
     }[style]
     fast, general = _both(Aligner(cls), gold, text)
     assert fast == general
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(instances())
+def test_values_validated_from_json_dump_the_same_with_the_lean_shape(drawn):
+    _spec, cls, gold = drawn
+    reader = Aligner(cls)._reader
+    validated = reader.adapter.validate_json(gold.model_dump_json())
+    assert repr(reader.dump(validated, "pred", from_json=True)) == repr(reader.dump(validated, "pred"))
+
+
+def test_the_lean_shape_drops_models_with_nothing_to_convert():
+    from pydantic_aligner._shape import json_shape, shape_of
+
+    class Node(BaseModel):
+        name: str
+        children: list[Node] = []
+
+    class Flat(BaseModel):
+        name: str
+        qty: int
+
+    class Holder(BaseModel):
+        items: list[Flat]
+        colour: Colour = Colour.RED
+
+    lean = json_shape(shape_of(Holder))
+    assert set(lean.fields) == {"items", "colour"} and lean.fields["items"] == ("seq", None)  # the enum still converts
+    assert json_shape(shape_of(Flat)) is None
+    assert json_shape(shape_of(Order)) is shape_of(Order)  # Line's date converts
+    assert json_shape(shape_of(Node)) is shape_of(Node)  # recursive: kept
+    assert json_shape(shape_of(Priced)) is shape_of(Priced)  # a Decimal converts
