@@ -311,7 +311,7 @@ class ModelReader:
         ``from_json``: the value was validated from JSON (it holds no instance the validation kept as it was).
         """
         try:
-            data = self.adapter.dump_python(
+            data = self.adapter.serializer.to_python(  # what TypeAdapter.dump_python calls, without its wrapper
                 validated,
                 mode="python",
                 by_alias=True,
@@ -385,7 +385,7 @@ class ModelReader:
         if span is None:
             return None
         try:
-            validated = self.adapter.validate_json(text)
+            validated = self.adapter.validator.validate_json(text)  # TypeAdapter.validate_json without its wrapper
         except (ValidationError, ValueError, TypeError, RecursionError):
             return None  # invalid, or not one JSON value: the general way reads and reports it
         return self.dump(validated, side, from_json=True), span
