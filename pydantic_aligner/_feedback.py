@@ -341,7 +341,10 @@ def feedback(
     if not lines:
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
-        n_total = sum(1 for u in all_units if (visible(u[0]) if len(u) == 1 else any(visible(o) for o in u)))
+        if all(visible(o) for o in {o.kind: o for o in ops}.values()):
+            n_total = len(all_units)  # every kind has a line
+        else:
+            n_total = sum(1 for u in all_units if any(visible(o) for o in u))
         intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
         text = intro + "\n".join(lines)
         if include_synthesis_line:

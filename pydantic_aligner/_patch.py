@@ -259,16 +259,7 @@ def patch_order(ops: list) -> list:
     memo: dict = {}
 
     def key(tokens: tuple) -> list:
-        out = []
-        for t in tokens:
-            if t.__class__ is int:
-                out.append((0, t, ""))
-            else:
-                k = memo.get(t)
-                if k is None:
-                    k = memo[t] = _tok_key(t)
-                out.append(k)
-        return out
+        return [(0, t, "") if t.__class__ is int else memo.get(t) or memo.setdefault(t, _tok_key(t)) for t in tokens]
 
     replaces = [o for o in ops if o.op == "replace"]
     removes = [o for o in ops if o.op == "remove"]

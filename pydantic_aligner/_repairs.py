@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
-from ._engine import _leaf_rows
+from ._assign import EXCESS, MISSING, PAIR
+from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer
@@ -296,8 +297,11 @@ class _Builder:
     def visit(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, in_reorder: bool, list_path: str | None) -> None:
         if node.__class__ is LazyMatch:
             build = node._build
-            if build is not None and build[0] is _leaf_rows and not self.confs and self.plain(node, c, orig, final, opath, build[1]):
-                return  # its repairs read off the values the rows would be built from (the rows stay unbuilt)
+            if build is not None and not self.confs:
+                if build[0] is _leaf_rows and self.plain(node, c, orig, final, opath, build[1]):
+                    return  # its repairs read off the values the rows would be built from (the rows stay unbuilt)
+                if build[0] is _rows_tuple and build[1][0] is _list_rows and self.plain_list(node, c, orig, final, opath, build[1][1]):
+                    return  # the same, for a list of such objects
             if node.is_clean():
                 return  # nothing to repair below (and nothing built to find that out)
         if node.kind not in CONTAINER_KINDS:
@@ -310,24 +314,33 @@ class _Builder:
         else:
             self.array(node, c, orig, final, opath)
 
+    def plain_fields(self, plain: tuple) -> tuple:
+        """What :meth:`plain` reads of a block's plain rows, and the block's objects with a field scoring below 1
+        (``((), ...)``: a key paired with another key, the general way). Once per block: its objects share it."""
+        hit = self.plains.get(id(plain))
+        if hit is None:
+            if any(row[0] != row[1] for row in plain):
+                hit = ((), frozenset())
+            else:
+                fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
+                               for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
+                hit = (fields, frozenset(u for row in plain for u, s in enumerate(row[11]) if s < 1.0))
+            self.plains[id(plain)] = hit
+            self.keep.append(plain)  # alive while its id is a key
+        return hit
+
     def plain(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, data: tuple) -> bool:
         """The repairs of an unbuilt object whose rows would all pair a plain leaf key with itself (what
         :meth:`object` would give from the rows ``_engine._leaf_rows`` builds; nothing for a clean one);
         ``False``: not such an object."""
         plain, u, li, lj, gptr, pptr = data
-        fields = self.plains.get(id(plain))
-        if fields is None:  # once per block: the objects of a block share its rows
-            if any(row[0] != row[1] for row in plain):
-                fields = ()  # a key paired with another key: the general way
-            else:
-                fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
-                               for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
-            self.plains[id(plain)] = fields
-            self.keep.append(plain)  # alive while its id is a key
+        fields, imperfect = self.plain_fields(plain)
         if not fields:
             return False
         if self.granularity == "all" and node.score < 1.0:
             self.subtree(node, c, orig, final, opath)
+        if u not in imperfect:
+            return True
         for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
             s = vcol[u]
             if s >= 1.0:
@@ -337,6 +350,91 @@ class _Builder:
                 _Raw("replace", opath + tok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
                      pcol[lj], gptr + gtok, pptr + ptok, None, "", 1.0, (*orig, pk), (*final, pk))
             )  # fmt: skip
+        return True
+
+    def plain_list(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, args: tuple) -> bool:
+        """The repairs of an unbuilt list (no tuple slots) whose kept pairs are all unbuilt objects of plain-leaf
+        fields pairing each key with itself: what :meth:`array` would give from the rows ``_engine._list_rows``
+        builds (and :meth:`plain` from each pair's), read off the plan and the values those rows would be built
+        from, the rows left unbuilt. ``False``: not such a list (or ``granularity="all"``), nothing done."""
+        plan, nodes, alpha, wm, we, gt, pt, L, pos, gptr, pptr = args
+        kind = node.kind
+        if L or kind not in ("reorder", "fixed") or self.granularity == "all":
+            return False
+        info: list = []
+        if nodes is not None:
+            if nodes[0] is not _kept_nodes:
+                return False
+            taken, pairs = nodes[1][0], nodes[1][2]
+            blocks = taken[1]
+            if blocks is None:
+                return False
+            info = [None] * len(pairs)
+            for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+                if later is None or later[0] is not _leaf_rows or not self.plain_fields(later[1])[0]:
+                    return False
+                for u, t in enumerate(ts):
+                    info[t] = (later[1], u, li[u], lj[u])
+        elif any(rk == PAIR for rk, _, _ in plan):
+            return False  # pragma: no cover - a lazy list with pairs always has their nodes
+        reorder = kind == "reorder"
+        self.has_reorder = self.has_reorder or reorder
+        final_of: dict[int, int] = {}
+        add_at: dict[int, Any] = {}
+        cnt = 0
+        if reorder:
+            for j in sorted(j for rk, _, j in plan if rk == PAIR or (rk == EXCESS and we == 0.0)):
+                final_of[j] = cnt
+                cnt += 1
+        else:
+            for t, (rk, _, j) in enumerate(plan):
+                if rk == PAIR or (rk == EXCESS and we == 0.0):
+                    final_of[j] = cnt
+                    cnt += 1
+                elif rk == MISSING and wm > 0.0:
+                    add_at[t] = cnt
+                    cnt += 1
+        lpath = opath
+        cconf = self.conf(node)
+        ops = self.ops
+        translate = self.ids.translate
+        ca = c * alpha
+        k = 0
+        for t, (rk, i, j) in enumerate(plan):
+            if rk == PAIR:
+                plain, u, li, lj = info[k]
+                k += 1
+                fields, imperfect = self.plain_fields(plain)
+                if u not in imperfect:
+                    continue
+                io, fo = (*orig, j), (*final, final_of[j])
+                ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
+                for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
+                    s = vcol[u]
+                    if s >= 1.0:
+                        continue
+                    gold = gcol[li]
+                    ops.append(
+                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s), translate(vpos, gold), gold, pcol[lj],
+                             gp + gtok, pp + ptok, None, "", 1.0, (*io, pk), (*fo, pk))
+                    )  # fmt: skip
+            elif rk == MISSING:
+                if reorder:
+                    if not wm > 0.0:
+                        continue  # excused (ignoreMissing)
+                    at: Any = "-"
+                elif t in add_at:
+                    at = add_at[t]
+                else:
+                    continue
+                gold = gt[i]
+                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, translate(pos, gold),
+                                gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
+            else:
+                if we == 0.0:
+                    continue  # excused (ignoreExcess)
+                ops.append(_Raw("remove", f"{opath}/{j}", "list_item_excess" if reorder else "list_item_remove", c * we, None, None,
+                                pt[j], None, f"{pptr}/{j}", lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
         return True
 
     def subtree(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
@@ -416,6 +514,8 @@ class _Builder:
         lpath = opath
         cconf = self.conf(node)
         ops = self.ops
+        confs = self.confs
+        all_ops = self.granularity == "all"
         # removing an excess tuple slot shifts every later candidate element down by one: the tail
         # elements kept because they weigh nothing (ignoreExcess, or a rest importance that rounds
         # to 0 next to a huge prefix importance) would land in the slots, so they go too (delta 0)
@@ -425,6 +525,13 @@ class _Builder:
             in_tail = t >= n_prefix
             if r.kind == "pair":
                 j = r.pred_key
+                if v.__class__ is LazyMatch and not confs:
+                    build = v._build
+                    if build is not None and build[0] is _leaf_rows:
+                        data = build[1]
+                        fields, imperfect = self.plain_fields(data[0])
+                        if fields and data[1] not in imperfect and (not all_ops or v.score >= 1.0):
+                            continue  # an unbuilt object with nothing to repair (what plain() would find)
                 self.visit(v, c * r.weight, (*orig, j), (*final, final_of[j]), opath + "/" + _escape(j), reorder, lpath)
             elif r.kind == "missing":
                 if t not in add_at:
@@ -538,31 +645,78 @@ def rank(ops: list[Repair], rank_by: str) -> list[Repair]:
     The path part of the key is read off each operation's candidate tokens (``_orig``, whose pointer is its
     ``path`` for every operation :func:`build_ops` makes) instead of parsing the path string: the same key.
     """
-    memo: dict[str, tuple] = {}
+    memo: dict = {}
+
+    def token_key(t: Any) -> tuple:
+        s = t if t.__class__ is str else str(t)
+        k = memo[t] = (0, int(s), "") if s.isdigit() else (2, 0, "") if s == "-" else (1, 0, s)
+        return k
 
     def path_key(o: Repair) -> tuple:
         orig = o._orig
         if not orig:
             return _path_key(o.path) if o.path else ()
-        out = []
-        for t in orig:
-            if t.__class__ is int:
-                out.append((0, t, ""))
-            else:
-                k = memo.get(t)
-                if k is None:
-                    t = t if t.__class__ is str else str(t)
-                    k = memo[t] = (0, int(t), "") if t.isdigit() else (2, 0, "") if t == "-" else (1, 0, t)
-                out.append(k)
-        return tuple(out)
+        return tuple([(0, t, "") if t.__class__ is int else memo.get(t) or token_key(t) for t in orig])
 
+    if rank_by == "score_delta":
+        return _rank_by_delta(ops, path_key)
     if rank_by == "expected_gain":
-        key = lambda o: (-round(o.delta * o.confidence, 12), -round(o.delta, 12), path_key(o), o.op, o.kind)
-    elif rank_by == "confidence":
-        key = lambda o: (-round(o.confidence, 12), -round(o.delta, 12), path_key(o), o.op, o.kind)
+        first = lambda o: (-round(o.delta * o.confidence, 12), -round(o.delta, 12))
     else:
-        key = lambda o: (-round(o.delta, 12), path_key(o), o.op, o.kind)
-    return sorted(ops, key=key)
+        first = lambda o: (-round(o.confidence, 12), -round(o.delta, 12))
+    # sorted by the rounded numbers first; the path, op and kind (dearer to compare) only within ties
+    keyed = sorted([(first(o), i) for i, o in enumerate(ops)])
+    out = []
+    n = len(keyed)
+    t = 0
+    while t < n:
+        k = keyed[t][0]
+        u = t + 1
+        while u < n and keyed[u][0] == k:
+            u += 1
+        if u - t == 1:
+            out.append(ops[keyed[t][1]])
+        else:
+            tied = [ops[i] for _, i in keyed[t:u]]
+            tied.sort(key=lambda o: (path_key(o), o.op, o.kind))
+            out.extend(tied)
+        t = u
+    return out
+
+
+def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
+    """``ops`` sorted by ``(-round(delta, 12), path, op, kind)``, stable, with few calls of ``round`` (slow: it
+    goes through decimal digits).
+
+    ``round(x, 12)`` never decreases as ``x`` grows, so the order of the deltas is the order of their rounded
+    values, and equal rounded values are neighbours in it; two deltas more than ``2e-12`` apart never round to
+    the same value, so only closer neighbours are rounded to find the ties, which are then ordered by path, op,
+    kind and original position (the stable sort's tie-break).
+    """
+    order = sorted(range(len(ops)), key=lambda i: -ops[i].delta)
+    out: list[Repair] = []
+    n = len(order)
+    t = 0
+    while t < n:
+        d = ops[order[t]].delta
+        u = t + 1
+        r = None
+        while u < n:
+            e = ops[order[u]].delta
+            if not abs(d - e) <= 2e-12:
+                break
+            if r is None:
+                r = round(d, 12)
+            if round(e, 12) != r:
+                break
+            u += 1
+        if u - t == 1:
+            out.append(ops[order[t]])
+        else:
+            tied = sorted(order[t:u], key=lambda i: (path_key(ops[i]), ops[i].op, ops[i].kind, i))
+            out.extend(ops[i] for i in tied)
+        t = u
+    return out
 
 
 def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[list[Repair], tuple[str, ...]]:

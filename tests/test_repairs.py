@@ -453,3 +453,22 @@ def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
         assert got == [o.to_dict() for o in aligner.align(gold, pred).repairs(rank_by=rank_by, top_k=4)]
         assert str(r.feedback(rank_by=rank_by)) == str(aligner.align(gold, pred).feedback(rank_by=rank_by))
     assert len(r.repairs()) == len(r.repairs(top_k=None)) > 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(
+    st.sampled_from([0.0, 0.3, 0.1 + 0.2, 0.25, 1e-12, 5e-13, 4.9999999999e-13, 1.5e-12, 0.000833333333, 0.0008333333334999]),
+    st.floats(-3e-12, 3e-12), st.sampled_from(["/a", "/a/1", "/a/10", "/a/2", "/b", "/a/-", "/a~1b", ""]),
+    st.sampled_from(["add", "remove", "replace"]), st.sampled_from(["key_add", "primitive_replace"]),
+    st.floats(0.0, 1.0)), max_size=30))  # fmt: skip
+def test_ranking_equals_sorting_by_the_documented_key(rows):
+    from pydantic_aligner._patch import parse_pointer
+    from pydantic_aligner._repairs import Repair, rank, rank_key
+
+    ops = []
+    for base, jitter, path, op, kind, conf in rows:
+        tokens = tuple(int(t) if t.isdigit() else t for t in parse_pointer(path))
+        ops.append(Repair(op=op, path=path, kind=kind, delta=abs(base + jitter), confidence=conf, _orig=tokens))
+    for rank_by in ("score_delta", "expected_gain", "confidence"):
+        expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
+        assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]
