@@ -371,10 +371,13 @@ class _Builder:
                 return False
             info = [None] * len(pairs)
             for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
-                if later is None or later[0] is not _leaf_rows or not self.plain_fields(later[1])[0]:
+                if later is None or later[0] is not _leaf_rows:
+                    return False
+                fields, imperfect = self.plain_fields(later[1])
+                if not fields:
                     return False
                 for u, t in enumerate(ts):
-                    info[t] = (later[1], u, li[u], lj[u])
+                    info[t] = (fields, u, li[u], lj[u]) if u in imperfect else None  # None: nothing to repair
         elif any(rk == PAIR for rk, _, _ in plan):
             return False  # pragma: no cover - a lazy list with pairs always has their nodes
         reorder = kind == "reorder"
@@ -402,11 +405,11 @@ class _Builder:
         k = 0
         for t, (rk, i, j) in enumerate(plan):
             if rk == PAIR:
-                plain, u, li, lj = info[k]
+                pair = info[k]
                 k += 1
-                fields, imperfect = self.plain_fields(plain)
-                if u not in imperfect:
+                if pair is None:
                     continue
+                fields, u, li, lj = pair
                 io, fo = (*orig, j), (*final, final_of[j])
                 ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
                 for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
