@@ -448,6 +448,10 @@ class Aligner:
             data, read = to_json(value, side, prefer, **self._text_limits)
             return data, read, []
         if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
+            if value.__class__ is str:
+                clean = reader.read_json_text(value, side, self._text_limits)
+                if clean is not None:  # one JSON value, valid: what the general way below gives
+                    return clean[0], Read((), span=clean[1], found=1, valid=True), []
             memo: dict = {}
             data, read = read_text(value, side, reader.accepts(memo), **self._text_limits)
             hit = memo.get(id(data))

@@ -191,6 +191,7 @@ class _Compiler:
         self.id_positions: list[Pos] = []
         self.ref_positions: list[Pos] = []
         self.count = 0
+        self.tables = False  # a scoreTable was compiled
         self._warned: set = set()
 
     # -- helpers ------------------------------------------------------------
@@ -458,6 +459,7 @@ class _Compiler:
         if SCORE_TABLE in node:
             if tolerance is not None:
                 self.warn(f"{path}: tolerance is ignored by {SCORE_TABLE}")
+            self.tables = True
             return compile_table(node, path, leaf_kinds, self.error)
         name = node.get("score")
         default_name = "exact" if "const" in node else None
@@ -734,4 +736,5 @@ def compile_schema(schema: Any, custom: Mapping[str, Callable] | None = None) ->
     plan.positions = c.count
     plan.id_sites = c.id_positions
     plan.ref_sites = c.ref_positions
+    plan.tables = c.tables
     return plan

@@ -28,7 +28,7 @@ from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
 from ._plan import RefSpec
-from ._repairs import Repair, build_ops, check_options, diagnostics, filter_min_delta, rank, units
+from ._repairs import Repair, check_options, diagnostics, filter_min_delta, ranked_ops, units
 from ._templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -276,21 +276,25 @@ def feedback(
         text = _render(tpl["feedback.validation_error"], {"path": failure[0], "message": failure[1]}) if textual else ""
         return FeedbackResult(score, text, (), style, False, 0, {})
 
-    ops, _ = build_ops(alignment, granularity)
-    ops = rank(ops, rank_by)
+    ops, _ = ranked_ops(alignment, granularity, rank_by)
     n_total_ops = len(ops)
     breakdown: dict[str, float] = {}
     if include_metadata:
         for o in ops:
             breakdown[o.kind] = breakdown.get(o.kind, 0.0) + o.delta
     all_units = units(ops)
-    kept = units(filter_min_delta(ops, min_delta))
+    kept = all_units if min_delta <= 0.0 else units(filter_min_delta(ops, min_delta))
     chosen = kept if top_k is None else kept[:top_k]
     n_selected = sum(len(u) for u in chosen)
     truncated = n_selected < n_total_ops
 
+    shown: dict[str, bool] = {}
+
     def visible(op: Repair) -> bool:
-        return bool(tpl[f"feedback.op.{op.kind}"].strip())
+        v = shown.get(op.kind)
+        if v is None:
+            v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
+        return v
 
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
@@ -337,7 +341,10 @@ def feedback(
     if not lines:
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
-        n_total = sum(1 for u in all_units if any(visible(o) for o in u))
+        if all(visible(o) for o in {o.kind: o for o in ops}.values()):
+            n_total = len(all_units)  # every kind has a line
+        else:
+            n_total = sum(1 for u in all_units if any(visible(o) for o in u))
         intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
         text = intro + "\n".join(lines)
         if include_synthesis_line:
@@ -412,6 +419,9 @@ _TABLE_OPS = ("primitive_replace", "primitive_replace_reorder")
 
 
 def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
+    aligner = alignment.aligner
+    if aligner is not None and not aligner.plan.tables:
+        return {}  # the schema has no score table
     preds = {o.gold_path: o.pred for unit in chosen for o in unit if o.kind in _TABLE_OPS and o.gold_path is not None}
     if not preds:
         return {}

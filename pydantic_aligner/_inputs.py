@@ -326,11 +326,18 @@ def _value_exclude(v: Any) -> Any:
             tx = type(x)
             if tx in _SCALARS:
                 continue
-            if tx in _CONTAINERS or _is_model(tx):
+            if tx in _CONTAINERS:
                 sub = _value_exclude(x)
-                if sub:
-                    out = out or {}
-                    out[i] = sub
+            elif _is_model(tx):
+                info = _CLASS_INFO.get(tx)
+                if info is not None and not info[0] and not info[2] and None not in x.__dict__.values():
+                    continue  # a model with no field that may hold models, holding no None: no placeholder
+                sub = _placeholders(x)
+            else:
+                continue
+            if sub:
+                out = out or {}
+                out[i] = sub
         return out
     if t is dict:
         out = None

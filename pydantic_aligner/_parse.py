@@ -247,6 +247,34 @@ def parse_json_text(
     return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout).read()
 
 
+def _content(text: str) -> tuple[str, int, int]:
+    """``text`` without surrounding whitespace and byte order marks, and where that sits in ``text``."""
+    stripped = text.strip().lstrip("\ufeff").lstrip()
+    cs = len(text) - len(text.lstrip().lstrip("\ufeff").lstrip())
+    return stripped, cs, cs + len(stripped)
+
+
+def whole_json_span(
+    text: str, *, max_text_bytes: int = MAX_TEXT_BYTES, max_depth: int = MAX_DEPTH, **_limits: Any
+) -> tuple[int, int] | None:
+    """Where :func:`parse_json_text` finds the value of ``text`` **if** ``text`` is exactly one JSON value that
+    ``pydantic_core`` reads (whitespace around it allowed; the caller finds that out, e.g. by validating the text
+    with ``validate_json``): it reads that value, with no flags, one value found, at the returned span.
+
+    ``None`` when the text could take another way whatever it holds: a size or depth limit to check, lone
+    surrogates to replace, an empty text. (The other limits concern only texts ``pydantic_core`` does not read.)
+
+    >>> whole_json_span(' {"a": 1}\\n'), parse_json_text(' {"a": 1}\\n')
+    ((1, 9), Parsed(value={'a': 1}, flags=frozenset(), start=1, end=9, found=1))
+    """
+    if text.__class__ is not str or 4 * len(text) > max_text_bytes or _FAST_DEPTH is None or max_depth < _FAST_DEPTH:
+        return None
+    if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
+        return None
+    stripped, cs, ce = _content(text)
+    return (cs, ce) if stripped else None
+
+
 # ---------------------------------------------------------------------------
 # the reader
 
@@ -273,9 +301,7 @@ class _Reader:
 
     def read(self) -> Parsed:
         text = self.text
-        stripped = text.strip().lstrip("\ufeff").lstrip()
-        cs = len(text) - len(text.lstrip().lstrip("\ufeff").lstrip())
-        ce = cs + len(stripped)
+        stripped, cs, ce = _content(text)
         if not stripped:
             raise ParseError("candidate text is empty", 0)
         whole = self._whole(stripped)

@@ -256,12 +256,17 @@ def _tok_key(t: Any) -> tuple:
 
 def patch_order(ops: list) -> list:
     """``ops`` (repairs carrying ``_orig``/``_final`` token tuples) in an order valid for sequential application."""
+    memo: dict = {}
+
+    def key(tokens: tuple) -> list:
+        return [(0, t, "") if t.__class__ is int else memo.get(t) or memo.setdefault(t, _tok_key(t)) for t in tokens]
+
     replaces = [o for o in ops if o.op == "replace"]
     removes = [o for o in ops if o.op == "remove"]
     adds = [o for o in ops if o.op == "add"]
-    replaces.sort(key=lambda o: [_tok_key(t) for t in o._orig])
-    removes.sort(key=lambda o: [_tok_key(t) for t in o._orig], reverse=True)
-    adds.sort(key=lambda o: [_tok_key(t) for t in o._final])
+    replaces.sort(key=lambda o: key(o._orig))
+    removes.sort(key=lambda o: key(o._orig), reverse=True)
+    adds.sort(key=lambda o: key(o._final))
     return replaces + removes + adds
 
 

@@ -183,7 +183,7 @@ class UnionHandler:
 class Plan:
     """The compiled schema: the root position plus what referential alignment needs."""
 
-    __slots__ = ("degraded", "id_sites", "positions", "ref_sites", "root", "scope_order", "scopes")
+    __slots__ = ("degraded", "id_sites", "positions", "ref_sites", "root", "scope_order", "scopes", "tables")
 
     def __init__(self, root: Pos) -> None:
         self.root = root
@@ -193,3 +193,4 @@ class Plan:
         self.ref_sites: list = []
         self.id_sites: list = []
         self.positions: int = 0
+        self.tables = False  # whether a position has a score table (scoreTable)

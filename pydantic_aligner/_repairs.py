@@ -18,12 +18,14 @@ Leaf repair deltas add up to ``1 - score``.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
+from ._assign import EXCESS, MISSING, PAIR
+from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError
 from ._limits import deep_entry
-from ._patch import IdSpace, parse_pointer, patch_order, pointer
+from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
 from ._tree import CONTAINER_KINDS, LazyMatch, Match
 
@@ -201,6 +203,33 @@ def _arr_shape(node: Match) -> tuple[int, bool]:
 _PLAIN_LEAVES = frozenset({"string", "number", "boolean", "null", "ref", "mismatch"})
 
 
+class _Raw:
+    """A :class:`Repair` under construction: its slots written directly (a frozen dataclass writes each field
+    through ``object.__setattr__``, about ten times slower), then it becomes the :class:`Repair` it equals."""
+
+    __slots__ = Repair.__slots__  # the same layout, so the instance can take Repair's class
+
+    def __init__(self, op, path, kind, delta, value, gold, pred, gold_path, pred_path, list_path, pair_id, confidence, orig, final):
+        self.op = op
+        self.path = path
+        self.kind = kind
+        self.delta = delta
+        self.value = value
+        self.gold = gold
+        self.pred = pred
+        self.gold_path = gold_path
+        self.pred_path = pred_path
+        self.list_path = list_path
+        self.pair_id = pair_id
+        self.confidence = confidence
+        self._orig = orig
+        self._final = final
+        self.__class__ = Repair  # type: ignore[assignment]
+
+
+assert _Raw.__slots__ == tuple(f.name for f in fields(Repair))
+
+
 class _Builder:
     def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str) -> None:
         self.alignment = alignment
@@ -211,6 +240,8 @@ class _Builder:
         self.pairs = 0
         self.has_reorder = False
         self.root = root
+        self.plains: dict[int, tuple] = {}  # id of a block's plain rows -> what plain() reads
+        self.keep: list = []
 
     def conf(self, node: Match) -> float:
         return self.confs.get(id(node), node.confidence)
@@ -218,34 +249,26 @@ class _Builder:
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
 
-    def add(self, **kw: Any) -> None:
-        self.ops.append(Repair(**kw))
+    # the candidate path of a position is carried along as tokens (orig: the candidate's, final: after the
+    # patch) and as its pointer string (opath == pointer(orig), built one token at a time)
 
     # -- leaves ---------------------------------------------------------------
-    def leaf(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
+    def leaf(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, in_reorder: bool, list_path: str | None) -> None:
         kind = node.kind
         s = node.score
         if s >= 1.0 and kind != "id":  # nothing to repair (most leaves): no path, no op
             return
-        path = pointer(orig)
-        common = {"gold": node.gold, "pred": node.pred, "gold_path": node.gold_path, "pred_path": node.pred_path, "list_path": list_path}
         if kind == "id":
             sp = node.pos.special if node.pos is not None else None
             if sp is None or node.gold is None or not self.ids.has(sp.scope):
                 return
             target = self.ids(sp.scope, node.gold)
             if node.pred != target or type(node.pred) is not type(target):
-                self.add(
-                    op="replace",
-                    path=path,
-                    kind="id_fix",
-                    delta=c * (1.0 - s),  # an identifier scored through the bijection may score 0 (D12)
-                    value=target,
-                    confidence=self.conf(node),
-                    _orig=orig,
-                    _final=final,
-                    **common,
-                )
+                # an identifier scored through the bijection may score 0 (D12)
+                self.ops.append(
+                    _Raw("replace", opath, "id_fix", c * (1.0 - s), target, node.gold, node.pred, node.gold_path, node.pred_path,
+                         list_path, "", self.conf(node), orig, final)
+                )  # fmt: skip
             return
         if s >= 1.0:
             return
@@ -259,135 +282,203 @@ class _Builder:
                 value = self.ids(sp.scope, g)
                 mapped = self.alignment.mappings.get(sp.scope, {}).get(g) if _hashable(g) else None
                 op_kind = "ref_fix" if mapped is not None else "ref_fix_no_target"
-            self.add(
-                op="replace",
-                path=path,
-                kind=op_kind,
-                delta=delta,
-                value=value,
-                confidence=self.conf(node),
-                _orig=orig,
-                _final=final,
-                **common,
-            )
-            return
-        if kind == "null":
-            op_kind = "null_value_replace"
+        elif kind == "null":
+            op_kind, value = "null_value_replace", self.tr(node)
         elif kind in ("string", "number", "boolean", "mismatch"):
-            op_kind = "primitive_replace_reorder" if in_reorder else "primitive_replace"
+            op_kind, value = ("primitive_replace_reorder" if in_reorder else "primitive_replace"), self.tr(node)
         else:  # pragma: no cover - missing/excess/absent are handled as rows
             return
-        self.add(
-            op="replace",
-            path=path,
-            kind=op_kind,
-            delta=delta,
-            value=self.tr(node),
-            confidence=self.conf(node),
-            _orig=orig,
-            _final=final,
-            **common,
-        )
+        self.ops.append(
+            _Raw("replace", opath, op_kind, delta, value, node.gold, node.pred, node.gold_path, node.pred_path, list_path, "",
+                 self.conf(node), orig, final)
+        )  # fmt: skip
 
     # -- containers -------------------------------------------------------------
-    def visit(self, node: Match, c: float, orig: tuple, final: tuple, in_reorder: bool, list_path: str | None) -> None:
-        if node.__class__ is LazyMatch and node.is_clean():
-            return  # nothing to repair below (and nothing built to find that out)
+    def visit(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, in_reorder: bool, list_path: str | None) -> None:
+        if node.__class__ is LazyMatch:
+            build = node._build
+            if build is not None and not self.confs:
+                if build[0] is _leaf_rows and self.plain(node, c, orig, final, opath, build[1]):
+                    return  # its repairs read off the values the rows would be built from (the rows stay unbuilt)
+                if build[0] is _rows_tuple and build[1][0] is _list_rows and self.plain_list(node, c, orig, final, opath, build[1][1]):
+                    return  # the same, for a list of such objects
+            if node.is_clean():
+                return  # nothing to repair below (and nothing built to find that out)
         if node.kind not in CONTAINER_KINDS:
-            self.leaf(node, c, orig, final, in_reorder, list_path)
+            self.leaf(node, c, orig, final, opath, in_reorder, list_path)
             return
         if self.granularity == "all" and node.score < 1.0:
-            self.subtree(node, c, orig, final)
+            self.subtree(node, c, orig, final, opath)
         if node.kind == "object":
-            self.object(node, c, orig, final)
+            self.object(node, c, orig, final, opath)
         else:
-            self.array(node, c, orig, final)
+            self.array(node, c, orig, final, opath)
 
-    def subtree(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
-        self.add(
-            op="replace",
-            path=pointer(orig),
-            kind="subtree_replace",
-            delta=c * (1.0 - node.score),
-            value=self.tr(node),
-            gold=node.gold,
-            pred=node.pred,
-            gold_path=node.gold_path,
-            pred_path=node.pred_path,
-            confidence=self.conf(node),
-            _orig=orig,
-            _final=final,
-        )
+    def plain_fields(self, plain: tuple) -> tuple:
+        """What :meth:`plain` reads of a block's plain rows, and the block's objects with a field scoring below 1
+        (``((), ...)``: a key paired with another key, the general way). Once per block: its objects share it."""
+        hit = self.plains.get(id(plain))
+        if hit is None:
+            if any(row[0] != row[1] for row in plain):
+                hit = ((), frozenset())
+            else:
+                fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
+                               for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
+                hit = (fields, frozenset(u for row in plain for u, s in enumerate(row[11]) if s < 1.0))
+            self.plains[id(plain)] = hit
+            self.keep.append(plain)  # alive while its id is a key
+        return hit
 
-    def object(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
+    def plain(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, data: tuple) -> bool:
+        """The repairs of an unbuilt object whose rows would all pair a plain leaf key with itself (what
+        :meth:`object` would give from the rows ``_engine._leaf_rows`` builds; nothing for a clean one);
+        ``False``: not such an object."""
+        plain, u, li, lj, gptr, pptr = data
+        fields, imperfect = self.plain_fields(plain)
+        if not fields:
+            return False
+        if self.granularity == "all" and node.score < 1.0:
+            self.subtree(node, c, orig, final, opath)
+        if u not in imperfect:
+            return True
+        for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
+            s = vcol[u]
+            if s >= 1.0:
+                continue
+            gold = gcol[li]
+            self.ops.append(
+                _Raw("replace", opath + tok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
+                     pcol[lj], gptr + gtok, pptr + ptok, None, "", 1.0, (*orig, pk), (*final, pk))
+            )  # fmt: skip
+        return True
+
+    def plain_list(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, args: tuple) -> bool:
+        """The repairs of an unbuilt list (no tuple slots) whose kept pairs are all unbuilt objects of plain-leaf
+        fields pairing each key with itself: what :meth:`array` would give from the rows ``_engine._list_rows``
+        builds (and :meth:`plain` from each pair's), read off the plan and the values those rows would be built
+        from, the rows left unbuilt. ``False``: not such a list (or ``granularity="all"``), nothing done."""
+        plan, nodes, alpha, wm, we, gt, pt, L, pos, gptr, pptr = args
+        kind = node.kind
+        if L or kind not in ("reorder", "fixed") or self.granularity == "all":
+            return False
+        info: list = []
+        if nodes is not None:
+            if nodes[0] is not _kept_nodes:
+                return False
+            taken, pairs = nodes[1][0], nodes[1][2]
+            blocks = taken[1]
+            if blocks is None:
+                return False
+            info = [None] * len(pairs)
+            for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+                if later is None or later[0] is not _leaf_rows:
+                    return False
+                fields, imperfect = self.plain_fields(later[1])
+                if not fields:
+                    return False
+                for u, t in enumerate(ts):
+                    info[t] = (fields, u, li[u], lj[u]) if u in imperfect else None  # None: nothing to repair
+        elif any(rk == PAIR for rk, _, _ in plan):
+            return False  # pragma: no cover - a lazy list with pairs always has their nodes
+        reorder = kind == "reorder"
+        self.has_reorder = self.has_reorder or reorder
+        final_of: dict[int, int] = {}
+        add_at: dict[int, Any] = {}
+        cnt = 0
+        if reorder:
+            for j in sorted(j for rk, _, j in plan if rk == PAIR or (rk == EXCESS and we == 0.0)):
+                final_of[j] = cnt
+                cnt += 1
+        else:
+            for t, (rk, _, j) in enumerate(plan):
+                if rk == PAIR or (rk == EXCESS and we == 0.0):
+                    final_of[j] = cnt
+                    cnt += 1
+                elif rk == MISSING and wm > 0.0:
+                    add_at[t] = cnt
+                    cnt += 1
+        lpath = opath
         cconf = self.conf(node)
+        ops = self.ops
+        translate = self.ids.translate
+        ca = c * alpha
+        k = 0
+        for t, (rk, i, j) in enumerate(plan):
+            if rk == PAIR:
+                pair = info[k]
+                k += 1
+                if pair is None:
+                    continue
+                fields, u, li, lj = pair
+                io, fo = (*orig, j), (*final, final_of[j])
+                ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
+                for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
+                    s = vcol[u]
+                    if s >= 1.0:
+                        continue
+                    gold = gcol[li]
+                    ops.append(
+                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s), translate(vpos, gold), gold, pcol[lj],
+                             gp + gtok, pp + ptok, None, "", 1.0, (*io, pk), (*fo, pk))
+                    )  # fmt: skip
+            elif rk == MISSING:
+                if reorder:
+                    if not wm > 0.0:
+                        continue  # excused (ignoreMissing)
+                    at: Any = "-"
+                elif t in add_at:
+                    at = add_at[t]
+                else:
+                    continue
+                gold = gt[i]
+                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, translate(pos, gold),
+                                gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
+            else:
+                if we == 0.0:
+                    continue  # excused (ignoreExcess)
+                ops.append(_Raw("remove", f"{opath}/{j}", "list_item_excess" if reorder else "list_item_remove", c * we, None, None,
+                                pt[j], None, f"{pptr}/{j}", lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
+        return True
+
+    def subtree(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
+        self.ops.append(
+            _Raw("replace", opath, "subtree_replace", c * (1.0 - node.score), self.tr(node), node.gold, node.pred, node.gold_path,
+                 node.pred_path, None, "", self.conf(node), orig, final)
+        )  # fmt: skip
+
+    def object(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
+        cconf = self.conf(node)
+        ops = self.ops
         for r in node.children:
             v = r.node
             if r.kind == "pair":
-                if r.gold_key == r.pred_key:
+                pk = r.pred_key
+                if r.gold_key == pk:
                     if v.score >= 1.0 and v.kind in _PLAIN_LEAVES:
                         continue  # a perfect leaf: nothing to repair (what leaf() would decide)
-                    self.visit(v, c * r.weight, (*orig, r.pred_key), (*final, r.pred_key), False, None)
+                    self.visit(v, c * r.weight, (*orig, pk), (*final, pk), opath + "/" + _escape(pk), False, None)
                     continue
+                gk = r.gold_key
                 self.pairs += 1
                 pid = f"repair_pair_{self.pairs}"
                 ks = r.key_score if r.key_score is not None else 0.0
                 gain = c * r.key_weight * (1.0 - ks) + c * r.weight * (1.0 - v.score)
                 vconf = self.conf(v)
-                common = {
-                    "gold": v.gold,
-                    "pred": v.pred,
-                    "gold_path": v.gold_path,
-                    "pred_path": v.pred_path,
-                    "pair_id": pid,
-                    "confidence": vconf,
-                }
-                self.add(
-                    op="remove",
-                    path=pointer((*orig, r.pred_key)),
-                    kind="key_rename_remove",
-                    delta=0.0,
-                    _orig=(*orig, r.pred_key),
-                    _final=(*final, r.pred_key),
-                    **common,
-                )
-                self.add(
-                    op="add",
-                    path=pointer((*orig, r.gold_key)),
-                    kind="key_rename_add",
-                    delta=gain,
-                    value=self.tr(v),
-                    _orig=(*orig, r.gold_key),
-                    _final=(*final, r.gold_key),
-                    **common,
-                )
+                g, p, gp, pp = v.gold, v.pred, v.gold_path, v.pred_path
+                ops.append(_Raw("remove", opath + "/" + _escape(pk), "key_rename_remove", 0.0, None, g, p, gp, pp, None, pid, vconf,
+                                (*orig, pk), (*final, pk)))  # fmt: skip
+                ops.append(_Raw("add", opath + "/" + _escape(gk), "key_rename_add", gain, self.tr(v), g, p, gp, pp, None, pid, vconf,
+                                (*orig, gk), (*final, gk)))  # fmt: skip
             elif r.kind == "missing":
-                self.add(
-                    op="add",
-                    path=pointer((*orig, r.gold_key)),
-                    kind="key_add",
-                    delta=c * (r.weight + r.key_weight),
-                    value=self.tr(v),
-                    gold=v.gold,
-                    gold_path=v.gold_path,
-                    confidence=cconf,
-                    _orig=(*orig, r.gold_key),
-                    _final=(*final, r.gold_key),
-                )
+                gk = r.gold_key
+                ops.append(_Raw("add", opath + "/" + _escape(gk), "key_add", c * (r.weight + r.key_weight), self.tr(v), v.gold, None,
+                                v.gold_path, None, None, "", cconf, (*orig, gk), (*final, gk)))  # fmt: skip
             elif r.kind == "excess":
-                self.add(
-                    op="remove",
-                    path=pointer((*orig, r.pred_key)),
-                    kind="key_remove",
-                    delta=c * (r.weight + r.key_weight),
-                    pred=v.pred,
-                    pred_path=v.pred_path,
-                    confidence=cconf,
-                    _orig=(*orig, r.pred_key),
-                    _final=(*final, r.pred_key),
-                )
+                pk = r.pred_key
+                ops.append(_Raw("remove", opath + "/" + _escape(pk), "key_remove", c * (r.weight + r.key_weight), None, None, v.pred,
+                                None, v.pred_path, None, "", cconf, (*orig, pk), (*final, pk)))  # fmt: skip
 
-    def array(self, node: Match, c: float, orig: tuple, final: tuple) -> None:
+    def array(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
         rows = node.children
         L, tail_align = _arr_shape(node)
         reorder = node.kind == "reorder"
@@ -423,8 +514,11 @@ class _Builder:
                 elif r.kind == "missing" and r.weight > 0.0:
                     add_at[t] = cnt
                     cnt += 1
-        lpath = pointer(orig)
+        lpath = opath
         cconf = self.conf(node)
+        ops = self.ops
+        confs = self.confs
+        all_ops = self.granularity == "all"
         # removing an excess tuple slot shifts every later candidate element down by one: the tail
         # elements kept because they weigh nothing (ignoreExcess, or a rest importance that rounds
         # to 0 next to a huge prefix importance) would land in the slots, so they go too (delta 0)
@@ -434,56 +528,33 @@ class _Builder:
             in_tail = t >= n_prefix
             if r.kind == "pair":
                 j = r.pred_key
-                self.visit(v, c * r.weight, (*orig, j), (*final, final_of[j]), reorder, lpath)
+                if v.__class__ is LazyMatch and not confs:
+                    build = v._build
+                    if build is not None and build[0] is _leaf_rows:
+                        data = build[1]
+                        fields, imperfect = self.plain_fields(data[0])
+                        if fields and data[1] not in imperfect and (not all_ops or v.score >= 1.0):
+                            continue  # an unbuilt object with nothing to repair (what plain() would find)
+                self.visit(v, c * r.weight, (*orig, j), (*final, final_of[j]), opath + "/" + _escape(j), reorder, lpath)
             elif r.kind == "missing":
                 if t not in add_at:
                     continue  # excused (ignoreMissing)
                 at = add_at[t]
-                self.add(
-                    op="add",
-                    path=pointer((*orig, at)),
-                    kind="list_item_missing" if reorder else "list_item_add",
-                    delta=c * r.weight,
-                    value=self.tr(v),
-                    gold=v.gold,
-                    gold_path=v.gold_path,
-                    list_path=lpath,
-                    confidence=cconf,
-                    _orig=(*orig, at),
-                    _final=(*final, at),
-                )
+                ops.append(_Raw("add", opath + "/" + _escape(at), "list_item_missing" if reorder else "list_item_add", c * r.weight,
+                                self.tr(v), v.gold, None, v.gold_path, None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
             elif r.kind == "excess":
                 if in_tail and r.weight == 0.0 and not shrinks:
                     continue  # excused (ignoreExcess)
                 j = r.pred_key
-                self.add(
-                    op="remove",
-                    path=pointer((*orig, j)),
-                    kind="list_item_excess" if reorder else "list_item_remove",
-                    delta=c * r.weight,
-                    pred=v.pred,
-                    pred_path=v.pred_path,
-                    list_path=lpath,
-                    confidence=cconf,
-                    _orig=(*orig, j),
-                    _final=(*final, j),
-                )
+                ops.append(_Raw("remove", opath + "/" + _escape(j), "list_item_excess" if reorder else "list_item_remove", c * r.weight,
+                                None, None, v.pred, None, v.pred_path, lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
         if node.kind == "prefix" and isinstance(node.pred, list) and len(node.pred) > L and any(r.kind == "excess" for r in rows):
             # a tuple without a tail ignores candidate elements past its slots, but removing an excess slot
             # would shift them into the slots: they go too (nothing to recover, delta 0)
             for j in range(L, len(node.pred)):
-                self.add(
-                    op="remove",
-                    path=pointer((*orig, j)),
-                    kind="list_item_remove",
-                    delta=0.0,
-                    pred=node.pred[j],
-                    pred_path=f"{node.pred_path}/{j}" if node.pred_path is not None else None,
-                    list_path=lpath,
-                    confidence=cconf,
-                    _orig=(*orig, j),
-                    _final=(*final, j),
-                )
+                pred_path = f"{node.pred_path}/{j}" if node.pred_path is not None else None
+                ops.append(_Raw("remove", opath + "/" + _escape(j), "list_item_remove", 0.0, None, None, node.pred[j], None, pred_path,
+                                lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
 
 
 def _hashable(v: Any) -> bool:
@@ -532,9 +603,9 @@ def _build_ops(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ..
     b = _Builder(alignment, root, confs, granularity)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:
         if root.score < 1.0:
-            b.subtree(root, 1.0, (), ())
+            b.subtree(root, 1.0, (), (), "")
     else:
-        b.visit(root, 1.0, (), (), False, None)
+        b.visit(root, 1.0, (), (), "", False, None)
     notes = []
     if b.has_reorder:
         notes.append("order-agnostic lists: paths point at the candidate's own elements (original indices); additions append ('<list>/-')")
@@ -572,8 +643,96 @@ def diagnostics(alignment: Alignment, threshold: float) -> list[Repair]:
 
 
 def rank(ops: list[Repair], rank_by: str) -> list[Repair]:
-    """``ops`` sorted by :func:`rank_key`."""
-    return sorted(ops, key=lambda o: rank_key(o, rank_by))
+    """``ops`` sorted by :func:`rank_key`.
+
+    The path part of the key is read off each operation's candidate tokens (``_orig``, whose pointer is its
+    ``path`` for every operation :func:`build_ops` makes) instead of parsing the path string: the same key.
+    """
+    memo: dict = {}
+
+    def token_key(t: Any) -> tuple:
+        s = t if t.__class__ is str else str(t)
+        k = memo[t] = (0, int(s), "") if s.isdigit() else (2, 0, "") if s == "-" else (1, 0, s)
+        return k
+
+    def path_key(o: Repair) -> tuple:
+        orig = o._orig
+        if not orig:
+            return _path_key(o.path) if o.path else ()
+        return tuple([(0, t, "") if t.__class__ is int else memo.get(t) or token_key(t) for t in orig])
+
+    if rank_by == "score_delta":
+        return _rank_by_delta(ops, path_key)
+    if rank_by == "expected_gain":
+        first = lambda o: (-round(o.delta * o.confidence, 12), -round(o.delta, 12))
+    else:
+        first = lambda o: (-round(o.confidence, 12), -round(o.delta, 12))
+    # sorted by the rounded numbers first; the path, op and kind (dearer to compare) only within ties
+    keyed = sorted([(first(o), i) for i, o in enumerate(ops)])
+    out = []
+    n = len(keyed)
+    t = 0
+    while t < n:
+        k = keyed[t][0]
+        u = t + 1
+        while u < n and keyed[u][0] == k:
+            u += 1
+        if u - t == 1:
+            out.append(ops[keyed[t][1]])
+        else:
+            tied = [ops[i] for _, i in keyed[t:u]]
+            tied.sort(key=lambda o: (path_key(o), o.op, o.kind))
+            out.extend(tied)
+        t = u
+    return out
+
+
+def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
+    """``ops`` sorted by ``(-round(delta, 12), path, op, kind)``, stable, with few calls of ``round`` (slow: it
+    goes through decimal digits).
+
+    ``round(x, 12)`` never decreases as ``x`` grows, so the order of the deltas is the order of their rounded
+    values, and equal rounded values are neighbours in it; two deltas more than ``2e-12`` apart never round to
+    the same value, so only closer neighbours are rounded to find the ties, which are then ordered by path, op,
+    kind and original position (the stable sort's tie-break).
+    """
+    order = sorted(range(len(ops)), key=lambda i: -ops[i].delta)
+    out: list[Repair] = []
+    n = len(order)
+    t = 0
+    while t < n:
+        d = ops[order[t]].delta
+        u = t + 1
+        r = None
+        while u < n:
+            e = ops[order[u]].delta
+            if not abs(d - e) <= 2e-12:
+                break
+            if r is None:
+                r = round(d, 12)
+            if round(e, 12) != r:
+                break
+            u += 1
+        if u - t == 1:
+            out.append(ops[order[t]])
+        else:
+            tied = sorted(order[t:u], key=lambda i: (path_key(ops[i]), ops[i].op, ops[i].kind, i))
+            out.extend(ops[i] for i in tied)
+        t = u
+    return out
+
+
+def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[list[Repair], tuple[str, ...]]:
+    """:func:`build_ops` ranked by ``rank_by`` (computed once per alignment, granularity and ranking; each call
+    gets its own list)."""
+    cache = getattr(alignment, "_extra", None)
+    hit = cache.get(("ranked", granularity, rank_by)) if cache is not None else None
+    if hit is None:
+        ops, notes = build_ops(alignment, granularity)
+        hit = (tuple(rank(ops, rank_by)), notes)
+        if cache is not None:
+            cache["ranked", granularity, rank_by] = hit
+    return list(hit[0]), hit[1]
 
 
 def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:
@@ -614,8 +773,8 @@ def repairs(
 ) -> RepairResult:
     """The ranked repairs of ``alignment`` (see :meth:`Alignment.repairs`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
-    ops, notes = build_ops(alignment, granularity)
-    ops = filter_min_delta(rank(ops, rank_by), min_delta)
+    ops, notes = ranked_ops(alignment, granularity, rank_by)
+    ops = filter_min_delta(ops, min_delta)
     if top_k is not None:
         ops = [o for g in units(ops)[:top_k] for o in g]
         ops = rank(ops, rank_by)
@@ -634,8 +793,10 @@ def json_patch(alignment: Alignment) -> list[dict]:
     ops, _ = build_ops(alignment, "leaf")
     out = []
     for o in patch_order(ops):
-        d: dict[str, Any] = {"op": o.op, "path": pointer(o._final if o.op == "add" else o._orig)}
-        if o.op in ("add", "replace"):
-            d["value"] = o.value
-        out.append(d)
+        if o.op == "add":
+            out.append({"op": "add", "path": pointer(o._final), "value": o.value})
+        elif o.op == "replace":
+            out.append({"op": "replace", "path": o.path, "value": o.value})  # o.path is pointer(o._orig)
+        else:
+            out.append({"op": o.op, "path": o.path})
     return out

@@ -37,7 +37,7 @@ from pydantic import BaseModel
 
 from ._inputs import json_key, to_jsonable
 
-__all__ = ["GENERIC", "apply_shape", "shape_of"]
+__all__ = ["GENERIC", "apply_shape", "json_shape", "shape_of"]
 
 GENERIC = "generic"
 _SEQ_ORIGINS = {list, typing.List, typing.Sequence, typing.MutableSequence}  # noqa: UP006
@@ -211,6 +211,41 @@ def _model(cls: type, seen: dict, depth: int) -> Any:
             obj.fields[fi.serialization_alias or fi.alias or name] = s
     obj.extra = cls.model_config.get("extra") == "allow"
     return obj
+
+
+def json_shape(shape: Any) -> Any:
+    """``shape`` for the dumps of values validated from JSON: a model with nothing to convert below is ``None``.
+
+    Such a dump holds a dict at every model position (never the odd value an unvalidated instance may hold,
+    which the model's converter hands to the generic walk), so a model converter that converts no field and
+    allows no extra keys gives back what it is given. A recursive model keeps its shape.
+    """
+    return _json_shape(shape, set())
+
+
+def _json_shape(shape: Any, active: set) -> Any:
+    if type(shape) is _Obj:
+        if id(shape) in active:
+            return shape  # a recursive model: kept
+        active.add(id(shape))
+        fields = {k: s for k, s in ((k, _json_shape(s, active)) for k, s in shape.fields.items()) if s is not None}
+        active.discard(id(shape))
+        if not fields and not shape.extra:
+            return None
+        if len(fields) == len(shape.fields) and all(fields[k] is s for k, s in shape.fields.items()):
+            return shape
+        out = _Obj()
+        out.fields = fields
+        out.extra = shape.extra
+        return out
+    if type(shape) is tuple:
+        kind, inner = shape
+        if kind == "tup":
+            parts = tuple(_json_shape(s, active) if s is not None else None for s in inner)
+            return shape if all(a is b for a, b in zip(parts, inner)) else (kind, parts)
+        sub = _json_shape(inner, active) if inner is not None else None
+        return shape if sub is inner else (kind, sub)
+    return shape
 
 
 # ---------------------------------------------------------------------------

@@ -40,7 +40,8 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
-from ._shape import apply_shape, shape_of
+from ._parse import whole_json_span
+from ._shape import apply_shape, json_shape, shape_of
 
 __all__ = ["ModelReader", "ValidationIssue"]
 
@@ -286,7 +287,7 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("adapter", "cls", "fill_defaults", "fuzzy", "shape", "tp")
+    __slots__ = ("_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "json_shape", "shape", "tp")
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -297,15 +298,20 @@ class ModelReader:
         # a model with fuzzy keys keeps the candidate's keys (no defaults filled, no extra dropped) at those objects
         self.fuzzy = has_fuzzy_keys(tp)
         self.shape = shape_of(tp)
+        self.json_shape = json_shape(self.shape)  # for values validated from JSON (dumps of nothing but the model's own types)
+        self._exact_json: bool | None = None  # see read_json_text (decided on first use)
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
         return side == "pred" and not self.fill_defaults
 
-    def dump(self, validated: Any, side: str, exclude: Any = None) -> Any:
-        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it."""
+    def dump(self, validated: Any, side: str, exclude: Any = None, *, from_json: bool = False) -> Any:
+        """A validated value (or an instance) as plain JSON data: Pydantic's dump, converted where the type needs it.
+
+        ``from_json``: the value was validated from JSON (it holds no instance the validation kept as it was).
+        """
         try:
-            data = self.adapter.dump_python(
+            data = self.adapter.serializer.to_python(  # what TypeAdapter.dump_python calls, without its wrapper
                 validated,
                 mode="python",
                 by_alias=True,
@@ -314,7 +320,7 @@ class ModelReader:
                 exclude_unset=self._exclude_unset(side),
                 warnings=False,
             )
-            return apply_shape(self.shape, data)
+            return apply_shape(self.json_shape if from_json else self.shape, data)
         except (pydantic_core.PydanticSerializationError, TypeError, ValueError) as e:
             raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
         except RecursionError:
@@ -352,11 +358,37 @@ class ModelReader:
         else:
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
             if ok:
-                return self.dump(result, side), []
+                return self.dump(result, side, from_json=json_mode), []
             data = _Lenient(side, issues, self._exclude_unset(side), json_mode, fuzzy=False).read(self.tp, value, "", errors)
         if issues and side == "gold":
             raise self.invalid_gold(issues)
         return data, issues
+
+    def read_json_text(self, text: str, side: str, limits: dict) -> tuple[Any, tuple[int, int]] | None:
+        """``(JSON data, span)`` of text that is exactly one JSON value the model accepts, validated by
+        ``validate_json`` straight from the text; ``None``: read it the general way.
+
+        The general way (:meth:`Aligner._prepare`) finds the value with :func:`parse_json_text`, serialises it
+        again and validates that (JSON mode). For a whole JSON text the two give the same value whenever the
+        type reads a JSON number by its value only, not by how it is written (a ``Decimal`` keeps ``1.50`` and
+        ``1.5`` apart, ``coerce_numbers_to_str`` too): :func:`_exact_json` decides that once per type, from its
+        core schema, and allows only validations that see nothing but the values.
+        """
+        if not FAST_JSON or self.fuzzy:
+            return None
+        exact = self._exact_json
+        if exact is None:
+            exact = self._exact_json = _exact_json(self.adapter)
+        if not exact:
+            return None
+        span = whole_json_span(text, **limits)
+        if span is None:
+            return None
+        try:
+            validated = self.adapter.validator.validate_json(text)  # TypeAdapter.validate_json without its wrapper
+        except (ValidationError, ValueError, TypeError, RecursionError):
+            return None  # invalid, or not one JSON value: the general way reads and reports it
+        return self.dump(validated, side, from_json=True), span
 
     def invalid_gold(self, issues: list[ValidationIssue]) -> DataError:
         """The gold is the truth: a gold the model rejects is a broken dataset (or a wrong schema), never scored."""
@@ -382,6 +414,57 @@ class ModelReader:
             return res[0]
 
         return prefer
+
+
+#: whether :meth:`ModelReader.read_json_text` may validate whole JSON texts directly (tests switch it off to compare)
+FAST_JSON = True
+
+#: core schema types whose validation of JSON input sees only values, never how a number was written
+_VALUE_ONLY = frozenset(
+    {
+        "any", "none", "bool", "int", "float", "str", "literal", "enum", "date", "time", "datetime", "timedelta", "uuid",
+        "list", "set", "frozenset", "tuple", "dict", "nullable", "union", "tagged-union", "default",
+        "model", "model-fields", "model-field", "typed-dict", "typed-dict-field", "dataclass", "dataclass-args",
+        "dataclass-field", "definitions", "definition-ref", "function-after", "computed-field",
+    }
+)  # fmt: skip
+#: keys of a core schema that hold no validation (what a value is dumped as, JSON Schema helpers, names)
+_NOT_VALIDATION = frozenset({"metadata", "serialization", "cls", "ref", "schema_ref", "function", "computed_fields", "ser_json_timedelta"})
+
+
+def _exact_json(ad: TypeAdapter) -> bool:
+    """Whether validating a whole JSON text equals validating the same value written again by ``to_json``.
+
+    True when every validation step of the core schema is one of :data:`_VALUE_ONLY` (after-validators see the
+    validated value) and no ``str`` coerces numbers (which keeps their text); a custom ``__init__`` or anything
+    else (decimals, before/wrap/plain validators, custom types) says no.
+    """
+    try:
+        schema = ad.core_schema
+    except Exception:  # pragma: no cover - a mock schema
+        return False
+    todo: list = [schema]
+    seen: set[int] = set()
+    while todo:
+        node = todo.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, (list, tuple)):
+            todo.extend(node)
+            continue
+        if not isinstance(node, dict):
+            continue
+        kind = node.get("type")
+        if kind is not None and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
+            return False
+        config = node.get("config")
+        if isinstance(config, dict) and config.get("coerce_numbers_to_str"):
+            return False
+        for key, value in node.items():
+            if key not in _NOT_VALIDATION and key != "config" and isinstance(value, (dict, list, tuple)):
+                todo.append(value)
+    return True
 
 
 def _name(tp: Any) -> str:

@@ -263,3 +263,28 @@ def test_item_result_round_trips_through_json():
     back = ItemResult.from_dict(json.loads(json.dumps(r.to_dict())))
     assert back == r
     assert ItemResult.from_dict({**r.to_dict(), "field_from_the_future": 1}) == r
+
+
+def test_field_stats_of_subtrees_not_built_yet_equal_those_of_the_built_tree():
+    from pydantic_aligner._tree import LazyMatch
+    from pydantic_aligner.evaluation._result import field_stats
+
+    schema = {"type": "object", "properties": {"lines": {"type": "array", "order": "align", "items": {
+        "type": "object", "keyScore": "levenshtein", "keyImportance": 0.2, "properties": {
+            "name/x": {"type": "string", "score": "levenshtein"}, "qty": {"type": "integer", "score": "relative"},
+            "note": {"type": "string", "valueWeight": 0}}}}}}  # fmt: skip
+    gold = {"lines": [{"name/x": f"item {i}", "qty": i, "note": "a"} for i in range(1, 9)]}
+    pred = {"lines": [{"name/x": f"item {i}?", "qty": i + i % 2, "note": "b"} for i in range(8, 0, -1)] + [{"name/x": "new", "qty": 1}]}
+    lines = schema["properties"]["lines"]
+    for variant in ({}, {"order": "fixed"}, {"ignoreExcess": True}, {"ignoreMissing": True}, {"order": "fixed", "ignoreExcess": True}):
+        schema["properties"]["lines"] = {**lines, **variant}
+        aligner = Aligner(schema)
+        lazy = aligner.align(gold, pred)
+        stats = field_stats(lazy)
+        assert type(lazy.root.children[0].node) is LazyMatch and lazy.root.children[0].node._build is not None  # list not built
+        items = lazy.root.children[0].node.children
+        assert any(type(r.node) is LazyMatch and r.node._build is not None for r in items)  # items not built either
+        built = aligner.align(gold, pred)
+        list(built.walk())  # builds every subtree
+        assert repr(stats) == repr(field_stats(built)), variant
+        assert abs(sum(v[2] for k, v in stats.items() if k.count("/") == 1) - (1 - lazy.score)) < 1e-12

@@ -427,3 +427,48 @@ def test_added_content_translates_references():
     r = _with_mapping(PEOPLE, gold, pred, {"person": {1: 7, 2: 8}}, {"person": {7, 8}})
     (op,) = r.repairs()
     assert (op.kind, op.path, op.value, op.gold) == ("list_item_missing", "/rel/-", {"source": 7, "target": 8}, {"source": 1, "target": 2})
+
+
+def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
+    import copy
+    import dataclasses
+    import pickle
+
+    from pydantic_aligner._repairs import Repair
+
+    schema = {"type": "object", "keyScore": "exact", "properties": {"items": {"type": "array", "order": "align", "items": {
+        "type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"}, "n": {"type": "integer"}}}}}}
+    gold = {"items": [{"name": f"item {i}", "n": i} for i in range(6)], "x": 1}
+    pred = {"items": [{"name": f"item {i}?", "n": i % 3} for i in range(5, 0, -1)], "y": 2}
+    aligner = Aligner(schema, compute_confidence=False)
+    r = aligner.align(gold, pred)
+    op = r.repairs()[0]
+    assert type(op) is Repair and op == Repair(**{f.name: getattr(op, f.name) for f in dataclasses.fields(Repair)})
+    assert hash(op) == hash(copy.copy(op)) and pickle.loads(pickle.dumps(op)) == op
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        op.delta = 1.0  # type: ignore[misc]
+    # one alignment asked in turn for every ranking, and for feedback in between: each as on a fresh alignment
+    for rank_by in ("confidence", "score_delta", "expected_gain", "score_delta"):
+        got = [o.to_dict() for o in r.repairs(rank_by=rank_by, top_k=4)]
+        assert got == [o.to_dict() for o in aligner.align(gold, pred).repairs(rank_by=rank_by, top_k=4)]
+        assert str(r.feedback(rank_by=rank_by)) == str(aligner.align(gold, pred).feedback(rank_by=rank_by))
+    assert len(r.repairs()) == len(r.repairs(top_k=None)) > 4
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(
+    st.sampled_from([0.0, 0.3, 0.1 + 0.2, 0.25, 1e-12, 5e-13, 4.9999999999e-13, 1.5e-12, 0.000833333333, 0.0008333333334999]),
+    st.floats(-3e-12, 3e-12), st.sampled_from(["/a", "/a/1", "/a/10", "/a/2", "/b", "/a/-", "/a~1b", ""]),
+    st.sampled_from(["add", "remove", "replace"]), st.sampled_from(["key_add", "primitive_replace"]),
+    st.floats(0.0, 1.0)), max_size=30))  # fmt: skip
+def test_ranking_equals_sorting_by_the_documented_key(rows):
+    from pydantic_aligner._patch import parse_pointer
+    from pydantic_aligner._repairs import Repair, rank, rank_key
+
+    ops = []
+    for base, jitter, path, op, kind, conf in rows:
+        tokens = tuple(int(t) if t.isdigit() else t for t in parse_pointer(path))
+        ops.append(Repair(op=op, path=path, kind=kind, delta=abs(base + jitter), confidence=conf, _orig=tokens))
+    for rank_by in ("score_delta", "expected_gain", "confidence"):
+        expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
+        assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]

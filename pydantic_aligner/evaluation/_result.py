@@ -19,6 +19,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
+from .._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
+from .._tree import LazyMatch
+
 if TYPE_CHECKING:  # pragma: no cover
     from .._alignment import Alignment
 
@@ -88,13 +91,99 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
                 st[_MISMATCH] += 1
             if s < st[_MIN]:
                 st[_MIN] = s
-            if rk == "pair" and sub.kind in _CONTAINER_KINDS and sub.children:
-                # the container's rows next (document order), then the rest of these rows
-                stack.append((iter(sub.children), sub.kind in _ARRAY_KINDS, sub.kind == "prefix", c * row.weight, key))
-                break
+            if rk == "pair" and sub.kind in _CONTAINER_KINDS:
+                if sub.__class__ is LazyMatch:
+                    build = sub._build
+                    if build is not None:
+                        if build[0] is _leaf_rows:
+                            _plain_stats(out, build[1], c * row.weight, key)  # its rows, not built
+                            continue
+                        fn, args = build
+                        if fn is _rows_tuple and args[0] is _list_rows and _plain_list_stats(out, sub, args[1], c * row.weight, key):
+                            continue  # a list of such objects, not built
+                if sub.children:
+                    # the container's rows next (document order), then the rest of these rows
+                    stack.append((iter(sub.children), sub.kind in _ARRAY_KINDS, sub.kind == "prefix", c * row.weight, key))
+                    break
         else:
             stack.pop()
     return out
+
+
+def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str) -> None:
+    """What :func:`field_stats` counts for the rows ``_engine._leaf_rows`` would build from ``data`` (one object's
+    fields, each a pair of plain leaves: a string, number or boolean node scoring its cell), without building them."""
+    plain, u = data[0], data[1]
+    for gk, _pk, wt, ks, kw, _vpos, _leaf, _gtok, _ptok, _gcol, _pcol, vcol in plain:
+        if wt == 0.0 and not kw:
+            continue
+        key = f"{prefix}/{_escape(gk)}"
+        s = vcol[u]
+        deficit = c * wt * (1.0 - s)
+        if kw and ks is not None:
+            deficit += c * kw * (1.0 - ks)
+        st = out.get(key)
+        if st is None:
+            st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
+        st[_N] += 1
+        st[_SUM] += s
+        st[_DEF] += deficit
+        if s < st[_MIN]:
+            st[_MIN] = s
+
+
+def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, prefix: str) -> bool:
+    """What :func:`field_stats` counts for an unbuilt list (no tuple slots) whose kept pairs are all unbuilt
+    objects of plain-leaf fields, read off its plan and the values its rows (``_engine._list_rows``) would be
+    built from; ``False``: not such a list, nothing counted."""
+    plan, nodes, alpha, wm, we, _gt, _pt, L, _pos, _gptr, _pptr = args
+    if L or node.kind not in ("reorder", "fixed"):
+        return False
+    info: list = []
+    cells: Any = ()
+    if nodes is not None:
+        if nodes[0] is not _kept_nodes:
+            return False
+        taken, pairs = nodes[1][0], nodes[1][2]
+        cells, blocks = taken[0], taken[1]
+        if blocks is None:
+            return False
+        info = [None] * len(pairs)
+        for ts, _spec, _cols, _gvals, _pvals, _li, _lj, later in blocks:
+            if later is None or later[0] is not _leaf_rows:
+                return False
+            for u, t in enumerate(ts):
+                info[t] = (later[1], u)
+    elif any(rk == "pair" for rk, _, _ in plan):
+        return False  # pragma: no cover - a lazy list with pairs always has their nodes
+    key = prefix + "/*"
+    k = 0
+    for rk, _i, _j in plan:
+        if rk == "pair":
+            w, s = alpha, cells[k]
+        else:
+            w, s = (wm, 0.0) if rk == "missing" else (we, 0.0)
+        if w == 0.0:
+            if rk == "pair":
+                k += 1
+            continue  # excused by ignoreExcess/ignoreMissing: does not count
+        deficit = c * w * (1.0 - s)
+        st = out.get(key)
+        if st is None:
+            st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
+        st[_N] += 1
+        st[_SUM] += s
+        st[_DEF] += deficit
+        if rk == "missing":
+            st[_MISS] += 1
+        elif rk == "excess":
+            st[_EXTRA] += 1
+        if s < st[_MIN]:
+            st[_MIN] = s
+        if rk == "pair":
+            _plain_stats(out, info[k], c * w, key)
+            k += 1
+    return True
 
 
 _BAND = re.compile(r"\s*([A-Za-z_][\w\- ]*?)\s*(?:>=\s*([0-9.eE+-]+))?\s*$")
