@@ -8,7 +8,7 @@ import datetime
 import decimal
 import enum
 import json
-from typing import Annotated, Any, Literal, Optional, Union
+from typing import Annotated, Any, Literal
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -29,7 +29,7 @@ class Line(BaseModel):
     name: str
     qty: int
     price: float
-    when: Optional[datetime.date] = None
+    when: datetime.date | None = None
 
 
 class Order(BaseModel):
@@ -38,7 +38,7 @@ class Order(BaseModel):
     colour: Colour = Colour.RED
     tags: dict[str, int] = {}
     kind: Literal["a", "b"] = "a"
-    either: Union[int, str] = 0
+    either: int | str = 0
     checked: Annotated[float, AfterValidator(lambda v: v)] = 0.0
 
     @field_validator("number")
