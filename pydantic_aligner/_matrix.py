@@ -449,15 +449,21 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
         if leaf is None:
             blk.lazy = False
         acc += w * V
+    return finish_block(acc, tw, ki, vi, ksum / len(rows))
+
+
+def finish_block(acc: np.ndarray, tw: float, ki: float, vi: float, kmean: float) -> np.ndarray:
+    """An object block's similarities from ``acc``, the weighted sum of its field matrices (total weight ``tw``):
+    ``(ki * kmean + vi * acc / tw) / (ki + vi)`` clipped to [0, 1], in place, with the engine's float operations in
+    the engine's order (``kmean``: the mean key similarity of the block's key pairs)."""
     if tw > 0.0:
         acc /= tw
         values = acc
     else:
         values = np.ones_like(acc)
-    # (ki * mean key similarity + vi * values) / (ki + vi), in place
     if ki != 0.0:
         values *= vi
-        values += ki * (ksum / len(rows))
+        values += ki * kmean
         values /= ki + vi
     elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
         values *= vi

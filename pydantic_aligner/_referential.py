@@ -1155,20 +1155,7 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                 gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
                 V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
                 acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
-            if tw > 0.0:
-                acc /= tw
-                values = acc
-            else:
-                values = np.ones_like(acc)
-            if ki != 0.0:
-                values *= vi
-                values += ki * (ksum / len(rows))
-                values /= ki + vi
-            elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
-                values *= vi
-                values /= vi
-            np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
-            np.minimum(values, 1.0, out=values)
+            values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
             if len(ggroups) == 1 and len(pgroups) == 1:
                 out = values  # one block: the whole matrix (rows and columns in order)
             else:

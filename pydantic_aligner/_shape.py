@@ -131,9 +131,8 @@ def _shape_cached(tp: Any) -> Any:
     return _shape(tp, {})
 
 
-def _shape(tp: Any, seen: dict, depth: int = 0) -> Any:
-    if depth > 64:
-        return GENERIC
+def unwrap(tp: Any) -> tuple[Any, tuple]:
+    """``(bare type, Annotated metadata)`` through ``Annotated``, ``NewType`` and type aliases."""
     meta: tuple = ()
     for _ in range(32):
         origin = typing.get_origin(tp)
@@ -146,6 +145,13 @@ def _shape(tp: Any, seen: dict, depth: int = 0) -> Any:
             tp = tp.__supertype__
         else:
             break
+    return tp, meta
+
+
+def _shape(tp: Any, seen: dict, depth: int = 0) -> Any:
+    if depth > 64:
+        return GENERIC
+    tp, meta = unwrap(tp)
     if meta and _metadata_serializes(meta):
         return GENERIC
     if tp is None or tp is type(None):

@@ -42,6 +42,7 @@ from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
 from ._parse import whole_json_span
 from ._shape import apply_shape, json_shape, shape_of
+from ._shape import unwrap as _unwrap
 
 __all__ = ["ModelReader", "ValidationIssue"]
 
@@ -106,22 +107,6 @@ def adapter(tp: Any) -> TypeAdapter:
     except TypeError:  # unhashable metadata in an Annotated type
         return TypeAdapter(tp)
 
-
-def _unwrap(tp: Any) -> tuple[Any, tuple]:
-    """``(bare type, Annotated metadata)`` through ``Annotated``, ``NewType`` and type aliases."""
-    meta: tuple = ()
-    for _ in range(32):
-        origin = typing.get_origin(tp)
-        if origin is typing.Annotated:
-            args = typing.get_args(tp)
-            tp, meta = args[0], meta + tuple(args[1:])
-        elif type(tp).__name__ == "TypeAliasType":
-            tp = tp.__value__
-        elif hasattr(tp, "__supertype__") and callable(tp):
-            tp = tp.__supertype__
-        else:
-            break
-    return tp, meta
 
 
 def _is_model(tp: Any) -> bool:
