@@ -405,7 +405,13 @@ class ItemResult:
         """A copy without the per-field and per-kind detail (kept in reports after aggregation)."""
         if self.fields is None and self.repair_kinds is None:
             return self
-        return replace(self, fields=None, repair_kinds=None)
+        # what dataclasses.replace(self, fields=None, repair_kinds=None) makes, without its per-call introspection
+        out = object.__new__(type(self))
+        d = out.__dict__
+        d.update(self.__dict__)
+        d["fields"] = None
+        d["repair_kinds"] = None
+        return out
 
     def with_verdict(self, bands: Bands, critical: Mapping[str, float] | None = None) -> ItemResult:
         """This result judged again under other bands and critical fields (nothing is rescored).
