@@ -117,7 +117,8 @@ def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str, memo:
 
     ``memo`` (one per :func:`field_stats` call, so the ``plain`` tuples it is keyed by stay alive) keeps, per
     shared ``plain`` tuple, prefix and weight ``c``, the counted fields' keys and the factors of their deficits:
-    ``c * wt`` and the key part ``c * kw * (1 - ks)``, the same float operations in the same order.
+    ``c * wt`` and the key part ``c * kw * (1 - ks)`` (the same float operations in the same order), and the
+    key's list in ``out``.
     """
     plain, u = data[0], data[1]
     mk = (id(plain), prefix, c)
@@ -127,18 +128,21 @@ def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str, memo:
         for gk, _pk, wt, ks, kw, _vpos, _leaf, _gtok, _ptok, _gcol, _pcol, vcol in plain:
             if wt == 0.0 and not kw:
                 continue
-            cols.append((f"{prefix}/{_escape(gk)}", c * wt, c * kw * (1.0 - ks) if kw and ks is not None else None, vcol))
+            key = f"{prefix}/{_escape(gk)}"
+            cols.append([key, c * wt, c * kw * (1.0 - ks) if kw and ks is not None else None, vcol, None])
         if memo is not None:
             memo[mk] = cols
-    for key, cw, kdef, vcol in cols:
+    for col in cols:
+        key, cw, kdef, vcol, st = col
         s = vcol[u]
         deficit = cw * (1.0 - s)
         if kdef is not None:
             deficit += kdef
-        st = out.get(key)
-        if st is None:
-            out[key] = [1, 0.0 + s, 0.0 + deficit, 0, 0, 0, s]  # what adding to [0, 0.0, 0.0, ...] gives
-            continue
+        if st is None:  # the key's list in ``out``, found once per memo entry (its lists are updated in place)
+            st = col[4] = out.get(key)
+            if st is None:
+                col[4] = out[key] = [1, 0.0 + s, 0.0 + deficit, 0, 0, 0, s]  # what adding to [0, 0.0, 0.0, ...] gives
+                continue
         st[_N] += 1
         st[_SUM] += s
         st[_DEF] += deficit
