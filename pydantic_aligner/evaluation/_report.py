@@ -57,7 +57,7 @@ def _fold(values: list) -> None:
         if not math.isfinite(r):
             break
         if r == 0.0:
-            values[:] = terms
+            values[:] = terms or [r]  # an exact zero keeps the sign fsum gave it
             return
         terms.append(r)
     partials: list = []
