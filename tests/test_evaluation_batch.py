@@ -265,6 +265,19 @@ def test_item_result_round_trips_through_json():
     assert ItemResult.from_dict({**r.to_dict(), "field_from_the_future": 1}) == r
 
 
+def test_compact_result_is_the_result_without_its_detail():
+    import dataclasses
+
+    [r] = score_batch([GOLD], [{"number": "A-1", "total": 3}], INVOICE, ids=["inv-1"])
+    assert r.fields and r.repair_kinds
+    c = r.compact()
+    assert type(c) is ItemResult and c == dataclasses.replace(r, fields=None, repair_kinds=None)
+    assert (r.fields, r.repair_kinds) != (None, None)  # the original keeps its detail
+    assert c.compact() is c
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        c.score = 1.0  # type: ignore[misc]
+
+
 def test_field_stats_of_subtrees_not_built_yet_equal_those_of_the_built_tree():
     from pydantic_aligner._tree import LazyMatch
     from pydantic_aligner.evaluation._result import field_stats

@@ -215,3 +215,33 @@ def test_empty_and_unscorable_runs_render():
     assert broken.verdicts["error"] == 2 and "2 not scored" in str(broken)
     c = compare(empty, broken)
     assert c.n_paired == 0 and c.only_after == [0, 1] and "no item is in both runs" in str(c)
+
+
+def test_summary_sums_are_exact_over_many_items_and_splits():
+    """Per-field and per-kind sums are the correctly rounded exact sums of the items' values (``math.fsum``),
+    however many items (the running sums are folded every few hundred) and however the run is split."""
+    from pydantic_aligner.evaluation import ItemResult
+
+    rng = random.Random(7)
+    results = []
+    for i in range(1500):
+        s = rng.choice([0.1, 1 / 3, 1e-17, 0.0, rng.random(), 1 - rng.random() * 1e-9])
+        d = rng.random() * rng.choice([1.0, 1e-12, 1e8])
+        fields = {"/a": [1, s, d, 0, 0, 0, s], "/b": [2, 2 * s, d / 3, 1, 0, 0, 0.0]}
+        kinds = {"value_replace": [1, d], "list_item_missing": [2, s]}
+        results.append(ItemResult(i, i, s, "fail", "value", (), repair_kinds=kinds, fields=fields))
+    whole = Summary.from_results(results)
+    totals = whole.field_totals()
+    for key in ("/a", "/b"):
+        assert totals[key][1] == math.fsum(r.fields[key][1] for r in results)
+        assert totals[key][2] == math.fsum(r.fields[key][2] for r in results)
+        assert totals[key][0] == sum(r.fields[key][0] for r in results)
+    for kind in ("value_replace", "list_item_missing"):
+        assert math.fsum(whole.kinds[kind][1]) == math.fsum(r.repair_kinds[kind][1] for r in results)
+        assert len(whole.kinds[kind][1]) < 300  # folded, not one float per item
+    parts = [Summary.from_results(results[a:b]) for a, b in ((0, 1), (1, 400), (400, 1100), (1100, 1500))]
+    merged = parts[0].merge(parts[1]).merge(parts[2]).merge(parts[3])
+    assert merged.field_totals() == totals
+    assert {k: math.fsum(v[1]) for k, v in merged.kinds.items()} == {k: math.fsum(v[1]) for k, v in whole.kinds.items()}
+    report_whole = Report.from_results(results)
+    assert Report.merge(parts).to_dict(items=True) == report_whole.to_dict(items=True)

@@ -34,6 +34,38 @@ def _grow(partials: list, x: float) -> None:
     partials[i:] = [x]
 
 
+#: An exact sum is a list of floats whose exact (unrounded) sum it is; :meth:`Summary.add` appends each value and
+#: folds the list into a few floats with the same exact sum (:func:`_fold`) once it is longer than this.
+_FOLD = 256
+
+
+def _fold(values: list) -> None:
+    """Replace ``values`` in place by a few floats with the same exact sum, so ``math.fsum`` of either is the same
+    correctly rounded number.
+
+    ``math.fsum`` rounds the exact sum correctly; the exact rest, ``sum - rounded``, is rounded again, and so on
+    until the rest is exactly zero (``fsum`` returns ``0.0`` only for an exact zero: every rest is a multiple of
+    the smallest subnormal, so it never rounds to zero). Each round removes some 53 bits, so it ends after a few.
+    Non-finite values fall back to Shewchuk partials (:func:`_grow`).
+    """
+    terms: list = []
+    for _ in range(64):
+        try:
+            r = math.fsum(values + [-t for t in terms]) if terms else math.fsum(values)
+        except (OverflowError, ValueError):  # pragma: no cover - an intermediate overflow, inf - inf
+            break
+        if not math.isfinite(r):
+            break
+        if r == 0.0:
+            values[:] = terms or [r]  # an exact zero keeps the sign fsum gave it
+            return
+        terms.append(r)
+    partials: list = []
+    for x in values:
+        _grow(partials, x)
+    values[:] = partials
+
+
 def _copy(agg: list) -> list:
     return [list(v) if isinstance(v, list) else v for v in agg]
 
@@ -80,14 +112,21 @@ class Summary:
     def add(self, r: ItemResult) -> None:
         """Add one item result."""
         if r.fields:
+            fields = self.fields
             for key, st in r.fields.items():
-                agg = self.fields.get(key)
+                agg = fields.get(key)
                 if agg is None:
-                    self.fields[key] = [st[0], [st[1]], [st[2]], st[3], st[4], st[5], st[6], 1]
+                    fields[key] = [st[0], [st[1]], [st[2]], st[3], st[4], st[5], st[6], 1]
                 else:
                     agg[_N] += st[0]
-                    _grow(agg[_SUM], st[1])
-                    _grow(agg[_DEF], st[2])
+                    sums = agg[_SUM]
+                    sums.append(st[1])
+                    defs = agg[_DEF]
+                    defs.append(st[2])
+                    if len(sums) > _FOLD:
+                        _fold(sums)
+                    if len(defs) > _FOLD:
+                        _fold(defs)
                     agg[_MISS] += st[3]
                     agg[_EXTRA] += st[4]
                     agg[_MISMATCH] += st[5]
@@ -103,7 +142,10 @@ class Summary:
                     self.kinds[kind] = [count, [delta], 1]
                 else:
                     agg[0] += count
-                    _grow(agg[1], delta)
+                    deltas = agg[1]
+                    deltas.append(delta)
+                    if len(deltas) > _FOLD:
+                        _fold(deltas)
                     agg[2] += 1
         self.items.append(r.compact())
 
@@ -121,8 +163,9 @@ class Summary:
                 for i in (_N, _MISS, _EXTRA, _MISMATCH, _ITEMS):
                     agg[i] += st[i]
                 for i in (_SUM, _DEF):
-                    for x in st[i]:
-                        _grow(agg[i], x)
+                    agg[i].extend(st[i])
+                    if len(agg[i]) > _FOLD:
+                        _fold(agg[i])
                 agg[_MIN] = min(agg[_MIN], st[_MIN])
         out.kinds = {k: _copy(v) for k, v in self.kinds.items()}
         for kind, st in other.kinds.items():
@@ -131,8 +174,9 @@ class Summary:
                 out.kinds[kind] = _copy(st)
             else:
                 agg[0] += st[0]
-                for x in st[1]:
-                    _grow(agg[1], x)
+                agg[1].extend(st[1])
+                if len(agg[1]) > _FOLD:
+                    _fold(agg[1])
                 agg[2] += st[2]
         out.missing_fields = self.missing_fields + other.missing_fields
         return out

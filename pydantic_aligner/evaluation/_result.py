@@ -59,6 +59,7 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
     /c [1, 0.0, 0.3333, 0, 1, 0, 0.0]
     """
     out: dict[str, list] = {}
+    memo: dict = {}
     root = alignment.root
     stack = [(iter(root.children), root.kind in _ARRAY_KINDS, root.kind == "prefix", 1.0, "")]
     while stack:
@@ -96,10 +97,10 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
                     build = sub._build
                     if build is not None:
                         if build[0] is _leaf_rows:
-                            _plain_stats(out, build[1], c * row.weight, key)  # its rows, not built
+                            _plain_stats(out, build[1], c * row.weight, key, memo)  # its rows, not built
                             continue
                         fn, args = build
-                        if fn is _rows_tuple and args[0] is _list_rows and _plain_list_stats(out, sub, args[1], c * row.weight, key):
+                        if fn is _rows_tuple and args[0] is _list_rows and _plain_list_stats(out, sub, args[1], c * row.weight, key, memo):
                             continue  # a list of such objects, not built
                 if sub.children:
                     # the container's rows next (document order), then the rest of these rows
@@ -110,21 +111,38 @@ def field_stats(alignment: Alignment) -> dict[str, list]:
     return out
 
 
-def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str) -> None:
+def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str, memo: dict | None = None) -> None:
     """What :func:`field_stats` counts for the rows ``_engine._leaf_rows`` would build from ``data`` (one object's
-    fields, each a pair of plain leaves: a string, number or boolean node scoring its cell), without building them."""
+    fields, each a pair of plain leaves: a string, number or boolean node scoring its cell), without building them.
+
+    ``memo`` (one per :func:`field_stats` call, so the ``plain`` tuples it is keyed by stay alive) keeps, per
+    shared ``plain`` tuple, prefix and weight ``c``, the counted fields' keys and the factors of their deficits:
+    ``c * wt`` and the key part ``c * kw * (1 - ks)`` (the same float operations in the same order), and the
+    key's list in ``out``.
+    """
     plain, u = data[0], data[1]
-    for gk, _pk, wt, ks, kw, _vpos, _leaf, _gtok, _ptok, _gcol, _pcol, vcol in plain:
-        if wt == 0.0 and not kw:
-            continue
-        key = f"{prefix}/{_escape(gk)}"
+    mk = (id(plain), prefix, c)
+    cols = memo.get(mk) if memo is not None else None
+    if cols is None:
+        cols = []
+        for gk, _pk, wt, ks, kw, _vpos, _leaf, _gtok, _ptok, _gcol, _pcol, vcol in plain:
+            if wt == 0.0 and not kw:
+                continue
+            key = f"{prefix}/{_escape(gk)}"
+            cols.append([key, c * wt, c * kw * (1.0 - ks) if kw and ks is not None else None, vcol, None])
+        if memo is not None:
+            memo[mk] = cols
+    for col in cols:
+        key, cw, kdef, vcol, st = col
         s = vcol[u]
-        deficit = c * wt * (1.0 - s)
-        if kw and ks is not None:
-            deficit += c * kw * (1.0 - ks)
-        st = out.get(key)
-        if st is None:
-            st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
+        deficit = cw * (1.0 - s)
+        if kdef is not None:
+            deficit += kdef
+        if st is None:  # the key's list in ``out``, found once per memo entry (its lists are updated in place)
+            st = col[4] = out.get(key)
+            if st is None:
+                col[4] = out[key] = [1, 0.0 + s, 0.0 + deficit, 0, 0, 0, s]  # what adding to [0, 0.0, 0.0, ...] gives
+                continue
         st[_N] += 1
         st[_SUM] += s
         st[_DEF] += deficit
@@ -132,7 +150,7 @@ def _plain_stats(out: dict[str, list], data: tuple, c: float, prefix: str) -> No
             st[_MIN] = s
 
 
-def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, prefix: str) -> bool:
+def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, prefix: str, memo: dict | None = None) -> bool:
     """What :func:`field_stats` counts for an unbuilt list (no tuple slots) whose kept pairs are all unbuilt
     objects of plain-leaf fields, read off its plan and the values its rows (``_engine._list_rows``) would be
     built from; ``False``: not such a list, nothing counted."""
@@ -181,7 +199,7 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         if s < st[_MIN]:
             st[_MIN] = s
         if rk == "pair":
-            _plain_stats(out, info[k], c * w, key)
+            _plain_stats(out, info[k], c * w, key, memo)
             k += 1
     return True
 
@@ -391,7 +409,13 @@ class ItemResult:
         """A copy without the per-field and per-kind detail (kept in reports after aggregation)."""
         if self.fields is None and self.repair_kinds is None:
             return self
-        return replace(self, fields=None, repair_kinds=None)
+        # what dataclasses.replace(self, fields=None, repair_kinds=None) makes, without its per-call introspection
+        out = object.__new__(type(self))
+        d = out.__dict__
+        d.update(self.__dict__)
+        d["fields"] = None
+        d["repair_kinds"] = None
+        return out
 
     def with_verdict(self, bands: Bands, critical: Mapping[str, float] | None = None) -> ItemResult:
         """This result judged again under other bands and critical fields (nothing is rescored).
