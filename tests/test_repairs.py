@@ -472,3 +472,28 @@ def test_ranking_equals_sorting_by_the_documented_key(rows):
     for rank_by in ("score_delta", "expected_gain", "confidence"):
         expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
         assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]
+
+
+def test_patch_order_matches_the_token_key_order_including_dash_keys():
+    """patch_order's fast path (raw tokens as keys) gives the order of the general token key, also when an
+    object has a key "-" (sorted after the other keys) or a list has appends ("-", after every index)."""
+    from types import SimpleNamespace
+
+    from pydantic_aligner._patch import _tok_key, patch_order
+
+    def op(kind, orig, final=None):
+        return SimpleNamespace(op=kind, _orig=orig, _final=final if final is not None else orig)
+
+    def reference(ops):
+        key = lambda toks: [_tok_key(t) for t in toks]
+        rep = sorted((o for o in ops if o.op == "replace"), key=lambda o: key(o._orig))
+        rem = sorted((o for o in ops if o.op == "remove"), key=lambda o: key(o._orig), reverse=True)
+        add = sorted((o for o in ops if o.op == "add"), key=lambda o: key(o._final))
+        return rep + rem + add
+
+    plain = [op("replace", ("a", 10)), op("replace", ("a", 9)), op("remove", ("b", 2)), op("remove", ("b", 11)),
+             op("add", ("b", "-")), op("add", ("b", 3)), op("add", ("b", "-")), op("replace", ("a", 9)), op("replace", ("10",)),
+             op("replace", ("9",)), op("remove", ("b",))]  # fmt: skip
+    dash_key = [op("replace", ("-",)), op("replace", ("z",)), op("replace", ("a",)), op("add", ("-", "x")), op("add", ("a", "x"))]
+    for ops in (plain, dash_key, plain + dash_key):
+        assert [id(o) for o in patch_order(ops)] == [id(o) for o in reference(ops)]
