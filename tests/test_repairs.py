@@ -497,3 +497,39 @@ def test_patch_order_matches_the_token_key_order_including_dash_keys():
     dash_key = [op("replace", ("-",)), op("replace", ("z",)), op("replace", ("a",)), op("add", ("-", "x")), op("add", ("a", "x"))]
     for ops in (plain, dash_key, plain + dash_key):
         assert [id(o) for o in patch_order(ops)] == [id(o) for o in reference(ops)]
+
+
+def test_tied_repairs_sort_like_the_path_key_with_digit_and_dash_keys():
+    """Ties in delta are ordered by path (indices and digit keys numerically, before other keys; "-" last), then op
+    and kind: the fast raw-token sort agrees with the general key, also where keys and indices would meet."""
+    from pydantic_aligner._repairs import Repair, _path_key, rank
+
+    def op(path_tokens, kind="primitive_replace", o="replace"):
+        from pydantic_aligner._patch import pointer
+
+        return Repair(op=o, path=pointer(path_tokens), kind=kind, delta=0.25, _orig=tuple(path_tokens), _final=tuple(path_tokens))
+
+    groups = [
+        [op(("a", 10)), op(("a", 9)), op(("a", "-"), "list_item_missing", "add"), op(("a", 2)), op(("b",)), op(("a", 9), "key_add", "add")],
+        [op(("10",)), op(("9",)), op(("x",)), op(("-",)), op(("a", 1)), op(())],
+    ]
+    for ops in [*groups, groups[0] + groups[1]]:
+        expected = sorted(ops, key=lambda o: (_path_key(o.path) if o.path else (), o.op, o.kind))
+        assert [id(o) for o in rank(ops, "score_delta")] == [id(o) for o in expected]
+
+
+def test_first_units_and_their_count_match_the_full_grouping():
+    """units(ops, k) is units(ops)[:k] (a rename pair's halves together, at its first half's rank) and count_units
+    is len(units(ops)), with pairs whose halves are far apart in the ranking."""
+    from pydantic_aligner._repairs import Repair, count_units, units
+
+    def op(name, pair="", kind="key_add"):
+        return Repair(op="add", path="/" + name, kind=kind, delta=0.1, pair_id=pair)
+
+    ops = [op("a"), op("p", "p1", "key_rename_remove"), op("b"), op("q", "p2", "key_rename_add"), op("c"),
+           op("p", "p1", "key_rename_add"), op("d"), op("q", "p2", "key_rename_remove"), op("e")]  # fmt: skip
+    full = units(ops)
+    assert count_units(ops) == len(full) == 7
+    assert [o.kind for o in full[1]] == ["key_rename_add", "key_rename_remove"]
+    for k in range(9):
+        assert [[id(o) for o in g] for g in units(ops, k)] == [[id(o) for o in g] for g in full[:k]]
