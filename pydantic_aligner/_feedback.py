@@ -28,7 +28,7 @@ from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
 from ._plan import RefSpec
-from ._repairs import Repair, check_options, diagnostics, filter_min_delta, ranked_ops, units
+from ._repairs import Repair, check_options, count_units, diagnostics, filter_min_delta, ranked_ops, units
 from ._templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -169,8 +169,10 @@ class FeedbackResult:
 def _last(path: str | None) -> str:
     if not path:
         return ""
-    toks = parse_pointer(path)
-    return toks[-1] if toks else ""
+    if path[0] != "/":
+        return parse_pointer(path)[-1]  # raises: not a pointer
+    t = path[path.rfind("/") + 1 :]  # the last token (an escaped "/" is "~1")
+    return t.replace("~1", "/").replace("~0", "~") if "~" in t else t
 
 
 def _fields(op: Repair, rank: int | None, partner: Repair | None) -> dict[str, Any]:
@@ -282,9 +284,7 @@ def feedback(
     if include_metadata:
         for o in ops:
             breakdown[o.kind] = breakdown.get(o.kind, 0.0) + o.delta
-    all_units = units(ops)
-    kept = all_units if min_delta <= 0.0 else units(filter_min_delta(ops, min_delta))
-    chosen = kept if top_k is None else kept[:top_k]
+    chosen = units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k)
     n_selected = sum(len(u) for u in chosen)
     truncated = n_selected < n_total_ops
 
@@ -342,9 +342,9 @@ def feedback(
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
         if all(visible(o) for o in {o.kind: o for o in ops}.values()):
-            n_total = len(all_units)  # every kind has a line
+            n_total = count_units(ops)  # every kind has a line
         else:
-            n_total = sum(1 for u in all_units if any(visible(o) for o in u))
+            n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))
         intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
         text = intro + "\n".join(lines)
         if include_synthesis_line:

@@ -264,10 +264,30 @@ def patch_order(ops: list) -> list:
     replaces = [o for o in ops if o.op == "replace"]
     removes = [o for o in ops if o.op == "remove"]
     adds = [o for o in ops if o.op == "add"]
+    try:
+        # the tokens themselves as the key: the same order as :func:`_tok_key`'s wherever two tokens compared
+        # are both ints or both strings other than "-" ("-" becomes +inf, after every index); a comparison of an
+        # int with a string (or a key "-" with another key) raises, and the general key decides instead
+        return (
+            sorted(replaces, key=lambda o: _raw_key(o._orig))
+            + sorted(removes, key=lambda o: _raw_key(o._orig), reverse=True)
+            + sorted(adds, key=lambda o: _raw_key(o._final))
+        )
+    except TypeError:
+        pass
     replaces.sort(key=lambda o: key(o._orig))
     removes.sort(key=lambda o: key(o._orig), reverse=True)
     adds.sort(key=lambda o: key(o._final))
     return replaces + removes + adds
+
+
+_INF = float("inf")
+
+
+def _raw_key(tokens: tuple) -> tuple:
+    if "-" in tokens:
+        return tuple([_INF if t == "-" else t for t in tokens])
+    return tokens
 
 
 # ---------------------------------------------------------------------------

@@ -316,15 +316,25 @@ class _Builder:
 
     def plain_fields(self, plain: tuple) -> tuple:
         """What :meth:`plain` reads of a block's plain rows, and the block's objects with a field scoring below 1
-        (``((), ...)``: a key paired with another key, the general way). Once per block: its objects share it."""
+        (each with those fields and their scores; ``((), ...)``: a key paired with another key, the general way).
+        Once per block: its objects share it."""
         hit = self.plains.get(id(plain))
         if hit is None:
             if any(row[0] != row[1] for row in plain):
-                hit = ((), frozenset())
+                hit = ((), {})
             else:
                 fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
-                hit = (fields, frozenset(u for row in plain for u, s in enumerate(row[11]) if s < 1.0))
+                bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
+                for f in fields:
+                    for u, s in enumerate(f[8]):
+                        if s < 1.0:
+                            b = bad.get(u)
+                            if b is None:
+                                bad[u] = [(f, s)]
+                            else:
+                                b.append((f, s))
+                hit = (fields, bad)
             self.plains[id(plain)] = hit
             self.keep.append(plain)  # alive while its id is a key
         return hit
@@ -377,7 +387,8 @@ class _Builder:
                 if not fields:
                     return False
                 for u, t in enumerate(ts):
-                    info[t] = (fields, u, li[u], lj[u]) if u in imperfect else None  # None: nothing to repair
+                    bad = imperfect.get(u)
+                    info[t] = (bad, li[u], lj[u]) if bad is not None else None  # None: nothing to repair
         elif any(rk == PAIR for rk, _, _ in plan):
             return False  # pragma: no cover - a lazy list with pairs always has their nodes
         reorder = kind == "reorder"
@@ -409,13 +420,10 @@ class _Builder:
                 k += 1
                 if pair is None:
                     continue
-                fields, u, li, lj = pair
+                bad, li, lj = pair
                 io, fo = (*orig, j), (*final, final_of[j])
                 ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
-                for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
-                    s = vcol[u]
-                    if s >= 1.0:
-                        continue
+                for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
                     ops.append(
                         _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s), translate(vpos, gold), gold, pcol[lj],
@@ -696,7 +704,8 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
     the same value, so only closer neighbours are rounded to find the ties, which are then ordered by path, op,
     kind and original position (the stable sort's tie-break).
     """
-    order = sorted(range(len(ops)), key=lambda i: -ops[i].delta)
+    # descending deltas, equal ones in their original order (a reverse sort is stable too): the order of -delta
+    order = sorted(range(len(ops)), key=[o.delta for o in ops].__getitem__, reverse=True)
     out: list[Repair] = []
     n = len(order)
     t = 0
@@ -716,10 +725,43 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
         if u - t == 1:
             out.append(ops[order[t]])
         else:
-            tied = sorted(order[t:u], key=lambda i: (path_key(ops[i]), ops[i].op, ops[i].kind, i))
+            tied = _sort_tied(ops, order[t:u], path_key)
             out.extend(ops[i] for i in tied)
         t = u
     return out
+
+
+_INF = float("inf")
+
+
+def _sort_tied(ops: list[Repair], idx: list[int], path_key: Any) -> list[int]:
+    """``idx`` sorted by ``(path_key(ops[i]), op, kind, i)``.
+
+    First with each path's tokens as they are, a digit string as its int and ``"-"`` as +inf (the order of
+    ``path_key``'s ``(0, n, "")`` < ``(1, 0, s)`` < ``(2, 0, "")`` wherever the two tokens compared are both
+    indices/``"-"`` or both keys other than ``"-"``); an index compared with a key raises, and ``path_key`` decides.
+    """
+    memo: dict = {}
+
+    def raw(o: Repair) -> tuple:
+        orig = o._orig
+        if not orig:
+            return tuple([b if a == 0 else _INF if a == 2 else c for a, b, c in path_key(o)])
+        out = []
+        for t in orig:
+            if t.__class__ is not int:
+                m = memo.get(t)
+                if m is None:
+                    s = t if t.__class__ is str else str(t)
+                    m = memo[t] = int(s) if s.isdigit() else _INF if s == "-" else s
+                t = m
+            out.append(t)
+        return tuple(out)
+
+    try:
+        return sorted(idx, key=lambda i: (raw(ops[i]), ops[i].op, ops[i].kind, i))
+    except TypeError:
+        return sorted(idx, key=lambda i: (path_key(ops[i]), ops[i].op, ops[i].kind, i))
 
 
 def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[list[Repair], tuple[str, ...]]:
@@ -743,19 +785,28 @@ def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:
     return [o for o in ops if (o.pair_id in keep_pairs if o.pair_id else o.delta >= min_delta)]
 
 
-def units(ops: list[Repair]) -> list[list[Repair]]:
-    """Ranked ops grouped into fixes: a rename pair is one fix (at its first half's rank), others are alone."""
+def units(ops: list[Repair], limit: int | None = None) -> list[list[Repair]]:
+    """Ranked ops grouped into fixes: a rename pair is one fix (at its first half's rank), others are alone.
+
+    ``limit``: only the first ``limit`` fixes (``units(ops)[:limit]``, without grouping the rest)."""
     groups: list[list[Repair]] = []
     by_pair: dict[str, list[Repair]] = {}
+    full = limit is not None and limit <= 0
     for o in ops:
         if o.pair_id:
             g = by_pair.get(o.pair_id)
             if g is None:
+                if full:
+                    continue  # a fix past the limit
                 g = by_pair[o.pair_id] = []
                 groups.append(g)
+                full = limit is not None and len(groups) >= limit
             g.append(o)
-        else:
+        elif not full:
             groups.append([o])
+            full = limit is not None and len(groups) >= limit
+        elif not by_pair:
+            break  # the limit reached, no rename pair left to complete
     for g in by_pair.values():  # the add half first
         g.sort(key=lambda o: o.kind != "key_rename_add")
     return groups
@@ -776,7 +827,7 @@ def repairs(
     ops, notes = ranked_ops(alignment, granularity, rank_by)
     ops = filter_min_delta(ops, min_delta)
     if top_k is not None:
-        ops = [o for g in units(ops)[:top_k] for o in g]
+        ops = [o for g in units(ops, top_k) for o in g]
         ops = rank(ops, rank_by)
     if granularity == "subtree":
         total = sum(o.delta for o in ops)
@@ -800,3 +851,15 @@ def json_patch(alignment: Alignment) -> list[dict]:
         else:
             out.append({"op": o.op, "path": o.path})
     return out
+
+
+def count_units(ops: list[Repair]) -> int:
+    """``len(units(ops))``."""
+    n = 0
+    pairs = set()
+    for o in ops:
+        if o.pair_id:
+            pairs.add(o.pair_id)
+        else:
+            n += 1
+    return n + len(pairs)

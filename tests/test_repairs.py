@@ -472,3 +472,64 @@ def test_ranking_equals_sorting_by_the_documented_key(rows):
     for rank_by in ("score_delta", "expected_gain", "confidence"):
         expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
         assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]
+
+
+def test_patch_order_matches_the_token_key_order_including_dash_keys():
+    """patch_order's fast path (raw tokens as keys) gives the order of the general token key, also when an
+    object has a key "-" (sorted after the other keys) or a list has appends ("-", after every index)."""
+    from types import SimpleNamespace
+
+    from pydantic_aligner._patch import _tok_key, patch_order
+
+    def op(kind, orig, final=None):
+        return SimpleNamespace(op=kind, _orig=orig, _final=final if final is not None else orig)
+
+    def reference(ops):
+        key = lambda toks: [_tok_key(t) for t in toks]
+        rep = sorted((o for o in ops if o.op == "replace"), key=lambda o: key(o._orig))
+        rem = sorted((o for o in ops if o.op == "remove"), key=lambda o: key(o._orig), reverse=True)
+        add = sorted((o for o in ops if o.op == "add"), key=lambda o: key(o._final))
+        return rep + rem + add
+
+    plain = [op("replace", ("a", 10)), op("replace", ("a", 9)), op("remove", ("b", 2)), op("remove", ("b", 11)),
+             op("add", ("b", "-")), op("add", ("b", 3)), op("add", ("b", "-")), op("replace", ("a", 9)), op("replace", ("10",)),
+             op("replace", ("9",)), op("remove", ("b",))]  # fmt: skip
+    dash_key = [op("replace", ("-",)), op("replace", ("z",)), op("replace", ("a",)), op("add", ("-", "x")), op("add", ("a", "x"))]
+    for ops in (plain, dash_key, plain + dash_key):
+        assert [id(o) for o in patch_order(ops)] == [id(o) for o in reference(ops)]
+
+
+def test_tied_repairs_sort_like_the_path_key_with_digit_and_dash_keys():
+    """Ties in delta are ordered by path (indices and digit keys numerically, before other keys; "-" last), then op
+    and kind: the fast raw-token sort agrees with the general key, also where keys and indices would meet."""
+    from pydantic_aligner._repairs import Repair, _path_key, rank
+
+    def op(path_tokens, kind="primitive_replace", o="replace"):
+        from pydantic_aligner._patch import pointer
+
+        return Repair(op=o, path=pointer(path_tokens), kind=kind, delta=0.25, _orig=tuple(path_tokens), _final=tuple(path_tokens))
+
+    groups = [
+        [op(("a", 10)), op(("a", 9)), op(("a", "-"), "list_item_missing", "add"), op(("a", 2)), op(("b",)), op(("a", 9), "key_add", "add")],
+        [op(("10",)), op(("9",)), op(("x",)), op(("-",)), op(("a", 1)), op(())],
+    ]
+    for ops in [*groups, groups[0] + groups[1]]:
+        expected = sorted(ops, key=lambda o: (_path_key(o.path) if o.path else (), o.op, o.kind))
+        assert [id(o) for o in rank(ops, "score_delta")] == [id(o) for o in expected]
+
+
+def test_first_units_and_their_count_match_the_full_grouping():
+    """units(ops, k) is units(ops)[:k] (a rename pair's halves together, at its first half's rank) and count_units
+    is len(units(ops)), with pairs whose halves are far apart in the ranking."""
+    from pydantic_aligner._repairs import Repair, count_units, units
+
+    def op(name, pair="", kind="key_add"):
+        return Repair(op="add", path="/" + name, kind=kind, delta=0.1, pair_id=pair)
+
+    ops = [op("a"), op("p", "p1", "key_rename_remove"), op("b"), op("q", "p2", "key_rename_add"), op("c"),
+           op("p", "p1", "key_rename_add"), op("d"), op("q", "p2", "key_rename_remove"), op("e")]  # fmt: skip
+    full = units(ops)
+    assert count_units(ops) == len(full) == 7
+    assert [o.kind for o in full[1]] == ["key_rename_add", "key_rename_remove"]
+    for k in range(9):
+        assert [[id(o) for o in g] for g in units(ops, k)] == [[id(o) for o in g] for g in full[:k]]
