@@ -311,15 +311,18 @@ def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
     return X
 
 
+def key_groups(objects: list) -> dict[tuple, list[int]]:
+    """The indices of ``objects`` grouped by key sequence, groups in order of first appearance."""
+    groups: dict[tuple, list[int]] = {}
+    for i, obj in enumerate(objects):
+        groups.setdefault(tuple(obj), []).append(i)
+    return groups
+
+
 def _object_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) -> np.ndarray:
     """Objects, field by field, grouped by key sequence (the per-pair rules of ``_engine._object``)."""
     n, m = len(G), len(P)
-    ggroups: dict[tuple, list[int]] = {}
-    for i, g in enumerate(G):
-        ggroups.setdefault(tuple(g), []).append(i)
-    pgroups: dict[tuple, list[int]] = {}
-    for j, p in enumerate(P):
-        pgroups.setdefault(tuple(p), []).append(j)
+    ggroups, pgroups = key_groups(G), key_groups(P)
     if kept is not None:
         kept.blocks = {}
         kept.gsizes = list(ggroups.values())

@@ -1118,12 +1118,7 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
     None where it does not apply (weights past the float range)."""
     n, m = len(G), len(P)
     out = np.empty((n, m), dtype=np.float64)
-    ggroups: dict[tuple, list[int]] = {}
-    for i, g in enumerate(G):
-        ggroups.setdefault(tuple(g), []).append(i)
-    pgroups: dict[tuple, list[int]] = {}
-    for j, p in enumerate(P):
-        pgroups.setdefault(tuple(p), []).append(j)
+    ggroups, pgroups = _matrix.key_groups(G), _matrix.key_groups(P)
     props = h.props
     ki, vi = h.ki, h.vi
     for rows_g in ggroups.values():
