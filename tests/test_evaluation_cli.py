@@ -321,3 +321,65 @@ def test_rich_progress_bar_writes_to_stderr_only(capsys):
     bar.close()
     out, _ = capsys.readouterr()
     assert out == ""  # the summary on stdout can be piped or redirected cleanly
+
+
+def test_results_file_lines_are_the_json_of_each_result(files, capsys):
+    # the results file is written with a reused encoder from ItemResult.json_data (no copies): every line must be
+    # exactly json.dumps(result.to_dict()) as written before, in every kind of result (errors, unreadable, missing)
+    from pydantic_aligner.evaluation._result import ItemResult
+
+    out = files / "r.jsonl"
+    assert run(capsys, *score_args(files, "--out", out, "--critical", "/total"))[0] == 0
+    text = out.read_bytes().decode("utf-8")
+    lines = text.split(os.linesep)
+    assert lines[-1] == "" and len(lines) == 14
+    header = json.loads(lines[0])
+    assert lines[0] == json.dumps(header, ensure_ascii=False, separators=(",", ":"), default=str)
+    kinds = set()
+    for line in lines[1:-1]:
+        r = ItemResult.from_dict(json.loads(line))
+        kinds.add(r.outcome)
+        assert line == json.dumps(r.to_dict(), ensure_ascii=False, separators=(",", ":"), default=str)
+        assert json.dumps(r.json_data(), ensure_ascii=False, separators=(",", ":")) == json.dumps(r.to_dict(), ensure_ascii=False, separators=(",", ":"))
+    assert {"plain", "fenced", "prose", "truncated", "unreadable", "missing"} <= kinds
+    odd = ItemResult(3, {"k": [1, "é"]}, None, "error", "error", (), "ValueError", "bad \"gold\"\n", problems=("p",), label="x", line=9)
+    assert json.dumps(odd.json_data(), ensure_ascii=False) == json.dumps(odd.to_dict(), ensure_ascii=False)
+
+
+def test_the_summary_of_score_is_the_report_of_its_results_file(files, capsys):
+    # score aggregates each result as it is written; resumed runs add the file's results in item order at the end:
+    # both must print what 'report' prints for the file they wrote
+    out = files / "r.jsonl"
+    code, scored, _ = run(capsys, *score_args(files, "--out", out, "--format", "json", "--critical", "/total"))
+    assert code == 0
+    code, reported, _ = run(capsys, "report", out, "--format", "json")
+    assert code == 0 and scored == reported
+    # a resumed run: keep the header and every other result
+    lines = out.read_text().splitlines(True)
+    resumed = files / "resumed.jsonl"
+    resumed.write_text(lines[0] + "".join(lines[2::2]))
+    code, again, err = run(capsys, *score_args(files, "--out", resumed, "--format", "json", "--critical", "/total"))
+    assert code == 0 and "resuming" in err
+    assert again == scored
+
+
+def test_input_lines_are_read_as_json_loads_reads_them(tmp_path):
+    from pydantic_aligner.evaluation._io import read_records
+
+    lines = ['{"id": 1}', ' {"id": 2}', '{"id": 3}  ', "", "   ", "NaN", "1 2", '"x"', '{"id": 4', "\ufeff{}", "[1, 2]", "{}x", '{"a": "\\ud800"}']
+    path = tmp_path / "in.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    records, fmt = read_records(path)
+    assert fmt == "jsonl"
+    expected = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            expected.append((n, json.loads(line), None, None))
+        except ValueError as e:
+            expected.append((n, None, line, f"not JSON: {e}"))
+    got = [(r.line, r.value, r.raw, r.error) for r in records]
+    assert [g[0] for g in got] == [e[0] for e in expected]
+    for g, e in zip(got, expected):
+        assert g[1:] == e[1:] or (g[1] != g[1] and e[1] != e[1])  # NaN != NaN

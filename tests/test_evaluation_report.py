@@ -245,3 +245,17 @@ def test_summary_sums_are_exact_over_many_items_and_splits():
     assert {k: math.fsum(v[1]) for k, v in merged.kinds.items()} == {k: math.fsum(v[1]) for k, v in whole.kinds.items()}
     report_whole = Report.from_results(results)
     assert Report.merge(parts).to_dict(items=True) == report_whole.to_dict(items=True)
+
+
+def test_bootstrap_interval_does_not_depend_on_the_chunk_size(monkeypatch):
+    # resamples are drawn in chunks of about _stats._CELLS values; the draws and each resample's mean must
+    # come out the same whatever the chunk size, so the interval is bit-for-bit the same
+    from pydantic_aligner.evaluation import _stats
+
+    rng = np.random.default_rng(3)
+    for n in (2, 17, 1000, 5003):
+        x = rng.random(n)
+        expected = bootstrap_mean_ci(x, n_boot=300, seed=11)
+        for cells in (1, n - 1, 7 * n + 3, 4_000_000):
+            monkeypatch.setattr(_stats, "_CELLS", cells)
+            assert bootstrap_mean_ci(x, n_boot=300, seed=11) == expected, (n, cells)

@@ -347,11 +347,17 @@ def run_scoring(
     overwrite: bool,
     progress: bool | None,
     options: dict,
-) -> tuple[list, list[str], bool]:
-    """Score the files; returns ``(all results in item order, warnings, interrupted)``."""
+) -> tuple[Any, list[str], bool]:
+    """Score the files; returns ``(the Summary of all results in item order, warnings, interrupted)``.
+
+    On a fresh run each result is added to the summary as soon as it is written (the summary keeps its compact
+    form, so the per-field detail of every item is not held until the end); results of a resumed file are
+    merged in item order at the end.
+    """
     from .._errors import AlignerError
     from ._batch import Scorer, iter_results
     from ._io import InputError, ResultsFile, iter_pending, join_inputs
+    from ._report import Summary
 
     try:
         scorer = Scorer(schema, top_repairs=top_repairs, bands=bands, critical=critical, labels=labels, options=options)
@@ -385,17 +391,24 @@ def run_scoring(
         except InputError as e:
             raise CLIError(str(e)) from None
         _warn(results_file.warnings)
-        done = results_file.done
+        done = set(results_file.done)  # a snapshot: writing adds to results_file.done while the items are read
         previous = results_file.previous
         if results_file.resumed and previous:
             print(f"pydantic-aligner: resuming {out}: {len(previous)} items already scored", file=sys.stderr)
-    pending = list(iter_pending(inputs, done))
-    bar = _Progress(len(pending), progress)
+    # the items not in ``done``, read twice on the fly (their tasks feed the scorer), not kept in a list
+    total = sum(1 for _ in iter_pending(inputs, done)) if done else len(inputs.order)
+    bar = _Progress(total, progress)
+    summary = Summary(scorer.bands, scorer.critical)
+    # what Summary.from_results(results, bands, critical) does with each result, in item order: judged again
+    # (a no-op for results just scored with these bands) and added; with results from a resumed file, new ones
+    # are kept and everything is added in item order at the end
+    add = None if previous else summary.add
+    judged = summary.bands, summary.critical
     new: list = []
     interrupted = False
     try:
-        scored = iter_results(scorer, (x for kind, x in pending if kind == "task"), workers)
-        for kind, x in pending:
+        scored = iter_results(scorer, (x for kind, x in iter_pending(inputs, done) if kind == "task"), workers)
+        for kind, x in iter_pending(inputs, done):
             if kind == "task":
                 r = next(scored)
             elif x.outcome in ("missing", "unreadable") and x.score is not None:
@@ -406,7 +419,10 @@ def run_scoring(
                 r = x.with_verdict(scorer.bands, scorer.critical)
             if results_file is not None:
                 results_file.write(r)
-            new.append(r)
+            if add is None:
+                new.append(r)
+            else:
+                add(r.with_verdict(*judged))
             bar.update()
     except KeyboardInterrupt:
         interrupted = True
@@ -414,11 +430,13 @@ def run_scoring(
         bar.close()
         if results_file is not None:
             results_file.close()
-    results = sorted(previous + new, key=lambda r: r.index)
+    n_new = len(new) if add is None else len(summary.items)
     if interrupted:
-        where = f"; the {len(previous) + len(new)} results so far are in {out}: run the same command again to resume" if out else ""
-        print(f"pydantic-aligner: interrupted after {len(new)} of {len(pending)} items{where}", file=sys.stderr)
-    return results, inputs.warnings, interrupted
+        where = f"; the {len(previous) + n_new} results so far are in {out}: run the same command again to resume" if out else ""
+        print(f"pydantic-aligner: interrupted after {n_new} of {total} items{where}", file=sys.stderr)
+    elif add is None:
+        summary = Summary.from_results(sorted(previous + new, key=lambda r: r.index), *judged)
+    return summary, inputs.warnings, interrupted
 
 
 def _version() -> str:
@@ -437,7 +455,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     schema, desc = schema_from_args(args)
     bands, critical = _judging(args)
     labels, label_options, label_desc = _labelling(args)
-    results, _, interrupted = run_scoring(
+    summary, _, interrupted = run_scoring(
         gold=args.gold,
         pred=args.pred,
         schema=schema,
@@ -458,7 +476,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     if interrupted:
         return 130
-    report = Report.from_results(results, bands=bands, critical=critical)
+    report = Report(summary)
     if not args.quiet:
         _print_report(report, args)
     if args.out:
@@ -519,7 +537,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         if not gold or not pred:
             raise CLIError(f"{args.results} does not record its gold and prediction files; pass --gold and --pred")
         labels, label_options, label_desc = _labelling(args, header)
-        new, _, interrupted = run_scoring(
+        summary, _, interrupted = run_scoring(
             gold=gold,
             pred=pred,
             schema=schema,
@@ -540,7 +558,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         )
         if interrupted:
             return 130
-        results = new
+        report = Report(summary)
     else:
         if args.severity or args.labels:
             raise CLIError("labelling items needs their responses: add --schema/--model (or --gold/--pred) to rescore them")
@@ -550,7 +568,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             with ResultsFile(args.out, run, overwrite=True) as fh:
                 for r in results:
                     fh.write(r)
-    report = Report.from_results(results, bands=bands, critical=critical)
+        report = Report.from_results(results, bands=bands, critical=critical)
     if not args.quiet:
         _print_report(report, args)
     if args.out:
@@ -647,7 +665,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     reports = []
     for name in ("responses.jsonl", "responses_v2.jsonl"):
         out = str(out_dir / name.replace("responses", "results")) if out_dir else None
-        results, _, interrupted = run_scoring(
+        summary, _, interrupted = run_scoring(
             gold=str(d / "gold.jsonl"),
             pred=str(d / name),
             schema=model,
@@ -668,7 +686,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
         )
         if interrupted:
             return 130
-        reports.append(Report.from_results(results, critical={"/total": 1.0}))
+        reports.append(Report(summary))  # what Report.from_results(results, critical={"/total": 1.0}) gives
     comparison = compare(reports[0], reports[1])
     if args.format == "table":
         print(f"Bundled dataset: {d}")

@@ -38,6 +38,10 @@ HEADER_KEY = "pydantic_aligner_results"
 _ID_GUESS = r'"{key}"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'
 
 
+#: The scanner of a default JSON decoder (what ``json.loads`` uses): one value from a position, no checks around it.
+_SCAN = json.JSONDecoder().scan_once
+
+
 class InputError(ValueError):
     """An input file cannot be used at all (missing, empty, no ids): a usage error."""
 
@@ -52,6 +56,17 @@ class Record:
 
 def read_records(path: str | os.PathLike) -> tuple[list[Record], str]:
     """The records of a JSON array or JSONL file and the format (``"array"`` or ``"jsonl"``)."""
+    values, lines, bad, fmt = _read(path)
+    records = []
+    for i, (value, line) in enumerate(zip(values, lines)):
+        b = bad.get(i)
+        records.append(Record(line, value) if b is None else Record(line, None, b[0], b[1]))
+    return records, fmt
+
+
+def _read(path: str | os.PathLike) -> tuple[list, list[int], dict[int, tuple[str, str]], str]:
+    """What :func:`read_records` reads, as plain lists (no object per record): ``(values, line numbers,
+    {position: (line text, error)} of the lines that are not JSON (their value is None), format)``."""
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8-sig")
@@ -65,16 +80,32 @@ def read_records(path: str | os.PathLike) -> tuple[list[Record], str]:
         except ValueError:
             data = None
         if isinstance(data, list):
-            return [Record(i + 1, v) for i, v in enumerate(data)], "array"
-    records = []
+            return data, list(range(1, len(data) + 1)), {}, "array"
+    values: list = []
+    lines: list[int] = []
+    bad: dict[int, tuple[str, str]] = {}
+    scan = _SCAN
     for n, line in enumerate(text.splitlines(), start=1):
+        # what json.loads(line) gives: a line that is exactly one JSON value (the usual case) is read by the
+        # decoder's scanner alone; anything else (blank, surrounding spaces, not JSON) goes through json.loads
+        try:
+            value, end = scan(line, 0)
+            if end == len(line):
+                values.append(value)
+                lines.append(n)
+                continue
+        except (StopIteration, ValueError):
+            pass
         if not line.strip():
             continue
         try:
-            records.append(Record(n, json.loads(line)))
+            value = json.loads(line)
         except ValueError as e:
-            records.append(Record(n, None, line, f"not JSON: {e}"))
-    return records, "jsonl"
+            bad[len(values)] = (line, f"not JSON: {e}")
+            value = None
+        values.append(value)
+        lines.append(n)
+    return values, lines, bad, "jsonl"
 
 
 def _id_key(v: Any) -> Any:
@@ -93,10 +124,11 @@ def _guess_id(raw: str, key: str) -> Any:
 
 @dataclass
 class Inputs:
-    """The joined items: ``tasks`` are ``(index, id, gold, pred, line)``; ``bad`` are results decided
-    without scoring (unreadable lines, missing predictions), keyed by position in ``order``."""
+    """The joined items in order: ``order`` holds the position of each item's task in ``tasks`` (an int;
+    tasks are ``(index, id, gold, pred, line)``) or, for an item decided without scoring (an unreadable
+    line, a missing prediction), its :class:`ItemResult`."""
 
-    order: list[tuple[str, Any]] = field(default_factory=list)  # ("task", i) or ("bad", ItemResult)
+    order: list[int | ItemResult] = field(default_factory=list)
     tasks: list[tuple] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     n_gold: int = 0
@@ -129,88 +161,93 @@ def join_inputs(
     keep_id: bool = False,
 ) -> Inputs:
     """Read both files and pair their items (see the module docstring)."""
-    golds, _ = read_records(gold_path)
-    preds, _ = read_records(pred_path)
+    golds, glines, gbad, _ = _read(gold_path)
+    preds, plines, pbad, _ = _read(pred_path)
     out = Inputs(n_gold=len(golds), n_pred=len(preds))
     if not golds:
         raise InputError(f"{gold_path}: no items")
+    order = out.order
+    tasks = out.tasks
     if by_line:
         if len(golds) != len(preds):
             out.warnings.append(f"{len(golds)} gold items but {len(preds)} predictions; pairing by position up to the shorter")
-        for i, g in enumerate(golds):
-            p = preds[i] if i < len(preds) else None
-            if g.error is not None:
-                out.order.append(("bad", _bad(i, i, g.line, f"gold line {g.line} is {g.error}", "UnreadableLine")))
+        for i, (g, gline) in enumerate(zip(golds, glines)):
+            b = gbad.get(i)
+            if b is not None:
+                order.append(_bad(i, i, gline, f"gold line {gline} is {b[1]}", "UnreadableLine"))
                 continue
-            if p is None:
-                out.order.append(("bad", _missing(i, i, g.line)))
+            if i >= len(preds):
+                order.append(_missing(i, i, gline))
                 continue
             try:
-                gv = _value(g.value, None, gold_field, GOLD_WRAPPERS, True, f"gold line {g.line}")
+                gv = _value(g, None, gold_field, GOLD_WRAPPERS, True, f"gold line {gline}")
                 # a prediction line that is not JSON is the raw model response itself
-                pv = p.raw if p.error is not None else _value(p.value, None, pred_field, PRED_WRAPPERS, True, f"prediction line {p.line}")
+                b = pbad.get(i)
+                pv = b[0] if b is not None else _value(preds[i], None, pred_field, PRED_WRAPPERS, True, f"prediction line {plines[i]}")
             except KeyError as e:
-                out.order.append(("bad", _bad(i, i, g.line, e.args[0], "MissingField")))
+                order.append(_bad(i, i, gline, e.args[0], "MissingField"))
                 continue
-            out.order.append(("task", len(out.tasks)))
-            out.tasks.append((i, i, gv, pv, g.line))
+            order.append(len(tasks))
+            tasks.append((i, i, gv, pv, gline))
         return out
 
     # join by id
-    pred_by_id: dict[Any, tuple[Record, Any]] = {}
-    unreadable_preds: dict[Any, Record] = {}
+    pred_by_id: dict[Any, tuple[int, Any]] = {}  # id key -> (line, record)
+    unreadable_preds: dict[Any, tuple[int, str]] = {}  # guessed id key -> (line, error)
     no_id = 0
-    for p in preds:
-        if p.error is not None:
-            guessed = _guess_id(p.raw or "", id_key)
+    for j, (p, pline) in enumerate(zip(preds, plines)):
+        b = pbad.get(j)
+        if b is not None:
+            guessed = _guess_id(b[0] or "", id_key)
             if guessed is None:
-                out.warnings.append(f"prediction line {p.line} is {p.error}; no {id_key!r} found in it, so it cannot be matched")
+                out.warnings.append(f"prediction line {pline} is {b[1]}; no {id_key!r} found in it, so it cannot be matched")
             else:
-                unreadable_preds[_id_key(guessed)] = p
+                unreadable_preds[_id_key(guessed)] = (pline, b[1])
             continue
-        if not isinstance(p.value, dict) or id_key not in p.value:
+        if not isinstance(p, dict) or id_key not in p:
             no_id += 1
             if no_id <= 3:
-                out.warnings.append(f"prediction line {p.line} has no {id_key!r} field")
+                out.warnings.append(f"prediction line {pline} has no {id_key!r} field")
             continue
-        k = _id_key(p.value[id_key])
+        k = _id_key(p[id_key])
         if k in pred_by_id:
-            out.warnings.append(f"prediction id {p.value[id_key]!r} appears again on line {p.line}; the last one is used")
-        pred_by_id[k] = (p, p.value[id_key])
+            out.warnings.append(f"prediction id {p[id_key]!r} appears again on line {pline}; the last one is used")
+        pred_by_id[k] = (pline, p)
     if no_id > 3:
         out.warnings.append(f"... {no_id} prediction lines have no {id_key!r} field")
     gold_ids = 0
     seen: dict[Any, int] = {}
     index = 0
-    for g in golds:
-        if g.error is not None:
-            guessed = _guess_id(g.raw or "", id_key)
-            out.order.append(("bad", _bad(index, guessed, g.line, f"gold line {g.line} is {g.error}", "UnreadableLine")))
+    for i, (g, gline) in enumerate(zip(golds, glines)):
+        b = gbad.get(i)
+        if b is not None:
+            guessed = _guess_id(b[0] or "", id_key)
+            order.append(_bad(index, guessed, gline, f"gold line {gline} is {b[1]}", "UnreadableLine"))
             if guessed is not None:
-                seen[_id_key(guessed)] = g.line
+                seen[_id_key(guessed)] = gline
             index += 1
             continue
-        if not isinstance(g.value, dict) or id_key not in g.value:
-            out.order.append(("bad", _bad(index, None, g.line, f"gold line {g.line} has no {id_key!r} field", "MissingId")))
+        if not isinstance(g, dict) or id_key not in g:
+            order.append(_bad(index, None, gline, f"gold line {gline} has no {id_key!r} field", "MissingId"))
             index += 1
             continue
         gold_ids += 1
-        gid = g.value[id_key]
+        gid = g[id_key]
         k = _id_key(gid)
         if k in seen:
-            out.warnings.append(f"gold id {gid!r} on line {g.line} already appeared on line {seen[k]}; skipped")
+            out.warnings.append(f"gold id {gid!r} on line {gline} already appeared on line {seen[k]}; skipped")
             continue
-        seen[k] = g.line
+        seen[k] = gline
         try:
-            gv = _value(g.value, id_key, gold_field, GOLD_WRAPPERS, keep_id, f"gold line {g.line}")
+            gv = _value(g, id_key, gold_field, GOLD_WRAPPERS, keep_id, f"gold line {gline}")
         except KeyError as e:
-            out.order.append(("bad", _bad(index, gid, g.line, e.args[0], "MissingField")))
+            order.append(_bad(index, gid, gline, e.args[0], "MissingField"))
             index += 1
             continue
         hit = pred_by_id.get(k)
         if hit is None:
             if k in unreadable_preds:
-                p = unreadable_preds[k]
+                pline, error = unreadable_preds[k]
                 r = ItemResult(
                     index,
                     gid,
@@ -219,29 +256,29 @@ def join_inputs(
                     "unreadable",
                     ("unreadable",),
                     "UnreadableLine",
-                    f"prediction line {p.line} is {p.error}",
-                    line=g.line,
+                    f"prediction line {pline} is {error}",
+                    line=gline,
                 )
-                out.order.append(("bad", r))
+                order.append(r)
             else:
-                out.order.append(("bad", _missing(index, gid, g.line)))
+                order.append(_missing(index, gid, gline))
             index += 1
             continue
-        p, _ = hit
+        pline, p = hit
         try:
-            pv = _value(p.value, id_key, pred_field, PRED_WRAPPERS, keep_id, f"prediction line {p.line}")
+            pv = _value(p, id_key, pred_field, PRED_WRAPPERS, keep_id, f"prediction line {pline}")
         except KeyError as e:
-            out.order.append(("bad", _bad(index, gid, g.line, e.args[0], "MissingField")))
+            order.append(_bad(index, gid, gline, e.args[0], "MissingField"))
             index += 1
             continue
-        out.order.append(("task", len(out.tasks)))
-        out.tasks.append((index, gid, gv, pv, g.line))
+        order.append(len(tasks))
+        tasks.append((index, gid, gv, pv, gline))
         index += 1
     if gold_ids == 0:
         raise InputError(
             f"{gold_path}: no gold item has an {id_key!r} field; name the id field with --id NAME, or pair items by position with --by-line"
         )
-    extra = [v for k, (_, v) in pred_by_id.items() if k not in seen]
+    extra = [p[id_key] for k, (_, p) in pred_by_id.items() if k not in seen]
     if extra:
         shown = ", ".join(repr(v) for v in extra[:5]) + (" ..." if len(extra) > 5 else "")
         out.warnings.append(f"{len(extra)} predictions have an id no gold item has ({shown}); they are not scored")
@@ -309,6 +346,14 @@ def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult]
     return header, list(results.values()), warnings
 
 
+#: The end of a line in a results file: what a text file writes for "\n".
+_EOL = os.linesep
+#: One line of a results file: what ``json.dumps(d, ensure_ascii=False, separators=(",", ":"), default=str)`` writes,
+#: with the encoder made once (``json.dumps`` builds one per call when given options) and no check for circular
+#: containers (what is written is JSON read from files and the scorer's plain dicts and lists: there are none).
+_ENCODE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, check_circular=False).encode
+
+
 def _same(key: str, a: Any, b: Any) -> bool:
     if key in ("gold", "pred", "schema") and isinstance(a, str) and isinstance(b, str):
         return Path(a).resolve() == Path(b).resolve()
@@ -339,12 +384,12 @@ class ResultsFile:
             self.previous = results
             self.done = {result_key(r) for r in results}
             self.resumed = True
-            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._fh = open(self.path, "ab", buffering=0)  # noqa: SIM115 - closed in close()
             if header is None:
                 self._write({HEADER_KEY: 1, "run": run})
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._fh = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - closed in close()
+            self._fh = open(self.path, "wb", buffering=0)  # noqa: SIM115 - closed in close()
             self._write({HEADER_KEY: 1, "run": run})
 
     def _repair_tail(self) -> None:
@@ -382,12 +427,20 @@ class ResultsFile:
             fh.write(b"\n")  # a complete last line without its newline
 
     def _write(self, d: dict) -> None:
-        self._fh.write(json.dumps(d, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
-        self._fh.flush()
+        self._put((_ENCODE(d) + _EOL).encode("utf-8"))
+
+    def _put(self, data: bytes) -> None:
+        # the file is unbuffered: one write call hands the whole line to the system (what a flush after each
+        # line of a text file does, without the text and buffer layers)
+        fh = self._fh
+        n = fh.write(data)
+        while n is not None and n < len(data):  # pragma: no cover - a short write (a full disk raises instead)
+            data = data[n:]
+            n = fh.write(data)
 
     def write(self, r: ItemResult) -> None:
         """Write and flush one result."""
-        self._write(r.to_dict())
+        self._put((_ENCODE(r.json_data()) + _EOL).encode("utf-8"))
         self.done.add(result_key(r))
 
     def close(self) -> None:
@@ -402,11 +455,11 @@ class ResultsFile:
 
 def iter_pending(inputs: Inputs, done: set) -> Iterator[tuple[str, Any]]:
     """The items of ``inputs`` not in ``done``, in order: ``("task", tuple)`` or ``("bad", ItemResult)``."""
-    for kind, x in inputs.order:
-        if kind == "task":
-            t = inputs.tasks[x]
-            key = ("id", _id_key(t[1])) if t[1] is not None else ("line", t[4])
-            if key not in done:
-                yield kind, t
-        elif result_key(x) not in done:
-            yield kind, x
+    tasks = inputs.tasks
+    for x in inputs.order:
+        if x.__class__ is int:
+            t = tasks[x]
+            if not done or (("id", _id_key(t[1])) if t[1] is not None else ("line", t[4])) not in done:
+                yield "task", t
+        elif not done or result_key(x) not in done:
+            yield "bad", x

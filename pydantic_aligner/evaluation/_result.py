@@ -393,6 +393,28 @@ class ItemResult:
             "line": self.line,
         }
 
+    def json_data(self) -> dict:
+        """What :meth:`to_dict` returns, for encoding to JSON right away: tuples are left as tuples (JSON encodes
+        them as lists) and nothing is copied, so the text is the same as that of :meth:`to_dict`."""
+        d = self.__dict__
+        return {
+            "index": d["index"],
+            "id": d["id"],
+            "score": d["score"],
+            "verdict": d["verdict"],
+            "outcome": d["outcome"],
+            "read": d["read"],
+            "error_kind": d["error_kind"],
+            "error": d["error"],
+            "repairs": d["repairs"],
+            "repair_kinds": d["repair_kinds"],
+            "fields": d["fields"],
+            "failed": d["failed"],
+            "problems": d["problems"],
+            "label": d["label"],
+            "line": d["line"],
+        }
+
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemResult:
         """The inverse of :meth:`to_dict` (unknown keys are ignored, so newer files still load)."""
