@@ -111,8 +111,9 @@ TOLERANCE_METRICS = frozenset({"abs_tol", "rel_tol", "date"})
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
     codes: dict = {}
-    ga = np.fromiter((codes.setdefault(g, len(codes)) for g in golds), dtype=np.int64, count=len(golds))
-    pa = np.fromiter((codes.get(p, -1) for p in preds), dtype=np.int64, count=len(preds))
+    ga = np.array([codes.setdefault(g, len(codes)) for g in golds], dtype=np.int64).reshape(len(golds))
+    get = codes.get
+    pa = np.array([get(p, -1) for p in preds], dtype=np.int64).reshape(len(preds))
     return (ga[:, None] == pa[None, :]).astype(_F64)
 
 

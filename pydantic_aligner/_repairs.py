@@ -17,6 +17,7 @@ Leaf repair deltas add up to ``1 - score``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -327,13 +328,13 @@ class _Builder:
                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
                 bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
                 for f in fields:
-                    for u, s in enumerate(f[8]):
-                        if s < 1.0:
-                            b = bad.get(u)
-                            if b is None:
-                                bad[u] = [(f, s)]
-                            else:
-                                b.append((f, s))
+                    vcol = f[8]
+                    for u in [u for u, s in enumerate(vcol) if s < 1.0]:
+                        b = bad.get(u)
+                        if b is None:
+                            bad[u] = [(f, vcol[u])]
+                        else:
+                            b.append((f, vcol[u]))
                 hit = (fields, bad)
             self.plains[id(plain)] = hit
             self.keep.append(plain)  # alive while its id is a key
@@ -775,6 +776,51 @@ def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[li
         if cache is not None:
             cache["ranked", granularity, rank_by] = hit
     return list(hit[0]), hit[1]
+
+
+def top_ranked(ops: list[Repair], k: int) -> list[Repair]:
+    """``rank(ops, "score_delta")[:k]`` without ranking every operation.
+
+    Only operations whose delta is within ``2e-12`` of the ``k``-th largest (or larger) can be among the
+    first ``k``: two deltas further apart never round (to 12 places) to the same value, and the ranking
+    sorts by the rounded delta first. Those candidates, in their original order (the stable sort's
+    tie-break), are ranked as :func:`rank` ranks them all.
+
+    >>> from pydantic_aligner import align
+    >>> from pydantic_aligner._repairs import build_ops, rank, top_ranked
+    >>> ops, _ = build_ops(align({"a": 1, "b": 2, "c": [1, 2, 3]}, {"a": 2, "b": 3, "c": [1]}))
+    >>> top_ranked(ops, 2) == rank(ops, "score_delta")[:2]
+    True
+    """
+    if k <= 0:
+        return []
+    if k >= len(ops):
+        return rank(ops, "score_delta")
+    kth = sorted([o.delta for o in ops], reverse=True)[k - 1]
+    return rank([o for o in ops if o.delta >= kth - 2e-12], "score_delta")[:k]
+
+
+def kind_totals(ops: list[Repair]) -> dict[str, list]:
+    """``{kind: [count, total delta]}`` of ``ops``, the largest total first (ties by kind); totals exactly rounded
+    (:func:`math.fsum`), so neither they nor the order depend on the order of the operations."""
+    deltas: dict[str, list[float]] = {}
+    for o in ops:
+        d = deltas.get(o.kind)
+        if d is None:
+            deltas[o.kind] = [o.delta]
+        else:
+            d.append(o.delta)
+    totals = sorted((-math.fsum(d), kind, len(d)) for kind, d in deltas.items())
+    return {kind: [n, -t] for t, kind, n in totals}
+
+
+@deep_entry
+def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair], dict[str, list]]:
+    """The first ``top_k`` leaf repairs of ``alignment`` as :meth:`Alignment.repairs` ranks them (``None``: all),
+    and :func:`kind_totals` of all of them: what a dataset run keeps per item."""
+    ops, _ = build_ops(alignment, "leaf")
+    top = rank(ops, "score_delta") if top_k is None else top_ranked(ops, top_k)
+    return top, kind_totals(ops)
 
 
 def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:

@@ -463,7 +463,7 @@ def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
     st.floats(0.0, 1.0)), max_size=30))  # fmt: skip
 def test_ranking_equals_sorting_by_the_documented_key(rows):
     from pydantic_aligner._patch import parse_pointer
-    from pydantic_aligner._repairs import Repair, rank, rank_key
+    from pydantic_aligner._repairs import Repair, rank, rank_key, top_ranked
 
     ops = []
     for base, jitter, path, op, kind, conf in rows:
@@ -472,6 +472,10 @@ def test_ranking_equals_sorting_by_the_documented_key(rows):
     for rank_by in ("score_delta", "expected_gain", "confidence"):
         expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
         assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]
+    # the first k without ranking them all (a dataset run keeps the top 3): the same operations, near-ties included
+    expected = sorted(ops, key=lambda o: rank_key(o, "score_delta"))
+    for k in range(len(ops) + 2):
+        assert [id(o) for o in top_ranked(ops, k)] == [id(o) for o in expected[:k]]
 
 
 def test_patch_order_matches_the_token_key_order_including_dash_keys():

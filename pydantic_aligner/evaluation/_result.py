@@ -176,6 +176,10 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         return False  # pragma: no cover - a lazy list with pairs always has their nodes
     key = prefix + "/*"
     k = 0
+    # the objects all of one block (the usual case): after the first pair made the fields' entries, the rest
+    # are added a field at a time (per field, the same additions in the same order)
+    rest: list | None = [] if memo is not None and len(info) > 1 and all(x[0] is info[0][0] for x in info) else None
+    started = False
     for rk, _i, _j in plan:
         if rk == "pair":
             w, s = alpha, cells[k]
@@ -199,9 +203,33 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         if s < st[_MIN]:
             st[_MIN] = s
         if rk == "pair":
-            _plain_stats(out, info[k], c * w, key, memo)
+            if rest is None or not started:
+                _plain_stats(out, info[k], c * w, key, memo)
+                started = True
+            else:
+                rest.append(info[k][1])
             k += 1
+    if rest:
+        _add_columns(memo[id(info[0][0]), key, c * alpha], rest)
     return True
+
+
+def _add_columns(cols: list, us: list[int]) -> None:
+    """:func:`_plain_stats` for the objects ``us`` of a block whose fields' entries exist (``cols``: its memo entry)."""
+    for col in cols:
+        _key, cw, kdef, vcol, st = col
+        n, total, deficit, low = st[_N], st[_SUM], st[_DEF], st[_MIN]
+        for u in us:
+            s = vcol[u]
+            d = cw * (1.0 - s)
+            if kdef is not None:
+                d += kdef
+            n += 1
+            total += s
+            deficit += d
+            if s < low:
+                low = s
+        st[_N], st[_SUM], st[_DEF], st[_MIN] = n, total, deficit, low
 
 
 _BAND = re.compile(r"\s*([A-Za-z_][\w\- ]*?)\s*(?:>=\s*([0-9.eE+-]+))?\s*$")
