@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ._assign import EXCESS, MISSING, PAIR
+from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError
 from ._limits import deep_entry
@@ -250,6 +251,9 @@ class _Builder:
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
 
+    def tr_value(self, pos: Any, gold: Any) -> Any:
+        return self.ids.translate(pos, gold)
+
     # the candidate path of a position is carried along as tokens (orig: the candidate's, final: after the
     # patch) and as its pointer string (opath == pointer(orig), built one token at a time)
 
@@ -412,7 +416,8 @@ class _Builder:
         lpath = opath
         cconf = self.conf(node)
         ops = self.ops
-        translate = self.ids.translate
+        # plain leaves are immutable values without identifiers: translating one gives it back
+        translate = self.ids.translate if self.ids.active else None
         ca = c * alpha
         k = 0
         for t, (rk, i, j) in enumerate(plan):
@@ -427,7 +432,8 @@ class _Builder:
                 for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
                     ops.append(
-                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s), translate(vpos, gold), gold, pcol[lj],
+                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s),
+                             gold if translate is None else translate(vpos, gold), gold, pcol[lj],
                              gp + gtok, pp + ptok, None, "", 1.0, (*io, pk), (*fo, pk))
                     )  # fmt: skip
             elif rk == MISSING:
@@ -440,7 +446,7 @@ class _Builder:
                 else:
                     continue
                 gold = gt[i]
-                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, translate(pos, gold),
+                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, self.tr_value(pos, gold),
                                 gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
             else:
                 if we == 0.0:
@@ -606,8 +612,6 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
 
 
 def _build_ops(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
-    from ._confidence import confidence_map
-
     root, confs = confidence_map(alignment)
     b = _Builder(alignment, root, confs, granularity)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:

@@ -159,6 +159,7 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         return False
     info: list = []
     cells: Any = ()
+    single = False
     if nodes is not None:
         if nodes[0] is not _kept_nodes:
             return False
@@ -167,6 +168,7 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         if blocks is None:
             return False
         info = [None] * len(pairs)
+        single = len(blocks) == 1
         for ts, _spec, _cols, _gvals, _pvals, _li, _lj, later in blocks:
             if later is None or later[0] is not _leaf_rows:
                 return False
@@ -178,8 +180,9 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
     k = 0
     # the objects all of one block (the usual case): after the first pair made the fields' entries, the rest
     # are added a field at a time (per field, the same additions in the same order)
-    rest: list | None = [] if memo is not None and len(info) > 1 and all(x[0] is info[0][0] for x in info) else None
+    rest: list | None = [] if memo is not None and len(info) > 1 and single else None
     started = False
+    st = out.get(key)
     for rk, _i, _j in plan:
         if rk == "pair":
             w, s = alpha, cells[k]
@@ -190,7 +193,6 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
                 k += 1
             continue  # excused by ignoreExcess/ignoreMissing: does not count
         deficit = c * w * (1.0 - s)
-        st = out.get(key)
         if st is None:
             st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
         st[_N] += 1
