@@ -233,8 +233,10 @@ assert _Raw.__slots__ == tuple(f.name for f in fields(Repair))
 
 
 class _Builder:
-    def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str) -> None:
+    def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str, later: bool = False) -> None:
         self.alignment = alignment
+        # later: the repairs of plain lists' fields are left as (delta, kind, arguments of _plain_op) to be made on demand
+        self.later = later
         self.ids = IdSpace(alignment)
         self.confs = confs
         self.granularity = granularity
@@ -251,7 +253,7 @@ class _Builder:
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
 
-    def tr_value(self, pos: Any, gold: Any) -> Any:
+    def trv(self, pos: Any, gold: Any) -> Any:
         return self.ids.translate(pos, gold)
 
     # the candidate path of a position is carried along as tokens (orig: the candidate's, final: after the
@@ -418,6 +420,7 @@ class _Builder:
         ops = self.ops
         # plain leaves are immutable values without identifiers: translating one gives it back
         translate = self.ids.translate if self.ids.active else None
+        later = self.later
         ca = c * alpha
         k = 0
         for t, (rk, i, j) in enumerate(plan):
@@ -427,15 +430,13 @@ class _Builder:
                 if pair is None:
                     continue
                 bad, li, lj = pair
-                io, fo = (*orig, j), (*final, final_of[j])
-                ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
+                fj = final_of[j]
                 for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
-                    ops.append(
-                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s),
-                             gold if translate is None else translate(vpos, gold), gold, pcol[lj],
-                             gp + gtok, pp + ptok, None, "", 1.0, (*io, pk), (*fo, pk))
-                    )  # fmt: skip
+                    delta = (ca * wt) * (1.0 - s)
+                    args = (delta, opath, i, j, fj, pk, tok, gtok, ptok, gold if translate is None else translate(vpos, gold), gold,
+                            pcol[lj], gptr, pptr, orig, final)  # fmt: skip
+                    ops.append((delta, "primitive_replace", args) if later else _plain_op(*args))
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
@@ -446,7 +447,7 @@ class _Builder:
                 else:
                     continue
                 gold = gt[i]
-                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, self.tr_value(pos, gold),
+                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, self.trv(pos, gold),
                                 gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
             else:
                 if we == 0.0:
@@ -572,6 +573,21 @@ class _Builder:
                                 lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
 
 
+def _plain_op(
+    delta: float, opath: str, i: int, j: int, fj: int, pk: str, tok: str, gtok: str, ptok: str, value: Any, gold: Any, pred: Any,
+    gptr: str, pptr: str, orig: tuple, final: tuple,
+) -> Repair:  # fmt: skip
+    """The ``primitive_replace`` of field ``pk`` of the pair (gold item ``i``, candidate item ``j``, ``fj`` after the
+    patch) of a plain list at ``opath`` (see :meth:`_Builder.plain_list`)."""
+    return _Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pred, f"{gptr}/{i}{gtok}",
+                f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk), (*final, fj, pk))  # type: ignore[return-value]  # fmt: skip
+
+
+def _made(op: Any) -> Repair:
+    """``op`` as a :class:`Repair` (a deferred ``(delta, kind, arguments)`` made now)."""
+    return _plain_op(*op[2]) if op.__class__ is tuple else op
+
+
 def _hashable(v: Any) -> bool:
     try:
         hash(v)
@@ -611,9 +627,9 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
     return list(hit[0]), hit[1]
 
 
-def _build_ops(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
+def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
     root, confs = confidence_map(alignment)
-    b = _Builder(alignment, root, confs, granularity)
+    b = _Builder(alignment, root, confs, granularity, later)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:
         if root.score < 1.0:
             b.subtree(root, 1.0, (), (), "")
@@ -796,35 +812,45 @@ def top_ranked(ops: list[Repair], k: int) -> list[Repair]:
     >>> top_ranked(ops, 2) == rank(ops, "score_delta")[:2]
     True
     """
+    return _top(ops, [o.delta for o in ops], k)
+
+
+def _top(ops: list, deltas: list[float], k: int) -> list[Repair]:
+    """:func:`top_ranked` of ``ops`` (repairs or deferred ones, made only if candidates) whose deltas are ``deltas``."""
     if k <= 0:
         return []
-    if k >= len(ops):
-        return rank(ops, "score_delta")
-    kth = sorted([o.delta for o in ops], reverse=True)[k - 1]
-    return rank([o for o in ops if o.delta >= kth - 2e-12], "score_delta")[:k]
+    if k < len(ops):
+        kth = sorted(deltas, reverse=True)[k - 1] - 2e-12
+        ops = [o for o, d in zip(ops, deltas) if d >= kth]
+    return rank([_made(o) for o in ops], "score_delta")[:k]
 
 
-def kind_totals(ops: list[Repair]) -> dict[str, list]:
-    """``{kind: [count, total delta]}`` of ``ops``, the largest total first (ties by kind); totals exactly rounded
-    (:func:`math.fsum`), so neither they nor the order depend on the order of the operations."""
-    deltas: dict[str, list[float]] = {}
-    for o in ops:
-        d = deltas.get(o.kind)
+def kind_totals(kinds: list[str], deltas: list[float]) -> dict[str, list]:
+    """``{kind: [count, total delta]}`` of operations of these kinds and deltas, the largest total first (ties by
+    kind); totals exactly rounded (:func:`math.fsum`), so neither they nor the order depend on the order of the
+    operations."""
+    by_kind: dict[str, list[float]] = {}
+    for kind, delta in zip(kinds, deltas):
+        d = by_kind.get(kind)
         if d is None:
-            deltas[o.kind] = [o.delta]
+            by_kind[kind] = [delta]
         else:
-            d.append(o.delta)
-    totals = sorted((-math.fsum(d), kind, len(d)) for kind, d in deltas.items())
+            d.append(delta)
+    totals = sorted((-math.fsum(d), kind, len(d)) for kind, d in by_kind.items())
     return {kind: [n, -t] for t, kind, n in totals}
 
 
 @deep_entry
 def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair], dict[str, list]]:
     """The first ``top_k`` leaf repairs of ``alignment`` as :meth:`Alignment.repairs` ranks them (``None``: all),
-    and :func:`kind_totals` of all of them: what a dataset run keeps per item."""
-    ops, _ = build_ops(alignment, "leaf")
-    top = rank(ops, "score_delta") if top_k is None else top_ranked(ops, top_k)
-    return top, kind_totals(ops)
+    and :func:`kind_totals` of all of them: what a dataset run keeps per item. Only the repairs that may be among
+    the first ``top_k`` are made (see :func:`top_ranked`)."""
+    cache = alignment._extra.get(("ops", "leaf"))
+    ops = list(cache[0]) if cache is not None else list(_build_ops(alignment, "leaf", later=True)[0])
+    deltas = [o[0] if o.__class__ is tuple else o.delta for o in ops]
+    kinds = kind_totals([o[1] if o.__class__ is tuple else o.kind for o in ops], deltas)
+    top = rank([_made(o) for o in ops], "score_delta") if top_k is None else _top(ops, deltas, top_k)
+    return top, kinds
 
 
 def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:
