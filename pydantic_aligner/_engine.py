@@ -597,11 +597,11 @@ def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
 
 def _cells(S: np.ndarray, pairs: Any) -> list[float]:
     """The cells ``S[i, j]`` of ``pairs``, as floats."""
-    pairs = list(pairs)
-    if not pairs:
+    m = S.shape[1]
+    flat = [i * m + j for i, j in pairs]  # one flat index: cheaper than a (rows, cols) fancy index
+    if not flat:
         return []
-    rows, cols = zip(*pairs)
-    return S[rows, cols].tolist()
+    return S.take(flat).tolist()
 
 
 def _fsum_cells(S: np.ndarray, pairs: Any) -> float:

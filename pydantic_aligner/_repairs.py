@@ -736,12 +736,13 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
         r = None
         while u < n:
             e = ops[order[u]].delta
-            if not abs(d - e) <= 2e-12:
-                break
-            if r is None:
-                r = round(d, 12)
-            if round(e, 12) != r:
-                break
+            if e != d:  # (equal deltas round alike: no rounding needed for exact ties, the usual ones)
+                if not abs(d - e) <= 2e-12:
+                    break
+                if r is None:
+                    r = round(d, 12)
+                if round(e, 12) != r:
+                    break
             u += 1
         if u - t == 1:
             out.append(ops[order[t]])
