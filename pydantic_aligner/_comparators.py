@@ -231,7 +231,7 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
             return None
         # |x| < 2**53 for every value: finite (NaN compares false), and every integer exact as a float
         if fast is not None and (
-            all(-_EXACT_INT < v < _EXACT_INT for v in golds) and all(-_EXACT_INT < v < _EXACT_INT for v in preds)
+            all([-_EXACT_INT < v < _EXACT_INT for v in golds]) and all([-_EXACT_INT < v < _EXACT_INT for v in preds])
             if len(golds) + len(preds) <= 64  # short lists: cheaper in Python than four numpy calls
             else np.abs(a).max() < _EXACT_INT and np.abs(b).max() < _EXACT_INT
         ):

@@ -876,17 +876,17 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
             if V is not None:  # the pairs' cells of each kept field matrix (one flat index array for all of them)
                 m = V.shape[1]
                 flat = np.array([a * m + b for a, b in zip(li, lj)], dtype=np.intp)
-                cols = tuple(None if V is None else V.take(flat).tolist() for V in mats)
+                cols = tuple([None if V is None else V.take(flat).tolist() for V in mats])
                 break
         blk.mats = None
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:
-            if all(row[0] is PAIR for row in spec):  # every row a pair of plain leaves: the columns of each row
-                data = tuple(
+            if not [row for row in spec if row[0] is not PAIR]:  # every row a pair of plain leaves: the columns of each row
+                data = tuple([
                     (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
                     for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
-                )
+                ])  # fmt: skip
                 later = (_leaf_rows, data)
             else:
                 later = (_block_rows, (spec, cols, gvals, pvals))
