@@ -381,7 +381,8 @@ class ItemResult:
     prediction) and ``error``. ``outcome`` says how the candidate was read
     (one of :data:`OUTCOMES`); ``read`` holds the aligner's read flags.
     ``repairs`` are the top repairs (plain dicts: op, path, kind, delta, gold,
-    pred); ``repair_kinds`` maps each repair kind to ``[count, delta]``;
+    pred); ``repair_kinds`` maps each repair kind to ``[count, delta]`` (every
+    repair; the largest total first, totals exactly rounded);
     ``fields`` holds the per-field statistics (see :func:`field_stats`);
     ``failed`` lists the critical fields the item failed; ``label`` is the
     value of the ``labels=`` hook (``None`` without one).
