@@ -18,6 +18,8 @@ skipped, then candidate skipped).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["QUANTUM", "assign", "canonical_rows", "monotone", "quantize"]
@@ -64,6 +66,18 @@ def _weights(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None) -> np.nd
     return W
 
 
+_LSA: Any = None
+
+
+def _lsa() -> Any:
+    """scipy's ``linear_sum_assignment``, imported on first use (keeps ``import pydantic_aligner`` light)."""
+    global _LSA
+    from scipy.optimize import linear_sum_assignment
+
+    _LSA = linear_sum_assignment
+    return _LSA
+
+
 def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     """Gold index -> candidate index for the positive pairs of the best assignment of ``S``.
 
@@ -84,10 +98,8 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     if m == 1:
         i = int(np.argmax(W[:, 0]))
         return {i: 0} if pos[i, 0] else {}
-    from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
-
     # maximise W by minimising -W, negated in place (scipy's maximize=True would negate a copy)
-    rows, cols = linear_sum_assignment(np.negative(W, out=W))
+    rows, cols = (_LSA or _lsa())(np.negative(W, out=W))
     ok = pos[rows, cols]
     return dict(zip(rows[ok].tolist(), cols[ok].tolist()))
 

@@ -111,8 +111,9 @@ TOLERANCE_METRICS = frozenset({"abs_tol", "rel_tol", "date"})
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
     codes: dict = {}
-    ga = np.fromiter((codes.setdefault(g, len(codes)) for g in golds), dtype=np.int64, count=len(golds))
-    pa = np.fromiter((codes.get(p, -1) for p in preds), dtype=np.int64, count=len(preds))
+    ga = np.array([codes.setdefault(g, len(codes)) for g in golds], dtype=np.int64).reshape(len(golds))
+    get = codes.get
+    pa = np.array([get(p, -1) for p in preds], dtype=np.int64).reshape(len(preds))
     return (ga[:, None] == pa[None, :]).astype(_F64)
 
 
@@ -230,7 +231,7 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
             return None
         # |x| < 2**53 for every value: finite (NaN compares false), and every integer exact as a float
         if fast is not None and (
-            all(-_EXACT_INT < v < _EXACT_INT for v in golds) and all(-_EXACT_INT < v < _EXACT_INT for v in preds)
+            all([-_EXACT_INT < v < _EXACT_INT for v in golds]) and all([-_EXACT_INT < v < _EXACT_INT for v in preds])
             if len(golds) + len(preds) <= 64  # short lists: cheaper in Python than four numpy calls
             else np.abs(a).max() < _EXACT_INT and np.abs(b).max() < _EXACT_INT
         ):

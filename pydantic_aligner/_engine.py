@@ -597,11 +597,11 @@ def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
 
 def _cells(S: np.ndarray, pairs: Any) -> list[float]:
     """The cells ``S[i, j]`` of ``pairs``, as floats."""
-    pairs = list(pairs)
-    if not pairs:
+    m = S.shape[1]
+    flat = [i * m + j for i, j in pairs]  # one flat index: cheaper than a (rows, cols) fancy index
+    if not flat:
         return []
-    rows, cols = zip(*pairs)
-    return S[rows, cols].tolist()
+    return S.take(flat).tolist()
 
 
 def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
@@ -851,7 +851,8 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
         return None
     kept.blocks = None
     if len(blocks) == 1:  # every object on each side has the same keys
-        members = {(0, 0): (range(len(pairs)), [i for i, _ in pairs], [j for _, j in pairs])}
+        li, lj = zip(*pairs)
+        members = {(0, 0): (range(len(pairs)), li, lj)}
     else:
         ggrp, gloc = kept.groups(True)
         pgrp, ploc = kept.groups(False)
@@ -869,21 +870,38 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     for key, (ts, li, lj) in members.items():
         blk = blocks[key]
         spec, gvals, pvals = _block_spec(blk, pos)
-        cols = tuple(V[li, lj].tolist() if V is not None else None for V in blk.mats)
+        mats = blk.mats
+        cols: tuple = (None,) * len(mats)
+        for V in mats:
+            if V is not None:  # the pairs' cells of each kept field matrix (one flat index array for all of them)
+                m = V.shape[1]
+                flat = np.array([a * m + b for a, b in zip(li, lj)], dtype=np.intp)
+                cols = tuple([None if V is None else V.take(flat).tolist() for V in mats])
+                break
         blk.mats = None
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:
-            if all(row[0] is PAIR for row in spec):  # every row a pair of plain leaves: the columns of each row
-                data = tuple(
+            if not [row for row in spec if row[0] is not PAIR]:  # every row a pair of plain leaves: the columns of each row
+                data = tuple([
                     (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
                     for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
-                )
+                ])  # fmt: skip
                 later = (_leaf_rows, data)
             else:
                 later = (_block_rows, (spec, cols, gvals, pvals))
         out.append((ts, spec, cols, gvals, pvals, li, lj, later))
     return cells, out, lazy, None
+
+
+_TOKENS: dict = {}  # object key -> "/" + its escaped pointer token (memoised: the same few keys recur in every pair)
+
+
+def _token(key: str) -> str:
+    if len(_TOKENS) >= 4096:
+        _TOKENS.clear()
+    tok = _TOKENS[key] = "/" + escape_token(key)
+    return tok
 
 
 def _block_spec(blk: Any, pos: Pos) -> tuple:
@@ -901,8 +919,8 @@ def _block_spec(blk: Any, pos: Pos) -> tuple:
     fields = {(f[2], f[3]): (t, f) for t, f in enumerate(blk.fields)}
     spec, gvals, pvals = [], [], []
     for gk, pk, ks in rows:
-        gtok = None if gk is None else "/" + escape_token(gk)
-        ptok = None if pk is None else "/" + escape_token(pk)
+        gtok = None if gk is None else _TOKENS.get(gk) or _token(gk)
+        ptok = None if pk is None else _TOKENS.get(pk) or _token(pk)
         if gk is not None and pk is not None:
             t, (vpos, w, _, _, leaf) = fields[gk, pk]
             Gf, Pf = blk.values[gk, pk]

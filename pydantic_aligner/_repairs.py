@@ -17,11 +17,13 @@ Leaf repair deltas add up to ``1 - score``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 from ._assign import EXCESS, MISSING, PAIR
+from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError
 from ._limits import deep_entry
@@ -231,8 +233,10 @@ assert _Raw.__slots__ == tuple(f.name for f in fields(Repair))
 
 
 class _Builder:
-    def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str) -> None:
+    def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str, later: bool = False) -> None:
         self.alignment = alignment
+        # later: the repairs of plain lists' fields are left as (delta, kind, arguments of _plain_op) to be made on demand
+        self.later = later
         self.ids = IdSpace(alignment)
         self.confs = confs
         self.granularity = granularity
@@ -248,6 +252,9 @@ class _Builder:
 
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
+
+    def trv(self, pos: Any, gold: Any) -> Any:
+        return self.ids.translate(pos, gold)
 
     # the candidate path of a position is carried along as tokens (orig: the candidate's, final: after the
     # patch) and as its pointer string (opath == pointer(orig), built one token at a time)
@@ -327,13 +334,13 @@ class _Builder:
                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
                 bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
                 for f in fields:
-                    for u, s in enumerate(f[8]):
-                        if s < 1.0:
-                            b = bad.get(u)
-                            if b is None:
-                                bad[u] = [(f, s)]
-                            else:
-                                b.append((f, s))
+                    vcol = f[8]
+                    for u in [u for u, s in enumerate(vcol) if s < 1.0]:
+                        b = bad.get(u)
+                        if b is None:
+                            bad[u] = [(f, vcol[u])]
+                        else:
+                            b.append((f, vcol[u]))
                 hit = (fields, bad)
             self.plains[id(plain)] = hit
             self.keep.append(plain)  # alive while its id is a key
@@ -411,7 +418,9 @@ class _Builder:
         lpath = opath
         cconf = self.conf(node)
         ops = self.ops
-        translate = self.ids.translate
+        # plain leaves are immutable values without identifiers: translating one gives it back
+        translate = self.ids.translate if self.ids.active else None
+        later = self.later
         ca = c * alpha
         k = 0
         for t, (rk, i, j) in enumerate(plan):
@@ -421,14 +430,13 @@ class _Builder:
                 if pair is None:
                     continue
                 bad, li, lj = pair
-                io, fo = (*orig, j), (*final, final_of[j])
-                ipath, gp, pp = f"{opath}/{j}", f"{gptr}/{i}", f"{pptr}/{j}"
+                fj = final_of[j]
                 for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
-                    ops.append(
-                        _Raw("replace", ipath + tok, "primitive_replace", (ca * wt) * (1.0 - s), translate(vpos, gold), gold, pcol[lj],
-                             gp + gtok, pp + ptok, None, "", 1.0, (*io, pk), (*fo, pk))
-                    )  # fmt: skip
+                    delta = (ca * wt) * (1.0 - s)
+                    args = (delta, opath, i, j, fj, pk, tok, gtok, ptok, gold if translate is None else translate(vpos, gold), gold,
+                            pcol[lj], gptr, pptr, orig, final)  # fmt: skip
+                    ops.append((delta, "primitive_replace", args) if later else _plain_op(*args))
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
@@ -439,7 +447,7 @@ class _Builder:
                 else:
                     continue
                 gold = gt[i]
-                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, translate(pos, gold),
+                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, self.trv(pos, gold),
                                 gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
             else:
                 if we == 0.0:
@@ -565,6 +573,21 @@ class _Builder:
                                 lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
 
 
+def _plain_op(
+    delta: float, opath: str, i: int, j: int, fj: int, pk: str, tok: str, gtok: str, ptok: str, value: Any, gold: Any, pred: Any,
+    gptr: str, pptr: str, orig: tuple, final: tuple,
+) -> Repair:  # fmt: skip
+    """The ``primitive_replace`` of field ``pk`` of the pair (gold item ``i``, candidate item ``j``, ``fj`` after the
+    patch) of a plain list at ``opath`` (see :meth:`_Builder.plain_list`)."""
+    return _Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pred, f"{gptr}/{i}{gtok}",
+                f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk), (*final, fj, pk))  # type: ignore[return-value]  # fmt: skip
+
+
+def _made(op: Any) -> Repair:
+    """``op`` as a :class:`Repair` (a deferred ``(delta, kind, arguments)`` made now)."""
+    return _plain_op(*op[2]) if op.__class__ is tuple else op
+
+
 def _hashable(v: Any) -> bool:
     try:
         hash(v)
@@ -604,11 +627,9 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
     return list(hit[0]), hit[1]
 
 
-def _build_ops(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
-    from ._confidence import confidence_map
-
+def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
     root, confs = confidence_map(alignment)
-    b = _Builder(alignment, root, confs, granularity)
+    b = _Builder(alignment, root, confs, granularity, later)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:
         if root.score < 1.0:
             b.subtree(root, 1.0, (), (), "")
@@ -715,12 +736,13 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
         r = None
         while u < n:
             e = ops[order[u]].delta
-            if not abs(d - e) <= 2e-12:
-                break
-            if r is None:
-                r = round(d, 12)
-            if round(e, 12) != r:
-                break
+            if e != d:  # (equal deltas round alike: no rounding needed for exact ties, the usual ones)
+                if not abs(d - e) <= 2e-12:
+                    break
+                if r is None:
+                    r = round(d, 12)
+                if round(e, 12) != r:
+                    break
             u += 1
         if u - t == 1:
             out.append(ops[order[t]])
@@ -775,6 +797,61 @@ def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[li
         if cache is not None:
             cache["ranked", granularity, rank_by] = hit
     return list(hit[0]), hit[1]
+
+
+def top_ranked(ops: list[Repair], k: int) -> list[Repair]:
+    """``rank(ops, "score_delta")[:k]`` without ranking every operation.
+
+    Only operations whose delta is within ``2e-12`` of the ``k``-th largest (or larger) can be among the
+    first ``k``: two deltas further apart never round (to 12 places) to the same value, and the ranking
+    sorts by the rounded delta first. Those candidates, in their original order (the stable sort's
+    tie-break), are ranked as :func:`rank` ranks them all.
+
+    >>> from pydantic_aligner import align
+    >>> from pydantic_aligner._repairs import build_ops, rank, top_ranked
+    >>> ops, _ = build_ops(align({"a": 1, "b": 2, "c": [1, 2, 3]}, {"a": 2, "b": 3, "c": [1]}))
+    >>> top_ranked(ops, 2) == rank(ops, "score_delta")[:2]
+    True
+    """
+    return _top(ops, [o.delta for o in ops], k)
+
+
+def _top(ops: list, deltas: list[float], k: int) -> list[Repair]:
+    """:func:`top_ranked` of ``ops`` (repairs or deferred ones, made only if candidates) whose deltas are ``deltas``."""
+    if k <= 0:
+        return []
+    if k < len(ops):
+        kth = sorted(deltas, reverse=True)[k - 1] - 2e-12
+        ops = [o for o, d in zip(ops, deltas) if d >= kth]
+    return rank([_made(o) for o in ops], "score_delta")[:k]
+
+
+def kind_totals(kinds: list[str], deltas: list[float]) -> dict[str, list]:
+    """``{kind: [count, total delta]}`` of operations of these kinds and deltas, the largest total first (ties by
+    kind); totals exactly rounded (:func:`math.fsum`), so neither they nor the order depend on the order of the
+    operations."""
+    by_kind: dict[str, list[float]] = {}
+    for kind, delta in zip(kinds, deltas):
+        d = by_kind.get(kind)
+        if d is None:
+            by_kind[kind] = [delta]
+        else:
+            d.append(delta)
+    totals = sorted((-math.fsum(d), kind, len(d)) for kind, d in by_kind.items())
+    return {kind: [n, -t] for t, kind, n in totals}
+
+
+@deep_entry
+def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair], dict[str, list]]:
+    """The first ``top_k`` leaf repairs of ``alignment`` as :meth:`Alignment.repairs` ranks them (``None``: all),
+    and :func:`kind_totals` of all of them: what a dataset run keeps per item. Only the repairs that may be among
+    the first ``top_k`` are made (see :func:`top_ranked`)."""
+    cache = alignment._extra.get(("ops", "leaf"))
+    ops = list(cache[0]) if cache is not None else list(_build_ops(alignment, "leaf", later=True)[0])
+    deltas = [o[0] if o.__class__ is tuple else o.delta for o in ops]
+    kinds = kind_totals([o[1] if o.__class__ is tuple else o.kind for o in ops], deltas)
+    top = rank([_made(o) for o in ops], "score_delta") if top_k is None else _top(ops, deltas, top_k)
+    return top, kinds
 
 
 def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:

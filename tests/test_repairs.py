@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 
 import jsonpatch
 import pytest
@@ -463,7 +465,7 @@ def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
     st.floats(0.0, 1.0)), max_size=30))  # fmt: skip
 def test_ranking_equals_sorting_by_the_documented_key(rows):
     from pydantic_aligner._patch import parse_pointer
-    from pydantic_aligner._repairs import Repair, rank, rank_key
+    from pydantic_aligner._repairs import Repair, rank, rank_key, top_ranked
 
     ops = []
     for base, jitter, path, op, kind, conf in rows:
@@ -472,6 +474,10 @@ def test_ranking_equals_sorting_by_the_documented_key(rows):
     for rank_by in ("score_delta", "expected_gain", "confidence"):
         expected = sorted(ops, key=lambda o: rank_key(o, rank_by))
         assert [id(o) for o in rank(ops, rank_by)] == [id(o) for o in expected]
+    # the first k without ranking them all (a dataset run keeps the top 3): the same operations, near-ties included
+    expected = sorted(ops, key=lambda o: rank_key(o, "score_delta"))
+    for k in range(len(ops) + 2):
+        assert [id(o) for o in top_ranked(ops, k)] == [id(o) for o in expected[:k]]
 
 
 def test_patch_order_matches_the_token_key_order_including_dash_keys():
@@ -533,3 +539,50 @@ def test_first_units_and_their_count_match_the_full_grouping():
     assert [o.kind for o in full[1]] == ["key_rename_add", "key_rename_remove"]
     for k in range(9):
         assert [[id(o) for o in g] for g in units(ops, k)] == [[id(o) for o in g] for g in full[:k]]
+
+
+def _fields(op):
+    return tuple(getattr(op, f.name) for f in dataclasses.fields(op))
+
+
+def _check_top_and_kinds(a, gold, pred):
+    from collections import Counter
+
+    from pydantic_aligner._repairs import top_and_kinds
+
+    ranked = list(a.align(gold, pred).repairs())
+    cached = a.align(gold, pred)
+    cached.repairs()  # the operations already made (the cache) or made on demand (a fresh alignment)
+    for k in [*range(len(ranked) + 2), None]:
+        for r in (a.align(gold, pred), cached):
+            top, kinds = top_and_kinds(r, k)
+            assert [_fields(o) for o in top] == [_fields(o) for o in (ranked if k is None else ranked[:k])]
+            assert {kind: n for kind, (n, _) in kinds.items()} == Counter(o.kind for o in ranked)
+            for kind, (_, total) in kinds.items():
+                assert total == math.fsum(o.delta for o in ranked if o.kind == kind)
+            assert list(kinds) == sorted(kinds, key=lambda kind: (-kinds[kind][1], kind))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@given(triples())
+def test_a_dataset_runs_top_repairs_and_kind_totals_are_the_rankings(t):
+    """What score_batch keeps per item (the first k repairs, made only when they may rank among the first k, and the
+    totals per kind) is what ranking every repair gives."""
+    schema, gold, pred = t
+    _check_top_and_kinds(Aligner(schema), gold, pred)
+
+
+def test_top_repairs_of_a_list_of_plain_objects_with_ties():
+    """Lists of plain-leaf objects take the deferred path; equal deltas (a missing and an extra item, the same
+    field wrong in two items) are ranked by path among themselves."""
+    schema = {"type": "object", "properties": {"items": {"type": "array", "order": "align", "items": {
+        "type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"},
+                                         "qty": {"type": "integer", "score": "exact"}}}}}}  # fmt: skip
+    gold = {"items": [{"name": f"item {i}", "qty": i % 3} for i in range(8)]}
+    pred = {"items": [{"name": f"item {i}" + ("x" if i % 2 else ""), "qty": (i + 1) % 3} for i in range(7, 0, -1)]
+            + [{"name": "extra", "qty": 9}]}  # fmt: skip
+    from pydantic_aligner._repairs import _build_ops
+
+    deferred = _build_ops(Aligner(schema).align(gold, pred), "leaf", later=True)[0]
+    assert sum(o.__class__ is tuple for o in deferred) >= 7  # the fields' repairs are deferred
+    _check_top_and_kinds(Aligner(schema), gold, pred)

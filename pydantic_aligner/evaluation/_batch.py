@@ -13,6 +13,7 @@ from typing import Any
 
 from .._aligner import Aligner
 from .._errors import ParseError, SchemaError
+from .._repairs import top_and_kinds
 from ._result import DEFAULT_BANDS, Bands, ItemResult, check_critical, failed_critical, field_stats, repair_dict
 from ._schema import make_aligner
 
@@ -115,15 +116,8 @@ class Scorer:
             if self.top_repairs != 0:
                 kinds = {}
                 if score < 1.0:
-                    ops = [op for op in alignment.repairs() if op.op != "describe"]
-                    for op in ops:
-                        k = kinds.get(op.kind)
-                        if k is None:
-                            kinds[op.kind] = [1, op.delta]
-                        else:
-                            k[0] += 1
-                            k[1] += op.delta
-                    top = ops if self.top_repairs is None else ops[: self.top_repairs]
+                    # every leaf repair counts in the kinds; only the first top_repairs are ranked and kept
+                    top, kinds = top_and_kinds(alignment, self.top_repairs)
                     repairs = tuple(repair_dict(op) for op in top)
             if self.fields:
                 stats = field_stats(alignment)

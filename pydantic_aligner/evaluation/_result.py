@@ -159,6 +159,7 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         return False
     info: list = []
     cells: Any = ()
+    single = False
     if nodes is not None:
         if nodes[0] is not _kept_nodes:
             return False
@@ -167,6 +168,7 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         if blocks is None:
             return False
         info = [None] * len(pairs)
+        single = len(blocks) == 1
         for ts, _spec, _cols, _gvals, _pvals, _li, _lj, later in blocks:
             if later is None or later[0] is not _leaf_rows:
                 return False
@@ -176,6 +178,11 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         return False  # pragma: no cover - a lazy list with pairs always has their nodes
     key = prefix + "/*"
     k = 0
+    # the objects all of one block (the usual case): after the first pair made the fields' entries, the rest
+    # are added a field at a time (per field, the same additions in the same order)
+    rest: list | None = [] if memo is not None and len(info) > 1 and single else None
+    started = False
+    st = out.get(key)
     for rk, _i, _j in plan:
         if rk == "pair":
             w, s = alpha, cells[k]
@@ -186,7 +193,6 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
                 k += 1
             continue  # excused by ignoreExcess/ignoreMissing: does not count
         deficit = c * w * (1.0 - s)
-        st = out.get(key)
         if st is None:
             st = out[key] = [0, 0.0, 0.0, 0, 0, 0, s]
         st[_N] += 1
@@ -199,9 +205,33 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
         if s < st[_MIN]:
             st[_MIN] = s
         if rk == "pair":
-            _plain_stats(out, info[k], c * w, key, memo)
+            if rest is None or not started:
+                _plain_stats(out, info[k], c * w, key, memo)
+                started = True
+            else:
+                rest.append(info[k][1])
             k += 1
+    if rest:
+        _add_columns(memo[id(info[0][0]), key, c * alpha], rest)
     return True
+
+
+def _add_columns(cols: list, us: list[int]) -> None:
+    """:func:`_plain_stats` for the objects ``us`` of a block whose fields' entries exist (``cols``: its memo entry)."""
+    for col in cols:
+        _key, cw, kdef, vcol, st = col
+        n, total, deficit, low = st[_N], st[_SUM], st[_DEF], st[_MIN]
+        for u in us:
+            s = vcol[u]
+            d = cw * (1.0 - s)
+            if kdef is not None:
+                d += kdef
+            n += 1
+            total += s
+            deficit += d
+            if s < low:
+                low = s
+        st[_N], st[_SUM], st[_DEF], st[_MIN] = n, total, deficit, low
 
 
 _BAND = re.compile(r"\s*([A-Za-z_][\w\- ]*?)\s*(?:>=\s*([0-9.eE+-]+))?\s*$")
@@ -351,7 +381,8 @@ class ItemResult:
     prediction) and ``error``. ``outcome`` says how the candidate was read
     (one of :data:`OUTCOMES`); ``read`` holds the aligner's read flags.
     ``repairs`` are the top repairs (plain dicts: op, path, kind, delta, gold,
-    pred); ``repair_kinds`` maps each repair kind to ``[count, delta]``;
+    pred); ``repair_kinds`` maps each repair kind to ``[count, delta]`` (every
+    repair; the largest total first, totals exactly rounded);
     ``fields`` holds the per-field statistics (see :func:`field_stats`);
     ``failed`` lists the critical fields the item failed; ``label`` is the
     value of the ``labels=`` hook (``None`` without one).
