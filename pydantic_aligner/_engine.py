@@ -348,7 +348,7 @@ def _rows_tuple(fn: Any, args: tuple) -> tuple[Row, ...]:
 def _child(ptr: str | None, token: Any) -> str | None:
     if ptr is None:
         return None
-    return f"{ptr}/{escape_token(token)}"
+    return ptr + (_TOKENS.get(token) or _token(token))  # (keys and indices: their "/token", memoised)
 
 
 # ---------------------------------------------------------------------------
@@ -897,7 +897,7 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
 _TOKENS: dict = {}  # object key -> "/" + its escaped pointer token (memoised: the same few keys recur in every pair)
 
 
-def _token(key: str) -> str:
+def _token(key: Any) -> str:
     if len(_TOKENS) >= 4096:
         _TOKENS.clear()
     tok = _TOKENS[key] = "/" + escape_token(key)
