@@ -249,8 +249,9 @@ def parse_json_text(
 
 def _content(text: str) -> tuple[str, int, int]:
     """``text`` without surrounding whitespace and byte order marks, and where that sits in ``text``."""
-    stripped = text.strip().lstrip("\ufeff").lstrip()
-    cs = len(text) - len(text.lstrip().lstrip("\ufeff").lstrip())
+    left = text.lstrip().lstrip("\ufeff").lstrip()
+    stripped = left.rstrip()  # (what text.strip().lstrip("\ufeff").lstrip() gives: no whitespace or BOM left at the start)
+    cs = len(text) - len(left)
     return stripped, cs, cs + len(stripped)
 
 
