@@ -28,7 +28,7 @@ from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
 from ._plan import RefSpec
-from ._repairs import Repair, build_ops, check_options, count_units, diagnostics, filter_min_delta, ranked_ops, top_ranked, units
+from ._repairs import Repair, check_options, count_units, diagnostics, first_fixes, units
 from ._templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -278,20 +278,13 @@ def feedback(
         text = _render(tpl["feedback.validation_error"], {"path": failure[0], "message": failure[1]}) if textual else ""
         return FeedbackResult(score, text, (), style, False, 0, {})
 
-    chosen = None
-    if rank_by == "score_delta" and top_k is not None and min_delta <= 0.0 and not include_metadata:
-        ops, _ = build_ops(alignment, granularity)
-        if not any(o.pair_id for o in ops):  # no rename pair: each fix is one operation, the first top_k of the ranking
-            chosen = [[o] for o in top_ranked(ops, top_k)]  # without ranking them all (the rest only count)
-    if chosen is None:
-        ops, _ = ranked_ops(alignment, granularity, rank_by)
+    # the breakdown sums every operation in ranked order: then every operation is ranked
+    chosen, ops, _ = first_fixes(alignment, granularity, rank_by, min_delta, top_k, every_ranked=include_metadata)
     n_total_ops = len(ops)
     breakdown: dict[str, float] = {}
     if include_metadata:
         for o in ops:
             breakdown[o.kind] = breakdown.get(o.kind, 0.0) + o.delta
-    if chosen is None:
-        chosen = units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k)
     n_selected = sum(len(u) for u in chosen)
     truncated = n_selected < n_total_ops
 

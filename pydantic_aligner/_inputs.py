@@ -27,10 +27,8 @@ import datetime
 import decimal
 import enum
 import functools
-import itertools
 import json
 import numbers
-import operator
 import types
 import typing
 import uuid
@@ -320,23 +318,9 @@ def _may_hold_models(tp: Any, depth: int = 0) -> bool:
 _CONTAINERS = (list, tuple, dict)
 
 
-def _plain_models(v: list | tuple) -> bool:
-    """Whether ``v`` holds only instances of one model class with no field that may hold models and no ``None``
-    (then none of them holds a placeholder), tested without a Python step per item."""
-    kinds = set(map(type, v))
-    if len(kinds) != 1:
-        return False
-    info = _CLASS_INFO.get(kinds.pop())
-    if info is None or info[0] or info[2]:
-        return False
-    return not any(map(operator.contains, map(dict.values, map(vars, v)), itertools.repeat(None)))
-
-
 def _value_exclude(v: Any) -> Any:
     t = type(v)
     if t is list or t is tuple:
-        if len(v) > 1 and _plain_models(v):
-            return None  # (what the loop below finds for such a list, a C-speed pass instead of one step per item)
         out = None
         for i, x in enumerate(v):
             tx = type(x)

@@ -253,9 +253,6 @@ class _Builder:
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
 
-    def trv(self, pos: Any, gold: Any) -> Any:
-        return self.ids.translate(pos, gold)
-
     # the candidate path of a position is carried along as tokens (orig: the candidate's, final: after the
     # patch) and as its pointer string (opath == pointer(orig), built one token at a time)
 
@@ -447,8 +444,9 @@ class _Builder:
                 else:
                     continue
                 gold = gt[i]
-                ops.append(_Raw("add", f"{opath}/{at}", "list_item_missing" if reorder else "list_item_add", c * wm, self.trv(pos, gold),
-                                gold, None, f"{gptr}/{i}", None, lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
+                kind = "list_item_missing" if reorder else "list_item_add"
+                ops.append(_Raw("add", f"{opath}/{at}", kind, c * wm, self.ids.translate(pos, gold), gold, None, f"{gptr}/{i}", None,
+                                lpath, "", cconf, (*orig, at), (*final, at)))  # fmt: skip
             else:
                 if we == 0.0:
                     continue  # excused (ignoreExcess)
@@ -846,12 +844,27 @@ def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair]
     """The first ``top_k`` leaf repairs of ``alignment`` as :meth:`Alignment.repairs` ranks them (``None``: all),
     and :func:`kind_totals` of all of them: what a dataset run keeps per item. Only the repairs that may be among
     the first ``top_k`` are made (see :func:`top_ranked`)."""
-    cache = alignment._extra.get(("ops", "leaf"))
-    ops = list(cache[0]) if cache is not None else list(_build_ops(alignment, "leaf", later=True)[0])
+    cache = alignment._extra.get(("ops", "leaf"))  # the operations already made (build_ops), else made as needed
+    ops = cache[0] if cache is not None else _build_ops(alignment, "leaf", later=True)[0]
     deltas = [o[0] if o.__class__ is tuple else o.delta for o in ops]
     kinds = kind_totals([o[1] if o.__class__ is tuple else o.kind for o in ops], deltas)
     top = rank([_made(o) for o in ops], "score_delta") if top_k is None else _top(ops, deltas, top_k)
     return top, kinds
+
+
+def first_fixes(
+    alignment: Alignment, granularity: str, rank_by: str, min_delta: float, top_k: int | None, every_ranked: bool = False
+) -> tuple[list[list[Repair]], list[Repair], tuple[str, ...]]:
+    """``(the first top_k fixes, every operation, notes)``: the fixes as ``units(filter_min_delta(ranked, min_delta),
+    top_k)`` gives them. Ranked by delta, with no rename pair (each fix one operation) and ``every_ranked`` false,
+    only the operations that can be among the first ``top_k`` are ranked (:func:`top_ranked`) and every operation
+    comes unranked; otherwise every operation comes ranked."""
+    if not every_ranked and rank_by == "score_delta" and top_k is not None and min_delta <= 0.0:
+        ops, notes = build_ops(alignment, granularity)
+        if not any(o.pair_id for o in ops):
+            return [[o] for o in top_ranked(ops, top_k)], ops, notes
+    ops, notes = ranked_ops(alignment, granularity, rank_by)
+    return units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k), ops, notes
 
 
 def filter_min_delta(ops: list[Repair], min_delta: float) -> list[Repair]:
@@ -901,11 +914,12 @@ def repairs(
 ) -> RepairResult:
     """The ranked repairs of ``alignment`` (see :meth:`Alignment.repairs`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
-    ops, notes = ranked_ops(alignment, granularity, rank_by)
-    ops = filter_min_delta(ops, min_delta)
-    if top_k is not None:
-        ops = [o for g in units(ops, top_k) for o in g]
-        ops = rank(ops, rank_by)
+    if top_k is None:
+        ops, notes = ranked_ops(alignment, granularity, rank_by)
+        ops = filter_min_delta(ops, min_delta)
+    else:
+        chosen, _, notes = first_fixes(alignment, granularity, rank_by, min_delta, top_k)
+        ops = rank([o for g in chosen for o in g], rank_by)
     if granularity == "subtree":
         total = sum(o.delta for o in ops)
     else:

@@ -278,9 +278,6 @@ def converter(shape: Any) -> Any:
     return f
 
 
-_ONLY_DICTS = frozenset({dict})
-
-
 def _generic(v: Any) -> Any:
     return to_jsonable(v)
 
@@ -329,15 +326,6 @@ def _compile(shape: Any, memo: dict) -> Any:
     if kind == "seq":
         if f is None:  # (a list the dump made is its own: kept; a tuple becomes a list)
             return lambda v: v if v.__class__ is list else list(v) if isinstance(v, (list, tuple)) else _generic(v)
-        if type(inner) is _Obj and not inner.fields and not inner.extra:
-            # a list of models with nothing to convert: each item's converter gives a dict back as it is, so a
-            # list holding only dicts is its own JSON form (one C-speed type test instead of a call per item)
-            def plain_objs(v: Any) -> Any:
-                if v.__class__ is list and (not v or set(map(type, v)) <= _ONLY_DICTS):
-                    return v
-                return [x if x is None else f(x) for x in v] if isinstance(v, (list, tuple)) else _generic(v)
-
-            return plain_objs
         return lambda v: [x if x is None else f(x) for x in v] if isinstance(v, (list, tuple)) else _generic(v)
     if kind == "set":
 

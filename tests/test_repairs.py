@@ -561,6 +561,15 @@ def _check_top_and_kinds(a, gold, pred):
             for kind, (_, total) in kinds.items():
                 assert total == math.fsum(o.delta for o in ranked if o.kind == kind)
             assert list(kinds) == sorted(kinds, key=lambda kind: (-kinds[kind][1], kind))
+    # repairs(top_k=k) and feedback(top_k=k) take the same shortcut: the first k fixes of the full ranking
+    from pydantic_aligner._repairs import rank, units
+
+    for k in [0, 1, 2, 3, len(ranked) + 1]:
+        expected = rank([o for g in units(ranked)[:k] for o in g], "score_delta")
+        assert [_fields(o) for o in a.align(gold, pred).repairs(top_k=k)] == [_fields(o) for o in expected]
+        fast = a.align(gold, pred).feedback(top_k=k)
+        every_ranked = a.align(gold, pred).feedback(top_k=k, include_metadata=True)  # ranks every operation
+        assert str(fast) == str(every_ranked) and [e.path for e in fast.entries] == [e.path for e in every_ranked.entries]
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))

@@ -399,9 +399,9 @@ def run_scoring(
     total = sum(1 for _ in iter_pending(inputs, done)) if done else len(inputs.order)
     bar = _Progress(total, progress)
     summary = Summary(scorer.bands, scorer.critical)
-    # what Summary.from_results(results, bands, critical) does with each result, in item order: judged again
-    # (a no-op for results just scored with these bands) and added; with results from a resumed file, new ones
-    # are kept and everything is added in item order at the end
+    # each result, judged with the scorer's bands and critical fields, is added in item order (what
+    # Summary.from_results(results, bands, critical) does); with results from a resumed file, which may have been
+    # judged otherwise, new ones are kept and everything is judged again and added in item order at the end
     add = None if previous else summary.add
     judged = summary.bands, summary.critical
     new: list = []
@@ -422,7 +422,7 @@ def run_scoring(
             if add is None:
                 new.append(r)
             else:
-                add(r.with_verdict(*judged))
+                add(r)
             bar.update()
     except KeyboardInterrupt:
         interrupted = True

@@ -40,10 +40,6 @@ HEADER_KEY = "pydantic_aligner_results"
 _ID_GUESS = r'"{key}"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'
 
 
-#: The scanner of a default JSON decoder (what ``json.loads`` uses): one value from a position, no checks around it.
-_SCAN = json.JSONDecoder().scan_once
-
-
 class InputError(ValueError):
     """An input file cannot be used at all (missing, empty, no ids): a usage error."""
 
@@ -86,26 +82,16 @@ def _read(path: str | os.PathLike) -> tuple[list, list[int], dict[int, tuple[str
     values: list = []
     lines: list[int] = []
     bad: dict[int, tuple[str, str]] = {}
-    scan = _SCAN
     from_json = pydantic_core.from_json
     for n, line in enumerate(text.splitlines(), start=1):
         # what json.loads(line) gives: pydantic_core's parser (Rust) reads a line holding one JSON value to the same
         # value (floats bit for bit, NaN and Infinity too; tested); what it refuses (blank lines, lone surrogates,
-        # very deep nesting, not JSON) is read as before: a line that is exactly one JSON value by the decoder's
-        # scanner alone, anything else through json.loads
+        # very deep nesting, not JSON) goes through json.loads
         try:
             values.append(from_json(line, allow_inf_nan=True))
             lines.append(n)
             continue
         except (ValueError, TypeError):
-            pass
-        try:
-            value, end = scan(line, 0)
-            if end == len(line):
-                values.append(value)
-                lines.append(n)
-                continue
-        except (StopIteration, ValueError):
             pass
         if not line.strip():
             continue
@@ -370,10 +356,9 @@ def encode_line(d: dict) -> bytes:
     """One line of a results file, ``d`` as compact UTF-8 JSON and the end of a line.
 
     Written by ``pydantic_core.to_json`` (Rust; about 4x faster than the standard encoder on a results line). It
-    writes what ``json.dumps(d, ensure_ascii=False, separators=(",", ":"))`` writes, but for floats whose
-    shortest form Python writes with an exponent below 1e-4 (``0.00001`` for ``1e-05``): the same number, read
-    back bit for bit. A value it cannot write (a lone surrogate, an object that is not JSON) takes the standard
-    encoder, as before.
+    writes what ``json.dumps(d, ensure_ascii=False, separators=(",", ":"))`` writes, but for the spelling of some
+    floats (``0.00001`` for ``1e-05``): the same numbers, read back bit for bit. A value it cannot write (a lone
+    surrogate, an object that is not JSON) takes the standard encoder.
 
     >>> encode_line({"score": 0.5, "delta": 1e-05, "id": "é", "x": float("nan")}).decode("utf-8").rstrip()
     '{"score":0.5,"delta":0.00001,"id":"é","x":NaN}'

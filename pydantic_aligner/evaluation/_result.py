@@ -406,45 +406,18 @@ class ItemResult:
 
     def to_dict(self) -> dict:
         """Plain JSON data (one line of a results file); nested values are shared, not copied."""
-        return {
-            "index": self.index,
-            "id": self.id,
-            "score": self.score,
-            "verdict": self.verdict,
-            "outcome": self.outcome,
-            "read": list(self.read),
-            "error_kind": self.error_kind,
-            "error": self.error,
-            "repairs": [dict(r) for r in self.repairs],
-            "repair_kinds": self.repair_kinds,
-            "fields": self.fields,
-            "failed": list(self.failed),
-            "problems": list(self.problems),
-            "label": self.label,
-            "line": self.line,
-        }
+        d = self.json_data()
+        d["read"] = list(self.read)
+        d["repairs"] = [dict(r) for r in self.repairs]
+        d["failed"] = list(self.failed)
+        d["problems"] = list(self.problems)
+        return d
 
     def json_data(self) -> dict:
         """What :meth:`to_dict` returns, for encoding to JSON right away: tuples are left as tuples (JSON encodes
         them as lists) and nothing is copied, so the text is the same as that of :meth:`to_dict`."""
         d = self.__dict__
-        return {
-            "index": d["index"],
-            "id": d["id"],
-            "score": d["score"],
-            "verdict": d["verdict"],
-            "outcome": d["outcome"],
-            "read": d["read"],
-            "error_kind": d["error_kind"],
-            "error": d["error"],
-            "repairs": d["repairs"],
-            "repair_kinds": d["repair_kinds"],
-            "fields": d["fields"],
-            "failed": d["failed"],
-            "problems": d["problems"],
-            "label": d["label"],
-            "line": d["line"],
-        }
+        return {name: d[name] for name in _FIELD_NAMES}
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemResult:
@@ -485,6 +458,10 @@ class ItemResult:
         if verdict == self.verdict and failed == self.failed:
             return self
         return replace(self, verdict=verdict, failed=failed)
+
+
+#: ItemResult's fields, in the order of a results line
+_FIELD_NAMES = tuple(f.name for f in fields(ItemResult))
 
 
 def repair_dict(op: Any) -> dict:
