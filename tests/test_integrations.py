@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import subprocess
 import sys
@@ -146,7 +147,15 @@ def test_pydantic_evals_dataset_evaluate_sync():
         return {"city": "Paris", "tags": ["a"] if inputs == "good" else ["b"]}
 
     ds = Dataset(name="align", cases=cases, evaluators=[AlignmentScore(schema=SCHEMA, min_score=0.9)])
-    report = ds.evaluate_sync(task)
+    # evaluate_sync runs on the thread's current event loop, creating one only if there is none: give it a fresh
+    # one, not whatever loop earlier tests in this process left as current (full runs hung there, waiting forever)
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        report = ds.evaluate_sync(task)
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
     by_name = {c.name: c for c in report.cases}
     assert by_name["right"].scores["alignment"].value == 1.0
     assert by_name["right"].assertions["alignment_pass"].value is True
