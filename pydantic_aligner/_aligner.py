@@ -453,7 +453,7 @@ class Aligner:
                 if clean is not None:  # one JSON value, valid: what the general way below gives
                     return clean[0], Read((), span=clean[1], found=1, valid=True), []
             memo: dict = {}
-            data, read = read_text(value, side, reader.accepts(memo), **self._text_limits)
+            data, read = read_text(value, side, reader.accepts(memo, side), **self._text_limits)
             hit = memo.get(id(data))
             validated = hit[1] if hit is not None and hit[0] is data else None
             data, issues = reader.read(data, side, json_mode=True, validated=validated)

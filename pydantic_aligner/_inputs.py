@@ -321,6 +321,15 @@ _CONTAINERS = (list, tuple, dict)
 def _value_exclude(v: Any) -> Any:
     t = type(v)
     if t is list or t is tuple:
+        if v:  # the common case first: items of one model with no field that may hold models, holding no None
+            tx = type(v[0])
+            info = _CLASS_INFO.get(tx)
+            if info is not None and not info[0] and not info[2]:
+                for x in v:
+                    if type(x) is not tx or None in x.__dict__.values():
+                        break
+                else:
+                    return None
         out = None
         for i, x in enumerate(v):
             tx = type(x)

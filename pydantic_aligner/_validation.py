@@ -38,6 +38,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from ._data_schema import data_schema, holds_any
 from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
 from ._parse import whole_json_span
@@ -272,7 +273,7 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "json_shape", "shape", "tp")
+    __slots__ = ("_data", "_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "json_shape", "shape", "tp")
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -285,6 +286,7 @@ class ModelReader:
         self.shape = shape_of(tp)
         self.json_shape = json_shape(self.shape)  # for values validated from JSON (dumps of nothing but the model's own types)
         self._exact_json: bool | None = None  # see read_json_text (decided on first use)
+        self._data: dict[bool, Any] = {}  # exclude_unset -> (validator into JSON data, reads Python values?) or None
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
@@ -310,6 +312,48 @@ class ModelReader:
             raise DataError(f"cannot read the {side} value as JSON data: {e}", "", side) from None
         except RecursionError:
             raise DataError(f"the {side} value is nested too deeply to read", "", side) from None
+
+    def data_validator(self, side: str) -> Any:
+        """``(validator, reads Python values)``: a validator straight into the JSON data of what this type
+        validates (see :mod:`._data_schema`), and whether it may read Python data too; ``None`` if the type does
+        more than check and move values. Built on first use, per ``exclude_unset``."""
+        if not FAST_DATA:
+            return None
+        unset = self._exclude_unset(side)
+        try:
+            return self._data[unset]
+        except KeyError:
+            pass
+        hit = None
+        try:
+            schema = data_schema(self.adapter.core_schema, defaults=not unset)
+            if schema is not None:
+                hit = (pydantic_core.SchemaValidator(schema), not holds_any(schema))
+        except Exception:
+            hit = None
+        self._data[unset] = hit
+        return hit
+
+    def read_data(self, value: Any, side: str, *, json_mode: bool) -> Any:
+        """The JSON data of a valid ``value`` read in one pass by :meth:`data_validator`, or ``None``: the model's way
+        (no such validator, an invalid value, a value the model may read otherwise: see :mod:`._data_schema`)."""
+        hit = self.data_validator(side)
+        if hit is None:
+            return None
+        validator, python = hit
+        try:
+            if json_mode:
+                if isinstance(value, (str, bytes, bytearray)):
+                    data = validator.validate_json(value)
+                else:
+                    data = validator.validate_json(pydantic_core.to_json(value))
+            elif python and (type(value) is dict or type(value) is list):
+                data = validator.validate_python(value)
+            else:
+                return None
+        except (ValidationError, ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
+            return None
+        return apply_shape(self.json_shape, data)
 
     def validate(self, value: Any, side: str, *, json_mode: bool) -> tuple[bool, Any, list]:
         """``(valid, validated value or None, Pydantic errors)``."""
@@ -341,9 +385,13 @@ class ModelReader:
         if self.fuzzy:
             data = _Lenient(side, issues, self._exclude_unset(side), json_mode).read(self.tp, value, "")
         else:
+            if validated is None:
+                data = self.read_data(value, side, json_mode=json_mode)
+                if data is not None:
+                    return data, []
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
             if ok:
-                return self.dump(result, side, from_json=json_mode), []
+                return result.data if type(result) is _Data else self.dump(result, side, from_json=json_mode), []
             data = _Lenient(side, issues, self._exclude_unset(side), json_mode, fuzzy=False).read(self.tp, value, "", errors)
         if issues and side == "gold":
             raise self.invalid_gold(issues)
@@ -369,6 +417,9 @@ class ModelReader:
         span = whole_json_span(text, **limits)
         if span is None:
             return None
+        data = self.read_data(text, side, json_mode=True)
+        if data is not None:
+            return data, span
         try:
             validated = self.adapter.validator.validate_json(text)  # TypeAdapter.validate_json without its wrapper
         except (ValidationError, ValueError, TypeError, RecursionError):
@@ -383,26 +434,42 @@ class ModelReader:
         e.validation_errors = issues  # type: ignore[attr-defined]
         return e
 
-    def accepts(self, memo: dict) -> Callable[[Any], bool]:
-        """A ``prefer`` predicate for :func:`parse_json_text`: the value validates (JSON mode); results kept in ``memo``."""
+    def accepts(self, memo: dict, side: str = "pred") -> Callable[[Any], bool]:
+        """A ``prefer`` predicate for :func:`parse_json_text`: the value validates (JSON mode); results kept in ``memo``
+        for :meth:`read` (``validated=``) of the ``side`` the text is."""
 
         def prefer(value: Any) -> bool:
             key = id(value)
             hit = memo.get(key)
             if hit is not None and hit[0] is value:
                 return hit[1][0]
-            try:
-                res = self.validate(value, "pred", json_mode=True)
-            except DataError:
-                res = (False, None, [])
+            data = self.read_data(value, side, json_mode=True)
+            if data is not None:
+                res: tuple = (True, _Data(data), [])
+            else:
+                try:
+                    res = self.validate(value, side, json_mode=True)
+                except DataError:
+                    res = (False, None, [])
             memo[key] = (value, res)
             return res[0]
 
         return prefer
 
 
+class _Data:
+    """In a validation result (``validate``'s tuple) in place of the validated value: its JSON data, read in one pass."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: Any) -> None:
+        self.data = data
+
+
 #: whether :meth:`ModelReader.read_json_text` may validate whole JSON texts directly (tests switch it off to compare)
 FAST_JSON = True
+#: whether :meth:`ModelReader.read_data` may validate into JSON data in one pass (tests switch it off to compare)
+FAST_DATA = True
 
 #: core schema types whose validation of JSON input sees only values, never how a number was written
 _VALUE_ONLY = frozenset(

@@ -1,0 +1,223 @@
+"""A model's validation rewritten to give its JSON data directly: typed dicts where the model has models.
+
+Reading a candidate through a model validates it (Pydantic builds the instances) and dumps the result
+(Pydantic builds dicts again). For a model whose validation and dump do nothing but check values and
+move them, the same data comes out of one pass: its core schema with every ``model`` node replaced by a
+``typed-dict`` node holding the same fields, the same field validators and the same config. A typed dict
+validates a JSON object field by field exactly as the model's fields do, fills the same defaults, applies
+the same ``extra`` policy, and returns the dict the dump would have built.
+
+:func:`data_schema` makes that rewrite, or returns ``None`` when the model does anything the typed dict
+would not do the same way. It accepts only nodes of a closed list (the value-only leaves and containers of
+:data:`_LEAVES` and :data:`_CONTAINERS`, ``default``, ``nullable``, ``definitions``, models and typed
+dicts) and says no to everything else, in particular to:
+
+* any function: field, model and type validators (``before``/``after``/``wrap``/``plain``), a custom
+  ``__init__``, a ``model_post_init`` of the user's (the one Pydantic adds for private attributes is
+  fine), default factories that take the validated data;
+* any custom serialization (``field_serializer``, ``model_serializer``, ``PlainSerializer``, ...), and
+  fields left out of the dump (``Field(exclude=True)``, ``exclude_if``);
+* a field whose dumped key is not its name (serialization aliases, alias generators), or which is read
+  from another key (validation aliases): the typed dict would key the data by its own field names;
+* root models with a config of their own, dataclasses, and smart-mode unions that hold a model (a union
+  of typed dicts may pick another member than the union of models would).
+
+What is accepted gives the same data as ``validate_json`` followed by the dump, for every text, and fails
+for the same texts (property tests in ``tests/test_data_schema.py``); callers fall back to the model on
+any failure, so a refusal or an invalid text only costs the model's way.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["data_schema", "holds_any"]
+
+#: leaves whose validation checks the value and returns it, and whose dump gives it back as it is
+_LEAVES = frozenset(
+    {"any", "none", "bool", "int", "float", "str", "literal", "enum", "date", "time", "datetime", "timedelta", "uuid", "decimal"}
+)
+#: containers, with the keys of their sub-schemas
+_CONTAINERS: dict[str, tuple[str, ...]] = {
+    "list": ("items_schema",),
+    "set": ("items_schema",),
+    "frozenset": ("items_schema",),
+    "dict": ("keys_schema", "values_schema"),
+    "nullable": ("schema",),
+}
+#: keys of a model-field (or typed-dict-field) that change nothing in the data
+_FIELD_KEYS = frozenset({"type", "schema", "metadata", "frozen", "required"})
+#: keys of a model node that change nothing in what its data becomes (besides those checked one by one)
+_MODEL_KEYS = frozenset({"type", "cls", "schema", "config", "custom_init", "root_model", "post_init", "ref", "metadata",
+                         "revalidate_instances", "strict", "frozen", "extra_behavior", "generic_origin"})  # fmt: skip
+_MODEL_FIELDS_KEYS = frozenset({"type", "fields", "model_name", "computed_fields", "strict", "extras_schema", "extra_behavior",
+                                "from_attributes", "ref", "metadata"})  # fmt: skip
+
+
+class _No(Exception):
+    """The schema does something a typed dict would not do the same way."""
+
+
+def data_schema(schema: Any, *, defaults: bool = True) -> Any:
+    """``schema`` (a core schema) rewritten to validate into its dump's data, or ``None`` if that is not exact.
+
+    ``defaults=False`` leaves out the fields an input does not give instead of filling their defaults: the
+    data of ``exclude_unset=True`` dumps.
+
+    >>> from pydantic import BaseModel, TypeAdapter
+    >>> from pydantic_core import SchemaValidator
+    >>> class Line(BaseModel):
+    ...     name: str
+    ...     qty: int = 1
+    >>> SchemaValidator(data_schema(TypeAdapter(list[Line]).core_schema)).validate_json('[{"name": "bolt", "qty": "2"}, {"name": "nut"}]')
+    [{'name': 'bolt', 'qty': 2}, {'name': 'nut', 'qty': 1}]
+    """
+    try:
+        return _Rewrite(schema, defaults).node(schema)
+    except (_No, KeyError, TypeError, AttributeError, RecursionError):
+        return None
+
+
+def holds_any(schema: Any) -> bool:
+    """Whether ``schema`` has an ``any`` node. Validated from Python data, such a field may keep an object (an
+    instance, a dataclass) that the model's dump would turn into data by its own rules (``exclude_unset``
+    reaches into it): Python values are then read the model's way; JSON text and data parsed from it hold no
+    such objects.
+
+    >>> holds_any({"type": "list", "items_schema": {"type": "any"}}), holds_any({"type": "int"})
+    (True, False)
+    """
+    todo = [schema]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, dict):
+            if s.get("type") == "any":
+                return True
+            todo.extend(v for k, v in s.items() if k not in ("metadata", "cls"))
+        elif isinstance(s, (list, tuple)):
+            todo.extend(s)
+    return False
+
+
+class _Rewrite:
+    def __init__(self, root: Any, defaults: bool) -> None:
+        self.defaults = defaults
+        # definitions by ref, to see through references inside unions
+        self.defs: dict[str, Any] = {}
+        if isinstance(root, dict) and root.get("type") == "definitions":
+            for d in root["definitions"]:
+                self.defs[d["ref"]] = d
+
+    def node(self, s: Any) -> Any:
+        if type(s) is not dict or "serialization" in s:
+            raise _No
+        kind = s["type"]
+        if kind in _LEAVES:
+            return s
+        sub = _CONTAINERS.get(kind)
+        if sub is not None:
+            out = dict(s)
+            for key in sub:
+                if key in s:
+                    out[key] = self.node(s[key])
+            return out
+        method = getattr(self, "_" + kind.replace("-", "_"), None)
+        if method is None:
+            raise _No
+        return method(s)
+
+    # -- structure
+    def _definitions(self, s: dict) -> dict:
+        return {**s, "schema": self.node(s["schema"]), "definitions": [self.node(d) for d in s["definitions"]]}
+
+    def _definition_ref(self, s: dict) -> dict:
+        if set(s) - {"type", "schema_ref", "ref", "metadata"}:
+            raise _No
+        return s
+
+    def _default(self, s: dict) -> dict:
+        if s.get("default_factory_takes_data"):
+            raise _No
+        return {**s, "schema": self.node(s["schema"])}
+
+    def _tuple(self, s: dict) -> dict:
+        return {**s, "items_schema": [self.node(x) for x in s["items_schema"]]}
+
+    def _union(self, s: dict) -> dict:
+        choices = [c[0] if isinstance(c, tuple) else c for c in s["choices"]]
+        if any(self._holds_model(c, set()) for c in choices):
+            raise _No  # smart mode may rank typed dicts unlike models
+        return {**s, "choices": [(self.node(c[0]), *c[1:]) if isinstance(c, tuple) else self.node(c) for c in s["choices"]]}
+
+    def _tagged_union(self, s: dict) -> dict:
+        if not isinstance(s["discriminator"], str):
+            raise _No
+        return {**s, "choices": {tag: self.node(c) for tag, c in s["choices"].items()}}
+
+    def _holds_model(self, s: Any, seen: set) -> bool:
+        if isinstance(s, dict):
+            kind = s.get("type")
+            if kind in ("model", "dataclass"):
+                return True
+            if kind == "definition-ref":
+                ref = s.get("schema_ref")
+                if ref in seen:
+                    return False
+                seen.add(ref)
+                return self._holds_model(self.defs.get(ref), seen)
+            return any(self._holds_model(v, seen) for k, v in s.items() if k not in ("metadata", "serialization", "cls"))
+        if isinstance(s, (list, tuple)):
+            return any(self._holds_model(v, seen) for v in s)
+        return False
+
+    # -- objects
+    def _model(self, s: dict) -> dict:
+        if set(s) - _MODEL_KEYS or s.get("custom_init") or (s.get("post_init") and not _pydantic_post_init(s["cls"])):
+            raise _No
+        inner = s["schema"]
+        config = s.get("config") or {}
+        if s.get("root_model"):
+            if set(config) - {"title"}:
+                raise _No  # the root's config applies to its value: no node carries it without the model
+            return self.node(inner)
+        if type(inner) is not dict or inner.get("type") != "model-fields" or set(inner) - _MODEL_FIELDS_KEYS:
+            raise _No
+        out: dict[str, Any] = {"type": "typed-dict", "fields": self._fields(inner["fields"], "model-field"), "config": config}
+        extra = inner.get("extra_behavior") or s.get("extra_behavior") or config.get("extra_fields_behavior")
+        if extra is not None:
+            out["extra_behavior"] = extra
+        if inner.get("extras_schema") is not None:
+            out["extras_schema"] = self.node(inner["extras_schema"])
+        for key in ("ref", "strict"):
+            if s.get(key) is not None:
+                out[key] = s[key]
+        return out
+
+    def _typed_dict(self, s: dict) -> dict:
+        if s.get("computed_fields"):
+            raise _No  # dumped, not validated
+        return {**s, "fields": self._fields(s["fields"], "typed-dict-field", s.get("total", True))}
+
+    def _fields(self, fields: dict, kind: str, total: bool = True) -> dict:
+        out = {}
+        for name, f in fields.items():
+            if f.get("type") != kind or set(f) - _FIELD_KEYS:
+                raise _No  # aliases, exclusions, exclude_if
+            inner = f["schema"]
+            has_default = type(inner) is dict and inner.get("type") == "default"
+            required = f.get("required", total) if kind == "typed-dict-field" else not has_default
+            if has_default and not self.defaults:
+                if inner.get("on_error") == "default":
+                    raise _No
+                inner = inner["schema"]  # absent stays absent
+            field = {"type": "typed-dict-field", "schema": self.node(inner), "required": bool(required)}
+            if f.get("metadata"):
+                field["metadata"] = f["metadata"]
+            out[name] = field
+        return out
+
+
+def _pydantic_post_init(cls: Any) -> bool:
+    """Whether ``cls``'s ``model_post_init`` is the one Pydantic adds to set up private attributes (no user code)."""
+    hook = getattr(cls, "model_post_init", None)
+    return getattr(hook, "__name__", None) == "init_private_attributes" and getattr(hook, "__module__", "").startswith("pydantic.")
