@@ -17,8 +17,10 @@ dicts) and says no to everything else, in particular to:
   fine), default factories that take the validated data;
 * any custom serialization (``field_serializer``, ``model_serializer``, ``PlainSerializer``, ...), and
   fields left out of the dump (``Field(exclude=True)``, ``exclude_if``);
-* a field whose dumped key is not its name (serialization aliases, alias generators), or which is read
-  from another key (validation aliases): the typed dict would key the data by its own field names;
+* a field whose typed-dict field could not read the same keys in the same order while keyed by the field's
+  dumped key (a ``serialization_alias`` that the field does not also read under ``validate_by_name``);
+  aliases, alias generators and ``AliasChoices``/``AliasPath`` are otherwise rewritten (:func:`_lookup`),
+  except under ``extra="allow"`` (a model never keeps its fields' other keys as extras; a typed dict may);
 * root models with a config of their own, dataclasses, and smart-mode unions that hold a model (a union
   of typed dicts may pick another member than the union of models would).
 
@@ -45,8 +47,8 @@ _CONTAINERS: dict[str, tuple[str, ...]] = {
     "dict": ("keys_schema", "values_schema"),
     "nullable": ("schema",),
 }
-#: keys of a model-field (or typed-dict-field) that change nothing in the data
-_FIELD_KEYS = frozenset({"type", "schema", "metadata", "frozen", "required"})
+#: keys of a model-field (or typed-dict-field) that change nothing in the data, or are rewritten (the aliases)
+_FIELD_KEYS = frozenset({"type", "schema", "metadata", "frozen", "required", "validation_alias", "serialization_alias"})
 #: keys of a model node that change nothing in what its data becomes (besides those checked one by one)
 _MODEL_KEYS = frozenset({"type", "cls", "schema", "config", "custom_init", "root_model", "post_init", "ref", "metadata",
                          "revalidate_instances", "strict", "frozen", "extra_behavior", "generic_origin"})  # fmt: skip
@@ -182,8 +184,8 @@ class _Rewrite:
             return self.node(inner)
         if type(inner) is not dict or inner.get("type") != "model-fields" or set(inner) - _MODEL_FIELDS_KEYS:
             raise _No
-        out: dict[str, Any] = {"type": "typed-dict", "fields": self._fields(inner["fields"], "model-field"), "config": config}
         extra = inner.get("extra_behavior") or s.get("extra_behavior") or config.get("extra_fields_behavior")
+        out: dict[str, Any] = {"type": "typed-dict", "fields": self._fields(inner["fields"], "model-field", config, extra), "config": config}
         if extra is not None:
             out["extra_behavior"] = extra
         if inner.get("extras_schema") is not None:
@@ -196,13 +198,21 @@ class _Rewrite:
     def _typed_dict(self, s: dict) -> dict:
         if s.get("computed_fields"):
             raise _No  # dumped, not validated
-        return {**s, "fields": self._fields(s["fields"], "typed-dict-field", s.get("total", True))}
+        config = s.get("config") or {}
+        extra = s.get("extra_behavior") or config.get("extra_fields_behavior")
+        return {**s, "fields": self._fields(s["fields"], "typed-dict-field", config, extra, s.get("total", True))}
 
-    def _fields(self, fields: dict, kind: str, total: bool = True) -> dict:
-        out = {}
+    def _fields(self, fields: dict, kind: str, config: dict, extra: Any, total: bool = True) -> dict:
+        by_alias = config.get("validate_by_alias", True) is not False
+        by_name = bool(config.get("validate_by_name", config.get("populate_by_name", False)))
+        out: dict[str, Any] = {}
         for name, f in fields.items():
             if f.get("type") != kind or set(f) - _FIELD_KEYS:
-                raise _No  # aliases, exclusions, exclude_if
+                raise _No  # exclusions, exclude_if
+            key = f.get("serialization_alias") or name  # where the dump (by alias) puts the value
+            lookup = _lookup(name, key, f.get("validation_alias"), by_alias, by_name)
+            if key in out or (extra == "allow" and (lookup is not None or key != name)):
+                raise _No  # extra keys: a model never keeps its fields' names and aliases as extras, a typed dict may
             inner = f["schema"]
             has_default = type(inner) is dict and inner.get("type") == "default"
             required = f.get("required", total) if kind == "typed-dict-field" else not has_default
@@ -211,10 +221,34 @@ class _Rewrite:
                     raise _No
                 inner = inner["schema"]  # absent stays absent
             field = {"type": "typed-dict-field", "schema": self.node(inner), "required": bool(required)}
+            if lookup is not None:
+                field["validation_alias"] = lookup
             if f.get("metadata"):
                 field["metadata"] = f["metadata"]
-            out[name] = field
+            out[key] = field
         return out
+
+
+def _lookup(name: str, key: str, alias: Any, by_alias: bool, by_name: bool) -> Any:
+    """The ``validation_alias`` under which a typed-dict field keyed ``key`` reads what the field ``name`` (with
+    ``alias``, under the config's ``by_alias``/``by_name``) reads, in the same order; ``None``: its key.
+
+    A typed-dict field reads ``alias`` (when ``by_alias``), then its own key (when ``by_name``): the model's field
+    reads its alias, then its name. Where the key is not the name, the name must be one of the aliases and the key
+    one the field reads already, or the typed dict would read another key.
+    """
+    if alias is None:
+        if key == name:
+            return None
+        if by_alias and not by_name:
+            return name
+        raise _No
+    if not by_name or key == name:
+        return alias
+    paths = [[alias]] if isinstance(alias, str) else [alias] if not alias or not isinstance(alias[0], list) else alias
+    if by_alias and [key] in paths:
+        return [*paths, [name]]
+    raise _No
 
 
 def _pydantic_post_init(cls: Any) -> bool:

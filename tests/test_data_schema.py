@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from pydantic import (
     AfterValidator,
     AliasChoices,
+    AliasPath,
     BaseModel,
     ConfigDict,
     Field,
@@ -30,6 +31,7 @@ from pydantic import (
     field_validator,
     model_validator,
 )
+from pydantic.alias_generators import to_camel
 from strategies_models import instances
 from typing_extensions import TypedDict
 
@@ -116,7 +118,7 @@ class Wrapped(RootModel[list[Line]]):
     pass
 
 
-ACCEPTED = [Everything, Exact, Line, Stripped, Loose, Tree, Private, Wrapped, list[Line], dict[str, Line]]
+ACCEPTED = ["Aliased", "Chosen", "Camel", "CamelForbid", Everything, Exact, Line, Stripped, Loose, Tree, Private, Wrapped, list[Line], dict[str, Line]]
 
 
 def _validated(model: Any) -> Any:
@@ -143,6 +145,7 @@ def _both(fn) -> tuple:
 
 @pytest.mark.parametrize("model", ACCEPTED, ids=str)
 def test_value_only_models_get_a_data_validator(model):
+    model = globals()[model] if isinstance(model, str) else model
     reader = _validated(model)
     assert reader.data_validator("pred") is not None
     assert reader.data_validator("gold") is reader.data_validator("pred")  # one validator while defaults are filled
@@ -236,12 +239,70 @@ class StrippedList(RootModel[list[str]]):
     model_config = ConfigDict(str_strip_whitespace=True)
 
 
-REFUSED = [StrippedList, Validated, ModelValidated, Aliased, Chosen, Serialized, Excluded, Inited, PostInit, EitherModel, HoldsDataclass, PlainSer, After]
+class SerializedAs(BaseModel):  # dumped under a key it is not read by, with names read too
+    model_config = ConfigDict(populate_by_name=True)
+    x: int = Field(0, validation_alias="v", serialization_alias="s")
+
+
+class SerializedOnly(BaseModel):  # read by its name, dumped by alias: a typed dict keyed by the alias reads it too
+    model_config = ConfigDict(populate_by_name=True)
+    x: int = Field(0, serialization_alias="X")
+
+
+class AliasOnly(BaseModel):  # read by name only, dumped by alias
+    model_config = ConfigDict(validate_by_alias=False, validate_by_name=True)
+    full_name: str = Field("d", alias="fullName")
+
+
+class AliasedExtras(BaseModel):  # a model never keeps its fields' other keys as extras
+    model_config = ConfigDict(populate_by_name=True, extra="allow")
+    full_name: str = Field("d", alias="fullName")
+
+
+REFUSED = [StrippedList, SerializedAs, SerializedOnly, AliasOnly, AliasedExtras, Validated, ModelValidated, Serialized, Excluded, Inited, PostInit, EitherModel, HoldsDataclass, PlainSer, After]
 
 
 @pytest.mark.parametrize("model", REFUSED, ids=lambda m: m.__name__)
 def test_models_that_do_more_than_move_values_are_read_the_models_way(model):
     assert _validated(model).data_validator("pred") is None
+
+
+class Camel(BaseModel):
+    model_config = ConfigDict(populate_by_name=True, alias_generator=to_camel)
+    full_name: str = "d"
+    x: int = Field(0, validation_alias=AliasChoices("X", AliasPath("p", 0), "x"), serialization_alias="X")
+    y_y: int
+
+
+class CamelForbid(BaseModel):
+    model_config = ConfigDict(extra="forbid", alias_generator=to_camel)
+    full_name: str = "d"
+    y_y: int = Field(0, alias="YY")
+    z: int = Field(0, serialization_alias="Z")
+
+
+@pytest.mark.parametrize("model", [Aliased, Chosen, Camel, CamelForbid], ids=lambda m: m.__name__)
+def test_aliases_read_the_same_keys_in_the_same_order(model):
+    """Every object of up to three keys out of the names, aliases and paths involved, in every order, valid or not."""
+    import itertools
+
+    reader = V.ModelReader(model)
+    keys = ["full_name", "fullName", "name", "n", "x", "X", "p", "y_y", "yY", "YY", "z", "Z"]
+    taken = 0
+    for size in range(4):
+        for combo in itertools.combinations(keys, size):
+            for order in itertools.permutations(combo):
+                for value in ("7", "seven"):
+                    text = json.dumps({k: [value] if k == "p" else value for k in order})
+                    fast = reader.read_data(text, "pred", json_mode=True)
+                    try:
+                        slow = reader.dump(model.model_validate_json(text), "pred")
+                    except ValueError:
+                        slow = None
+                    if fast is not None:
+                        taken += 1
+                        assert repr(fast) == repr(slow), text
+    assert taken >= 10  # the one-pass reading was taken (the forbidding model accepts few of these objects)
 
 
 def test_computed_fields_are_left_out_as_the_dump_leaves_them_out():
@@ -456,4 +517,29 @@ def test_random_models_read_their_python_dump_the_same_both_ways(drawn):
     reader = V.ModelReader(cls)
     for data in (value.model_dump(), value.model_dump(mode="json")):
         fast, slow = _both(lambda data=data: reader.read(data, "pred"))
+        assert fast == slow
+
+
+def _aliased(cls: type, populate: bool) -> type:
+    """``cls`` with upper-case aliases (``f0`` read and dumped as ``F0``), names read too when ``populate``."""
+    from pydantic import create_model
+
+    fields = {name: (fi.annotation, fi) for name, fi in cls.model_fields.items()}
+    config = ConfigDict(alias_generator=str.upper, populate_by_name=populate)
+    return create_model(f"Aliased{cls.__name__}{populate}", __config__=config, **fields)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(instances(), st.randoms(use_true_random=False), st.booleans())
+def test_random_aliased_models_read_the_same_both_ways(drawn, rng, populate):
+    _spec, cls, value = drawn
+    model = _aliased(cls, populate)
+    data = value.model_dump(mode="json")
+    by_alias = {k.upper(): v for k, v in data.items()}
+    reader = V.ModelReader(model)
+    assert reader.data_validator("pred") is not None or V.ModelReader(cls).data_validator("pred") is None
+    edited = _edits(by_alias, rng)
+    for candidate in (by_alias, data, edited, {**data, **edited} if isinstance(edited, dict) else edited):
+        text = json.dumps(candidate)
+        fast, slow = _both(lambda text=text, candidate=candidate: (reader.read(text, "pred", json_mode=True), reader.read(candidate, "pred")))
         assert fast == slow
