@@ -11,7 +11,8 @@ and text all take the same scoring path:
 * partial instances, as built by ``model_construct`` (instructor's ``Partial``
   streams such objects), are read as partial documents: a required field that
   was never set, and a ``None`` in a field whose type does not admit ``None``
-  (a placeholder for a value not streamed yet), are **left out**, so they
+  (a placeholder for a value not streamed yet; unless ``None`` is the field's
+  default), are **left out**, so they
   score as missing keys rather than crash or count as wrong values. A field
   that holds its default keeps it (a validated instance would hold the same);
 * dataclass instances are dumped through Pydantic; ``Decimal`` becomes a JSON
@@ -369,8 +370,16 @@ def _value_exclude(v: Any) -> Any:
 
 @functools.lru_cache(maxsize=1024)
 def _no_none_fields(cls: type) -> frozenset[str]:
-    """Fields of ``cls`` whose type does not admit ``None`` (a ``None`` there is a placeholder)."""
-    return frozenset(name for name, fi in cls.model_fields.items() if not _admits_none(fi.annotation))
+    """Fields of ``cls`` whose type does not admit ``None`` (a ``None`` there is a placeholder).
+
+    A field whose default is ``None`` (``year: int = None``, which Pydantic accepts: defaults are not
+    validated) is not one of them: there ``None`` is the value validation gives an omitted field.
+    """
+    return frozenset(name for name, fi in cls.model_fields.items() if not _admits_none(fi.annotation) and not _defaults_to_none(fi))
+
+
+def _defaults_to_none(fi: Any) -> bool:
+    return not fi.is_required() and fi.default_factory is None and fi.default is None
 
 
 def _admits_none(tp: Any, depth: int = 0) -> bool:

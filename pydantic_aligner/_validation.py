@@ -17,8 +17,9 @@ their values), so ``"2"`` and ``2`` for an ``int``, ``"111.840"`` and
 extra key and no key at all are the same thing to the engine.
 
 A candidate that does **not** validate keeps its graded credit: it is read
-again piece by piece (:func:`_lenient`): every field, item or value that
-validates on its own is coerced through its own type; one that does not is
+again piece by piece (:class:`_Lenient`): every field, item or value that
+validates on its own is coerced through its own type (with its model's config,
+and dumped as its model dumps it); one that does not is
 kept raw (so it scores as a type mismatch against the gold) and its
 Pydantic errors are recorded as :class:`ValidationIssue` objects, which end
 up in ``Alignment.validation_errors`` and in the feedback. Field validators
@@ -36,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pydantic_core
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
 
 from ._data_schema import data_schema, holds_any
 from ._errors import DataError
@@ -101,12 +102,44 @@ def _cached_adapter(tp: Any) -> TypeAdapter:
     return TypeAdapter(tp)
 
 
-def adapter(tp: Any) -> TypeAdapter:
-    """A ``TypeAdapter`` for ``tp``, cached when ``tp`` is hashable."""
+def adapter(tp: Any, owner: Any = None) -> TypeAdapter:
+    """A ``TypeAdapter`` for ``tp``, cached when ``tp`` is hashable.
+
+    ``owner``: the model, dataclass or TypedDict whose field ``tp`` is; its config (``strict``,
+    ``str_to_lower``, ``str_strip_whitespace``, ...) applies to ``tp`` as it does inside the owner.
+    """
+    if owner is not None:
+        try:
+            return _owned_adapter(tp, owner)
+        except TypeError:  # unhashable metadata
+            return _make_owned_adapter(tp, owner)
     try:
         return _cached_adapter(tp)
     except TypeError:  # unhashable metadata in an Annotated type
         return TypeAdapter(tp)
+
+
+def _config_of(owner: Any) -> dict:
+    if _is_model(owner):
+        return dict(owner.model_config)
+    return dict(getattr(owner, "__pydantic_config__", None) or {})
+
+
+@functools.lru_cache(maxsize=1024)
+def _owned_adapter(tp: Any, owner: Any) -> TypeAdapter:
+    return _make_owned_adapter(tp, owner)
+
+
+def _make_owned_adapter(tp: Any, owner: Any) -> TypeAdapter:
+    config = _config_of(owner)
+    if not config:
+        return adapter(tp)
+    try:
+        return TypeAdapter(tp, config=config)
+    except PydanticUserError:  # a model, dataclass or TypedDict with a config of its own: that one applies
+        return adapter(tp)
+    except Exception:  # pragma: no cover - a config the type cannot take: read as Pydantic reads the type alone
+        return adapter(tp)
 
 
 
@@ -166,24 +199,59 @@ class _Field(typing.NamedTuple):
     out: str  # key in the dumped data
     tp: Any  # the field's type with its Annotated metadata
     default: Callable[[dict], Any] | None  # None: required
+    name: str = ""  # the attribute name
+    excluded: bool = False  # Field(exclude=True): never in a dump
+    serialized: bool = False  # a field_serializer of the model applies to it (in Python-mode dumps)
+
+
+def _field_type(fi: Any) -> Any:
+    """A field's type with its metadata (and its discriminator, which Pydantic keeps apart from the metadata)."""
+    meta = tuple(fi.metadata)
+    if getattr(fi, "discriminator", None) is not None:
+        meta = (*meta, Field(discriminator=fi.discriminator))
+    return typing.Annotated[(fi.annotation, *meta)] if meta else fi.annotation
+
+
+def _serialized_fields(cls: type) -> frozenset[str]:
+    """Fields of a model that a ``field_serializer`` applies to in Python-mode dumps."""
+    decorators = getattr(cls, "__pydantic_decorators__", None)
+    if decorators is None:
+        return frozenset()
+    names: set[str] = set()
+    for d in decorators.field_serializers.values():
+        if d.info.when_used in ("always", "unless-none"):
+            names.update(cls.model_fields if "*" in d.info.fields else d.info.fields)
+    return frozenset(names)
 
 
 @functools.lru_cache(maxsize=512)
-def _fields(cls: type) -> tuple[tuple[_Field, ...], str] | None:
-    """The fields of a model, dataclass or TypedDict and its ``extra`` policy; ``None`` when not readable piecewise."""
+def _fields(cls: type) -> tuple[tuple[_Field, ...], str, Any] | None:
+    """The fields of a model, dataclass or TypedDict, its ``extra`` policy and the class whose config applies to
+    the fields' types (``None``: the enclosing one's, as for a TypedDict without a config of its own);
+    ``None`` when not readable piecewise."""
     if _is_model(cls):
         if getattr(cls, "__pydantic_root_model__", False):
             return None
         config = cls.model_config
         by_name = bool(config.get("populate_by_name") or config.get("validate_by_name"))
+        serialized = _serialized_fields(cls)
         out = []
         for name, fi in cls.model_fields.items():
             keys = _input_keys(name, fi, by_name)
             if keys is None:
                 return None
-            tp = typing.Annotated[(fi.annotation, *fi.metadata)] if fi.metadata else fi.annotation
-            out.append(_Field(keys, fi.serialization_alias or fi.alias or name, tp, _default_of(fi)))
-        return tuple(out), config.get("extra") or "ignore"
+            out.append(
+                _Field(
+                    keys,
+                    fi.serialization_alias or fi.alias or name,
+                    _field_type(fi),
+                    _default_of(fi),
+                    name,
+                    fi.exclude is True,
+                    name in serialized,
+                )
+            )
+        return tuple(out), config.get("extra") or "ignore", cls
     pyd_fields = getattr(cls, "__pydantic_fields__", None)
     if dataclasses.is_dataclass(cls) and isinstance(pyd_fields, dict):
         config = getattr(cls, "__pydantic_config__", {}) or {}
@@ -193,9 +261,8 @@ def _fields(cls: type) -> tuple[tuple[_Field, ...], str] | None:
             keys = _input_keys(name, fi, by_name)
             if keys is None:
                 return None
-            tp = typing.Annotated[(fi.annotation, *fi.metadata)] if fi.metadata else fi.annotation
-            out.append(_Field(keys, fi.serialization_alias or fi.alias or name, tp, _default_of(fi)))
-        return tuple(out), config.get("extra") or "ignore"
+            out.append(_Field(keys, fi.serialization_alias or fi.alias or name, _field_type(fi), _default_of(fi), name, fi.exclude is True))
+        return tuple(out), config.get("extra") or "ignore", cls
     if dataclasses.is_dataclass(cls):
         try:
             hints = typing.get_type_hints(cls, include_extras=True)
@@ -210,15 +277,16 @@ def _fields(cls: type) -> tuple[tuple[_Field, ...], str] | None:
                 default = functools.partial(_const, f.default)
             elif f.default_factory is not dataclasses.MISSING:
                 default = functools.partial(_factory, f.default_factory)
-            out.append(_Field((f.name,), f.name, hints.get(f.name, Any), default))
-        return tuple(out), "ignore"
+            out.append(_Field((f.name,), f.name, hints.get(f.name, Any), default, f.name))
+        return tuple(out), "ignore", None
     if _is_typeddict(cls):
         try:
             hints = typing.get_type_hints(cls, include_extras=True)
         except Exception:
             return None
         required = cls.__required_keys__
-        return tuple(_Field((k,), k, t, None if k in required else _absent) for k, t in hints.items()), "ignore"
+        owner = cls if getattr(cls, "__pydantic_config__", None) else None
+        return tuple(_Field((k,), k, t, None if k in required else _absent, k) for k, t in hints.items()), "ignore", owner
     return None
 
 
@@ -541,7 +609,12 @@ def _validate_json_data(ad: TypeAdapter, value: Any) -> Any:
 
 
 class _Lenient:
-    """Reads an invalid value piece by piece: valid pieces coerced, invalid ones raw (with their errors)."""
+    """Reads an invalid value piece by piece: valid pieces coerced, invalid ones raw (with their errors).
+
+    Each piece is read as it is inside its model: through its field type with the model's config (``strict``,
+    ``str_to_lower``, ...), dumped as the model dumps it (``Field(exclude=True)`` left out, ``field_serializer``
+    applied).
+    """
 
     def __init__(self, side: str, issues: list, exclude_unset: bool, json_mode: bool, fuzzy: bool = True) -> None:
         self.fuzzy = fuzzy  # whether any object of the type pairs keys fuzzily (else never checked again)
@@ -563,8 +636,9 @@ class _Lenient:
     def raw(self, value: Any) -> Any:
         return to_jsonable(value, self.side)
 
-    def try_whole(self, tp: Any, value: Any) -> tuple[bool, Any, list]:
-        ad = adapter(tp)
+    def validate(self, tp: Any, value: Any, owner: Any = None) -> tuple[bool, Any, list]:
+        """``(valid, validated value, errors)`` of ``value`` read through ``tp`` (with ``owner``'s config)."""
+        ad = adapter(tp, owner)
         try:
             if self.json_mode:
                 v = _validate_json_data(ad, value)
@@ -574,21 +648,28 @@ class _Lenient:
             return False, None, e.errors(include_url=False)
         except (TypeError, ValueError, pydantic_core.PydanticSerializationError) as e:
             return False, None, [{"loc": (), "msg": f"{type(e).__name__}: {e}", "type": "error", "input": value}]
-        return True, self.dump(tp, v), []
+        return True, v, []
 
-    def dump(self, tp: Any, v: Any) -> Any:
-        data = adapter(tp).dump_python(
+    def try_whole(self, tp: Any, value: Any, owner: Any = None) -> tuple[bool, Any, list]:
+        ok, v, errors = self.validate(tp, value, owner)
+        return (True, self.dump(tp, v, owner), []) if ok else (False, None, errors)
+
+    def dump(self, tp: Any, v: Any, owner: Any = None) -> Any:
+        data = adapter(tp, owner).dump_python(
             v, mode="python", by_alias=True, exclude_computed_fields=True, exclude_unset=self.exclude_unset, warnings=False
         )
         return to_jsonable(data, self.side)
 
-    def read(self, tp: Any, value: Any, path: str, errors: list | None = None) -> Any:
-        """``value`` read through ``tp`` as JSON data (``errors``: those of a failed whole validation, if known)."""
+    def read(self, tp: Any, value: Any, path: str, errors: list | None = None, owner: Any = None) -> Any:
+        """``value`` read through ``tp`` as JSON data (``errors``: those of a failed whole validation, if known;
+        ``owner``: the class whose config applies to ``tp``)."""
         if errors is None:
             if self.fuzzy and has_fuzzy_keys(tp):
                 errors = []  # read piecewise: the objects with fuzzy keys keep the candidate's keys
+            elif isinstance(value, dict) and _inherits_config(tp, owner):
+                errors = []  # a TypedDict (dataclass) takes the enclosing config, which no TypeAdapter of it can
             else:
-                ok, data, errors = self.try_whole(tp, value)
+                ok, data, errors = self.try_whole(tp, value, owner)
                 if ok:
                     return data
         self.depth += 1
@@ -596,19 +677,19 @@ class _Lenient:
             if self.depth > 200:
                 self.record(path, errors)
                 return self.raw(value)
-            return self._split(tp, value, path, errors)
+            return self._split(tp, value, path, errors, owner)
         finally:
             self.depth -= 1
 
-    def _leaf(self, tp: Any, value: Any, path: str, errors: list, *, union: bool = False) -> Any:
+    def _leaf(self, tp: Any, value: Any, path: str, errors: list, owner: Any, *, union: bool = False) -> Any:
         if not errors:
-            ok, data, errors = self.try_whole(tp, value)
+            ok, data, errors = self.try_whole(tp, value, owner)
             if ok:
                 return data
         self.record(path, errors, union=union)
         return self.raw(value)
 
-    def _split(self, tp: Any, value: Any, path: str, errors: list) -> Any:
+    def _split(self, tp: Any, value: Any, path: str, errors: list, owner: Any = None) -> Any:
         bare, meta = _unwrap(tp)
         origin = typing.get_origin(bare)
         args = typing.get_args(bare)
@@ -618,38 +699,40 @@ class _Lenient:
             shifted = [{**e, "loc": tuple(e["loc"])} for e in errors]
             if not any(e["loc"] for e in shifted):  # a root-level error of the root model itself
                 self.record(path, [e for e in shifted if not e["loc"]])
-            return self.read(itp, value, path)
+            return self.read(itp, value, path, owner=bare)
         if isinstance(bare, type) and isinstance(value, dict):
             spec = _fields(bare)
             if spec is not None:
-                return self._object(spec, value, path, errors, self.fuzzy and _fuzzy_keys(bare, meta))
+                return self._object(bare, spec, value, path, errors, self.fuzzy and _fuzzy_keys(bare, meta), owner)
         if origin in _SEQ_ORIGINS and isinstance(value, (list, tuple)) and len(args) == 1:
-            return [self.read(args[0], x, f"{path}/{i}") for i, x in enumerate(value)]
+            return [self.read(args[0], x, f"{path}/{i}", owner=owner) for i, x in enumerate(value)]
         if origin is tuple and isinstance(value, (list, tuple)):
             if len(args) == 2 and args[1] is Ellipsis:
-                return [self.read(args[0], x, f"{path}/{i}") for i, x in enumerate(value)]
+                return [self.read(args[0], x, f"{path}/{i}", owner=owner) for i, x in enumerate(value)]
             if args and len(args) == len(value) and () not in (args,):
-                return [self.read(t, x, f"{path}/{i}") for i, (t, x) in enumerate(zip(args, value))]
+                return [self.read(t, x, f"{path}/{i}", owner=owner) for i, (t, x) in enumerate(zip(args, value))]
         if origin in _MAP_ORIGINS and isinstance(value, dict) and len(args) == 2:
             out = {}
             kt, vt = args
             for k, x in value.items():
-                ok, key, kerr = self.try_whole(kt, k)
+                ok, key, kerr = self.try_whole(kt, k, owner)
                 if not ok:
                     self.record(f"{path}/{_escape(k)}", kerr)
                     key = k
-                out[json_key(key)] = self.read(vt, x, f"{path}/{_escape(k)}")
+                out[json_key(key)] = self.read(vt, x, f"{path}/{_escape(k)}", owner=owner)
             return out
         if origin in _UNIONS:
             members = [a for a in args if a is not type(None)]
-            pick = self._member(members, value)
+            pick = self._member(members, value, meta, owner)
             if pick is not None:
-                return self.read(pick, value, path)
-            return self._leaf(tp, value, path, errors, union=True)
-        return self._leaf(tp, value, path, errors)
+                return self.read(pick, value, path, owner=owner)
+            return self._leaf(tp, value, path, errors, owner, union=True)
+        return self._leaf(tp, value, path, errors, owner)
 
-    def _member(self, members: list, value: Any) -> Any:
-        """The union member to read an invalid ``value`` through: the only one of its JSON kind, else ``None``."""
+    def _member(self, members: list, value: Any, meta: tuple = (), owner: Any = None) -> Any:
+        """The union member to read an invalid ``value`` through, else ``None``: the only one of its JSON kind;
+        among several models, the one the discriminator's tag names, else the one that alone reads with the
+        fewest errors."""
         if value is None:
             return None
         if len(members) == 1:
@@ -662,10 +745,24 @@ class _Lenient:
                 (isinstance(bare, type) and _fields(bare) is not None) or origin in _MAP_ORIGINS
             )) or (isinstance(value, list) and (origin in _SEQ_ORIGINS or origin is tuple)):
                 structured.append(m)
-        return structured[0] if len(structured) == 1 else None
+        if len(structured) <= 1:
+            return structured[0] if structured else None
+        if isinstance(value, dict):
+            tagged = _tagged_member(structured, value, meta)
+            if tagged is not None:
+                return tagged
+        ranks = []
+        for m in structured:
+            probe = _Lenient(self.side, [], self.exclude_unset, self.json_mode, self.fuzzy)
+            probe.depth = self.depth
+            probe.read(m, value, "", owner=owner)
+            ranks.append((len(probe.issues), -_known_keys(m, value)))
+        best = min(ranks)
+        return structured[ranks.index(best)] if ranks.count(best) == 1 else None
 
-    def _object(self, spec: tuple, value: dict, path: str, errors: list, fuzzy: bool) -> dict:
-        fields, extra = spec
+    def _object(self, cls: type, spec: tuple, value: dict, path: str, errors: list, fuzzy: bool, owner: Any = None) -> dict:
+        fields, extra, own_owner = spec
+        owner = own_owner if own_owner is not None else owner
         # errors of the object itself (model validators, ...): loc () at this level
         own = [e for e in errors if not e["loc"]]
         if own:
@@ -673,13 +770,15 @@ class _Lenient:
         out: dict = {}
         used: set[str] = set()
         partial: dict = {}
+        # validated values of the fields, for the model's field serializers (None: the model has none)
+        values: dict | None = {} if _is_model(cls) and any(f.serialized for f in fields) else None
         for f in fields:
             key = next((k for k in f.keys if k in value), None)
             if key is None:
                 if f.default is None:
                     self.issues.append(ValidationIssue(self.side, f"{path}/{_escape(f.out)}", "Field required", "missing", None))
                     continue
-                if self.exclude_unset or fuzzy:
+                if self.exclude_unset or fuzzy or f.excluded:
                     continue  # fuzzy keys: the field may be there under another name
                 try:
                     d = f.default(partial)
@@ -688,14 +787,25 @@ class _Lenient:
                 except Exception:
                     continue
                 try:
-                    out[f.out] = self.dump(f.tp, d)
+                    out[f.out] = self.dump(f.tp, d, owner)
                 except Exception:
                     out[f.out] = self.raw(d)
+                if values is not None:
+                    values[f.name] = d
                 continue
             used.add(key)
-            sub = self.read(f.tp, value[key], f"{path}/{_escape(key)}")
+            before = len(self.issues)
+            sub = self.read(f.tp, value[key], f"{path}/{_escape(key)}", owner=owner)
+            if f.excluded:
+                continue  # read for its errors; never dumped
+            if values is not None and len(self.issues) == before:
+                ok, v, _ = self.validate(f.tp, value[key], owner)
+                if ok:
+                    values[f.name] = v
             out[f.out] = sub
             partial[f.out] = sub
+        if values:
+            self._serialize_fields(cls, fields, values, out)
         for k, x in value.items():
             if k in used or any(k in f.keys for f in fields):
                 continue
@@ -706,3 +816,79 @@ class _Lenient:
                 self.issues.append(ValidationIssue(self.side, where, "Extra inputs are not permitted", "extra_forbidden", x))
             out[k] = self.raw(x)
         return out
+
+    def _serialize_fields(self, cls: type, fields: tuple, values: dict, out: dict) -> None:
+        """Apply the model's field serializers to the valid fields in ``out``, as its dump applies them: on an
+        instance holding every valid field (a serializer may read the others); one that still fails keeps the
+        field type's own dump."""
+        names = [f for f in fields if f.serialized and f.name in values and f.out in out]
+        for group in ([f.name for f in names], *([f.name] for f in names)):
+            try:
+                inst = cls.model_construct(**values)
+                data = cls.__pydantic_serializer__.to_python(
+                    inst, mode="python", by_alias=True, include=set(group), exclude_computed_fields=True, warnings=False
+                )
+            except Exception:
+                continue
+            for f in names:
+                if f.name in group and f.out in data:
+                    out[f.out] = to_jsonable(data[f.out], self.side)
+            if len(group) == len(names):
+                return
+
+
+def _inherits_config(tp: Any, owner: Any) -> bool:
+    """Whether ``tp`` is a TypedDict or standard dataclass without a config of its own inside an ``owner`` with one."""
+    if owner is None:
+        return False
+    bare, _ = _unwrap(tp)
+    if not (isinstance(bare, type) and (_is_typeddict(bare) or dataclasses.is_dataclass(bare))):
+        return False
+    spec = _fields(bare)
+    return spec is not None and spec[2] is None and bool(_config_of(owner))
+
+
+def _known_keys(member: Any, value: Any) -> int:
+    """How many keys of the dict ``value`` are fields of the model (or dataclass, TypedDict) ``member``."""
+    if not isinstance(value, dict):
+        return 0
+    bare, _ = _unwrap(member)
+    spec = _fields(bare) if isinstance(bare, type) else None
+    if spec is None:
+        return 0
+    keys = {k for f in spec[0] for k in f.keys}
+    return sum(1 for k in value if k in keys)
+
+
+def _tagged_member(members: list, value: dict, meta: tuple) -> Any:
+    """The member of a discriminated union (``Field(discriminator="kind")``) that ``value``'s tag names."""
+    disc = None
+    for m in meta:
+        d = getattr(m, "discriminator", None)
+        if isinstance(d, str):
+            disc = d
+    if disc is None:
+        return None
+    for m in members:
+        bare, _ = _unwrap(m)
+        fi = getattr(bare, "model_fields", {}).get(disc) if _is_model(bare) else None
+        if fi is None:
+            continue
+        keys = [k for k in (fi.validation_alias, fi.alias, disc) if isinstance(k, str)]
+        key = next((k for k in keys if k in value), None)
+        if key is None:
+            continue
+        tag = value[key]
+        tags = _literal_values(fi.annotation)
+        if any(tag == t and type(tag) is type(t) for t in tags):
+            return m
+    return None
+
+
+def _literal_values(tp: Any) -> list:
+    bare, _ = _unwrap(tp)
+    if typing.get_origin(bare) is typing.Literal:
+        return [a.value if isinstance(a, __import__("enum").Enum) else a for a in typing.get_args(bare)]
+    if typing.get_origin(bare) in _UNIONS:
+        return [v for a in typing.get_args(bare) for v in _literal_values(a)]
+    return []

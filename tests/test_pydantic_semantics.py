@@ -503,3 +503,119 @@ def test_a_fuzzy_key_comparator_on_one_use_of_a_model():
     assert r.pred["lead"] == {"firstname": "Ann", "age": 30}
     r = align(gold, {"lead": {"first_name": "Ann", "age": 30}, "members": [{"firstname": "Bo", "age": 4}]}, Team)
     assert r.score < 1.0 and [e.path for e in r.validation_errors] == ["/members/0/first_name"]
+
+
+# ---------------------------------------------------------------------------
+# audit (branch audit-pydantic): what the model accepts scores 1.0, one invalid field costs only its share
+
+
+def _deltas(result) -> dict[str, float]:
+    return {op.path: round(op.delta, 12) for op in result.repairs()}
+
+
+def test_a_none_default_on_a_field_that_does_not_admit_none_is_a_value():
+    # `year: int = None` is common (Pydantic does not validate defaults): the gold instance held None there,
+    # which was taken for a partial-instance placeholder and left out, while the candidate's data kept it
+    class Book(BaseModel):
+        title: str
+        year: int = None
+        subtitle: str = None
+
+    gold = Book(title="Dune")
+    aligner = Aligner(Book)
+    for pred in (gold, {"title": "Dune"}, '{"title": "Dune"}', 'Here: {"title": "Dune"}', gold.model_dump()):
+        assert aligner.score(gold, pred) == 1.0, pred
+        assert score(gold, pred) == 1.0
+    assert aligner.score({"title": "Dune"}, gold) == 1.0
+    # instructor's placeholders stay placeholders: a None in a required field is a missing key
+    assert "title" not in aligner.read(Book.model_construct(title=None)).value
+
+
+class _Normalised(BaseModel):
+    model_config = ConfigDict(str_strip_whitespace=True, str_to_lower=True)
+    name: str
+    city: str
+    age: int
+
+
+def test_the_models_config_applies_to_the_fields_of_an_invalid_candidate():
+    # the piecewise reading validated each field with a bare TypeAdapter: str_to_lower/str_strip_whitespace
+    # were lost (one invalid field also cost the others) and strict=True coercions were accepted silently
+    gold = _Normalised(name="ada", city="london", age=36)
+    aligner = Aligner(_Normalised)
+    assert aligner.score(gold, {"name": " Ada ", "city": "London", "age": 36}) == 1.0
+    for pred in ({"name": " Ada ", "city": "London", "age": "thirty-six"}, 'Sure: {"name": " Ada ", "city": "London", "age": "x"}'):
+        r = aligner.align(gold, pred)
+        assert r.score == pytest.approx(2 / 3, abs=1e-12)
+        assert list(_deltas(r)) == ["/age"]
+
+    class Strict(BaseModel):
+        model_config = ConfigDict(strict=True)
+        n: int
+        s: str
+
+    r = Aligner(Strict).align(Strict(n=1, s="x"), {"n": "1", "s": 2})
+    assert sorted(e.path for e in r.validation_errors) == ["/n", "/s"] and r.score == 0.0
+
+
+def test_excluded_fields_and_field_serializers_are_dumped_as_the_model_dumps_them():
+    from pydantic import field_serializer
+
+    class Person(BaseModel):
+        name: str
+        secret: str = Field(default="s", exclude=True)
+        age: int
+
+        @field_serializer("name")
+        def _upper(self, v: str) -> str:
+            return v.upper()
+
+    gold = Person(name="ada", age=36)
+    aligner = Aligner(Person)
+    r = aligner.align(gold, {"name": "ada", "secret": "t", "age": "old"})
+    assert r.score == 0.5 and list(_deltas(r)) == ["/age"]
+
+    @aligned(KeyComparator("jaro", threshold=0.8))
+    class Fuzzy(BaseModel):  # fuzzy keys: every candidate is read field by field, valid ones too
+        model_config = ConfigDict(str_to_lower=True)
+        name: str
+        secret: str = Field(default="s", exclude=True)
+        age: int
+
+        @field_serializer("name")
+        def _title(self, v: str) -> str:
+            return v.title()
+
+    gold = Fuzzy(name="ada", age=36)
+    pred = {"name": "ADA", "secret": "t", "age": 36}
+    assert Fuzzy.model_validate(pred).model_dump() == gold.model_dump()
+    assert Aligner(Fuzzy).score(gold, pred) == 1.0
+
+
+def test_an_invalid_member_of_a_union_of_models_is_read_through_its_member():
+    from typing import Literal
+
+    class Cat(BaseModel):
+        kind: Literal["cat"] = "cat"
+        name: str
+        age: int
+        indoor: bool = True
+
+    class Dog(BaseModel):
+        kind: Literal["dog"] = "dog"
+        name: str
+        age: int
+
+    class Home(BaseModel):
+        pets: list[Annotated[Cat | Dog, Field(discriminator="kind")]]
+        others: list[Cat | Dog] = []
+
+    gold = Home(pets=[Cat(name="Tom", age=3), Dog(name="Rex", age=5)], others=[Cat(name="Kit", age=1)])
+    aligner = Aligner(Home)
+    rest = [{"kind": "dog", "name": "Rex", "age": 5}]
+    valid = aligner.score(gold, {"pets": [{"kind": "cat", "name": "Tom", "age": 3, "indoor": False}, *rest], "others": gold.others})
+    # "age": "3" is coerced through Cat (it was kept raw, a type mismatch, with the whole dict)
+    r = aligner.align(gold, {"pets": [{"kind": "cat", "name": "Tom", "age": "3", "indoor": "sometimes"}, *rest], "others": gold.others})
+    assert r.score == valid and list(_deltas(r)) == ["/pets/0/indoor"]
+    r = aligner.align(gold, {"pets": gold.pets, "others": [{"kind": "cat", "name": "Kit", "age": "1", "indoor": "sometimes"}]})
+    assert list(_deltas(r)) == ["/others/0/indoor"]
