@@ -185,7 +185,8 @@ class _Rewrite:
         if type(inner) is not dict or inner.get("type") != "model-fields" or set(inner) - _MODEL_FIELDS_KEYS:
             raise _No
         extra = inner.get("extra_behavior") or s.get("extra_behavior") or config.get("extra_fields_behavior")
-        out: dict[str, Any] = {"type": "typed-dict", "fields": self._fields(inner["fields"], "model-field", config, extra), "config": config}
+        fields = self._fields(inner["fields"], "model-field", config, extra)
+        out: dict[str, Any] = {"type": "typed-dict", "fields": fields, "config": config}
         if extra is not None:
             out["extra_behavior"] = extra
         if inner.get("extras_schema") is not None:

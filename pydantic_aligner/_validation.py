@@ -31,6 +31,7 @@ with their ``Annotated`` constraints do.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import typing
 from collections.abc import Callable
@@ -888,7 +889,7 @@ def _tagged_member(members: list, value: dict, meta: tuple) -> Any:
 def _literal_values(tp: Any) -> list:
     bare, _ = _unwrap(tp)
     if typing.get_origin(bare) is typing.Literal:
-        return [a.value if isinstance(a, __import__("enum").Enum) else a for a in typing.get_args(bare)]
+        return [a.value if isinstance(a, enum.Enum) else a for a in typing.get_args(bare)]
     if typing.get_origin(bare) in _UNIONS:
         return [v for a in typing.get_args(bare) for v in _literal_values(a)]
     return []
