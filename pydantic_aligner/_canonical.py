@@ -80,6 +80,11 @@ def _id_sort(v: Any) -> str:
 _branch = _walk_branch
 
 
+def _label_order(entry: tuple) -> str:
+    """Sort key of a folded child ``(("k", key), ...)``: its key (unique in its object)."""
+    return repr(entry[0])
+
+
 # canonical text of plain scalars (as ``_Doc.fold``)
 _SCALAR = {
     str: lambda v: "s" + repr(v),
@@ -156,6 +161,10 @@ class _Doc:
                 txt, cv = self.fold(vp if vp is not None else _ANY, val)
                 parts.append(repr(key) + ":" + txt)
                 out[key] = cv
+            if h is None or h.tag != OBJ or h.key_exact:
+                # keys compared exactly: the order the document wrote them in is no part of the text or the copy
+                parts.sort()
+                out = {key: out[key] for key in sorted(out, key=repr)}
             return "{" + ",".join(parts) + "}", out
         if h is None or h.tag != ARR:
             pairs = [self.fold(_ANY, x) for x in v]
@@ -248,12 +257,16 @@ class _Doc:
                 if d[0] == "F":
                     folded.append((label, d[1]))
                 kids.append((label, d))
+            if h.key_exact:
+                # keys compared exactly: the order the document wrote them in is no part of the colour (else it
+                # would steer the canonical order, and with it the search, as list order would)
+                folded.sort(key=_label_order)
             rec = tuple(sorted((name, rid is not None) for name, rid in scopes)) if scopes else ()
             vid = self.vertex(("o", pos.path, rec, tuple(folded), (), 0), pos.path, bool(scopes))
             for name, rid in scopes:
                 self.record(name, rid, vid)
             self.children[vid] = kids
-            self.desc[vid] = ("O", kids)
+            self.desc[vid] = ("O", sorted(kids, key=_label_order) if h.key_exact else kids)
             return ("V", vid)
         L = len(h.prefix)
         head: list[tuple] = []

@@ -231,6 +231,80 @@ def test_incremental_objective_equals_the_main_pass_bit_for_bit(rnd, which):
             obj.commit()
 
 
+def _keys_shuffled(doc, rnd: random.Random):
+    """The same JSON value, every object written with its keys in a random order (lists keep their order)."""
+    if isinstance(doc, dict):
+        items = list(doc.items())
+        rnd.shuffle(items)
+        return {k: _keys_shuffled(v, rnd) for k, v in items}
+    if isinstance(doc, list):
+        return [_keys_shuffled(v, rnd) for v in doc]
+    return doc
+
+
+# six look-alike gold nodes, four candidate nodes: the search's start and its ties depend on the canonical order
+KEY_ORDER_GOLD = {
+    "nodes": [{"id": i, "concept": "city"} for i in range(6)],
+    "edges": [{"source": 0, "role": ":ARG0", "target": 1}, {"source": 1, "role": ":mod", "target": 2},
+              {"source": 0, "role": ":ARG1", "target": 3}, {"source": 2, "role": ":ARG1", "target": 4},
+              {"source": 2, "role": ":ARG1", "target": 5}, {"source": 1, "role": ":ARG1", "target": 1}],
+}  # fmt: skip
+KEY_ORDER_PRED = {
+    "nodes": [{"id": 0, "concept": "city"}, {"id": 2, "concept": "city"}, {"id": 3, "concept": "city"}, {"id": 5, "concept": "city"}],
+    "edges": [{"source": 0, "role": ":ARG1", "target": 3}, {"source": 2, "role": ":ARG1", "target": 5}],
+}
+
+
+@pytest.mark.parametrize("mode", ["auto", "local", "exact"])
+def test_the_key_order_of_records_does_not_change_the_score(mode):
+    # the same JSON value, two candidate records written {"concept", "id"}: their canonical colours (and so the
+    # canonical order the search breaks ties by) followed the key order, and "auto" scored 0.4722 or 0.5
+    same = {**KEY_ORDER_PRED, "nodes": [dict(reversed(list(x.items()))) if x["id"] in (0, 5) else x for x in KEY_ORDER_PRED["nodes"]]}
+    assert same == KEY_ORDER_PRED
+    a = Aligner(AMR, bijection_search=mode)
+    assert a.score(KEY_ORDER_GOLD, same) == a.score(KEY_ORDER_GOLD, KEY_ORDER_PRED)
+
+
+def test_a_model_and_its_json_schema_agree_whatever_the_key_order_of_the_input():
+    # a Pydantic model reads the input through the model (its key order), the JSON Schema takes it as written
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Comparator, IdScope, Order, Ref, to_json_schema
+
+    class Node(BaseModel):
+        id: Annotated[int, IdScope("node")]
+        concept: Annotated[str, Comparator("exact")]
+
+    class Edge(BaseModel):
+        source: Annotated[int, Ref("node")]
+        role: Annotated[str, Comparator("exact")]
+        target: Annotated[int, Ref("node")]
+
+    class Graph(BaseModel):
+        nodes: Annotated[list[Node], Order("align")]
+        edges: Annotated[list[Edge], Order("align")]
+
+    pred = {**KEY_ORDER_PRED, "nodes": [dict(reversed(list(x.items()))) if x["id"] in (0, 5) else x for x in KEY_ORDER_PRED["nodes"]]}
+    assert Aligner(Graph).score(KEY_ORDER_GOLD, pred) == Aligner(to_json_schema(Graph)).score(KEY_ORDER_GOLD, pred)
+
+
+@FEW
+@given(st.randoms(use_true_random=False))
+def test_shuffling_the_keys_of_records_never_changes_the_score(rnd):
+    # keys compared exactly: the key order of a record is not part of its canonical colour or of the canonical copy
+    gold, pred = _amr_pair(rnd, n_max=14)
+    a = aligner("AMR", "auto")
+    s = a.score(gold, pred)
+    records = lambda doc: {k: _keys_shuffled(v, rnd) for k, v in doc.items()}  # noqa: E731 (the root keeps its order)
+    assert a.score(gold, records(pred)) == s
+    assert a.score(records(gold), pred) == s
+    ref = a._referential
+    for doc in (gold, pred):
+        assert json.dumps(canonicalize(ref, _keys_shuffled(doc, rnd)).doc) == json.dumps(canonicalize(ref, doc).doc)
+
+
 # ---------------------------------------------------------------------------
 # options and modes
 
