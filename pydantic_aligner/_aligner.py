@@ -17,7 +17,7 @@ from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
 from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError
-from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable
+from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
 from ._plan import KIND_STRING, kind_of
@@ -143,6 +143,7 @@ class Aligner:
         "_kwargs",
         "_reader",
         "_referential",
+        "_text_is_json",
         "_text_limits",
         "_validator",
         "comparators",
@@ -250,6 +251,7 @@ class Aligner:
         self.schema = schema
         self.comparators = check_custom_comparators(comparators)
         self.plan = compile_schema(schema, self.comparators)
+        self._text_is_json = not self._root_accepts_string()  # a str input is JSON text, not a string value
         self.strict = strict
         self.options = {
             "id_disambiguation": id_disambiguation,
@@ -447,11 +449,11 @@ class Aligner:
                     prefer = lambda v: kind_of(v) == want
             data, read = to_json(value, side, prefer, **self._text_limits)
             return data, read, []
+        if value.__class__ is str and self._text_is_json:
+            clean = reader.read_json_text(value, side, self._text_limits)
+            if clean is not None:  # one JSON value, valid: what the general way below gives
+                return clean[0], whole_text_read(clean[1]), []
         if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
-            if value.__class__ is str:
-                clean = reader.read_json_text(value, side, self._text_limits)
-                if clean is not None:  # one JSON value, valid: what the general way below gives
-                    return clean[0], Read((), span=clean[1], found=1, valid=True), []
             memo: dict = {}
             data, read = read_text(value, side, reader.accepts(memo, side), **self._text_limits)
             hit = memo.get(id(data))

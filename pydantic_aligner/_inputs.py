@@ -93,6 +93,22 @@ def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
     return Read(flags, span=span, found=found, valid=valid)
 
 
+def whole_text_read(span: tuple[int, int]) -> Read:
+    """``Read((), span=span, found=1, valid=True)``, made without the keyword machinery (once per text scored).
+
+    >>> whole_text_read((0, 8)) == Read((), span=(0, 8), found=1, valid=True), whole_text_read((0, 8))
+    (True, Read([], span=(0, 8), found=1, valid=True))
+    """
+    r = _new_read(Read)
+    r.span = span
+    r.found = 1
+    r.valid = True
+    return r
+
+
+_new_read = frozenset.__new__
+
+
 NOT_READ = Read()
 
 

@@ -43,8 +43,9 @@ from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, Validatio
 from ._data_schema import data_schema, holds_any
 from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
+from ._instance_data import Miss, instance_reader
 from ._parse import whole_json_span
-from ._shape import apply_shape, json_shape, shape_of
+from ._shape import _metadata_serializes, apply_shape, json_shape, shape_of
 from ._shape import unwrap as _unwrap
 
 __all__ = ["ModelReader", "ValidationIssue"]
@@ -342,13 +343,15 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("_data", "_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "json_shape", "shape", "tp")
+    __slots__ = ("_data", "_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "instance", "json_shape", "shape", "tp")
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
         self.adapter = adapter(tp)
-        bare, _ = _unwrap(tp)
+        bare, meta = _unwrap(tp)
         self.cls = bare if isinstance(bare, type) and (_is_model(bare) or dataclasses.is_dataclass(bare)) else None
+        # instances of exactly the model, read in Python (see _instance_data); None: the serializer's way
+        self.instance = instance_reader(bare) if _is_model(bare) and not _metadata_serializes(meta) else None
         self.fill_defaults = fill_defaults
         # a model with fuzzy keys keeps the candidate's keys (no defaults filled, no extra dropped) at those objects
         self.fuzzy = has_fuzzy_keys(tp)
@@ -406,8 +409,10 @@ class ModelReader:
     def read_data(self, value: Any, side: str, *, json_mode: bool) -> Any:
         """The JSON data of a valid ``value`` read in one pass by :meth:`data_validator`, or ``None``: the model's way
         (no such validator, an invalid value, a value the model may read otherwise: see :mod:`._data_schema`)."""
-        hit = self.data_validator(side)
-        if hit is None:
+        hit = self._data.get(side == "pred" and not self.fill_defaults, False)
+        if hit is False:
+            hit = self.data_validator(side)
+        if hit is None or not FAST_DATA:
             return None
         validator, python = hit
         try:
@@ -422,7 +427,7 @@ class ModelReader:
                 return None
         except (ValidationError, ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
             return None
-        return apply_shape(self.json_shape, data)
+        return data if self.json_shape is None else apply_shape(self.json_shape, data)
 
     def validate(self, value: Any, side: str, *, json_mode: bool) -> tuple[bool, Any, list]:
         """``(valid, validated value or None, Pydantic errors)``."""
@@ -442,6 +447,11 @@ class ModelReader:
         if self.cls is not None and isinstance(value, self.cls):
             # taken as it is (an instance of a subclass is seen through the model's fields, as its serializer does);
             # a partial instance (model_construct) leaves out its None placeholders
+            if self.instance is not None and not self._exclude_unset(side) and FAST_DATA:
+                try:
+                    return self.instance(value), []
+                except (Miss, RecursionError):
+                    pass  # something validation would not have put there: the serializer's way
             return self.dump(value, side, placeholders(value) if isinstance(value, BaseModel) else None), []
         if type(value) in (list, tuple) and value and isinstance(value[0], BaseModel):
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
@@ -537,7 +547,8 @@ class _Data:
 
 #: whether :meth:`ModelReader.read_json_text` may validate whole JSON texts directly (tests switch it off to compare)
 FAST_JSON = True
-#: whether :meth:`ModelReader.read_data` may validate into JSON data in one pass (tests switch it off to compare)
+#: whether :meth:`ModelReader.read_data` may validate into JSON data in one pass, and instances be read by their
+#: compiled reader (tests switch it off to compare)
 FAST_DATA = True
 
 #: core schema types whose validation of JSON input sees only values, never how a number was written
