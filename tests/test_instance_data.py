@@ -111,6 +111,11 @@ def _odd_copies() -> list:
     line = LINES[0].model_copy()
     line.__dict__["price"] = decimal.Decimal("0.5")
     out.append(changed(lines=[line]))
+    for odd_value in (Line(description="inner", price=2), [Line(description="inner", price=2)], ("t", 1)):
+        line = LINES[0].model_copy()
+        line.__dict__["description"] = odd_value  # the serializer dumps a model it finds here
+        out.append(changed(lines=[line]))
+        out.append(line)  # a flat model on its own
     line = LINES[0].model_copy()
     object.__setattr__(line, "unknown", 1)
     out.append(changed(lines=[line]))
@@ -151,9 +156,16 @@ class Loose(BaseModel):
     a: int
 
 
+class LooseLines(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    lines: list[Line] = []
+
+
 def test_extras_and_subclasses_take_the_serializers_way():
     assert compiled(Loose(a=1)) == {"a": 1}
     assert compiled(Loose(a=1, b=2)) is Miss  # extras: the serializer dumps them
+    assert compiled(LooseLines(lines=LINES)) == general(V.ModelReader(LooseLines), LooseLines(lines=LINES))
+    assert compiled(LooseLines(lines=LINES, more=[1])) is Miss
     assert V.ModelReader(Loose).read(Loose(a=1, b=2), "gold")[0] == {"a": 1, "b": 2}
 
     class Special(Line):
