@@ -482,9 +482,10 @@ class ModelReader:
 
         The general way (:meth:`Aligner._prepare`) finds the value with :func:`parse_json_text`, serialises it
         again and validates that (JSON mode). For a whole JSON text the two give the same value whenever the
-        type reads a JSON number by its value only, not by how it is written (a ``Decimal`` keeps ``1.50`` and
-        ``1.5`` apart, ``coerce_numbers_to_str`` too): :func:`_exact_json` decides that once per type, from its
-        core schema, and allows only validations that see nothing but the values.
+        type reads a JSON number by its value only, not by how it is written (``coerce_numbers_to_str`` keeps
+        ``1.50`` and ``1.5`` apart, and so do a ``Decimal``'s ``max_digits``/``decimal_places``; a ``Decimal``
+        without them holds either but is dumped as the same number): :func:`_exact_json` decides that once per
+        type, from its core schema, and allows only validations that see nothing but the values.
         """
         if not FAST_JSON or self.fuzzy:
             return None
@@ -568,8 +569,9 @@ def _exact_json(ad: TypeAdapter) -> bool:
     """Whether validating a whole JSON text equals validating the same value written again by ``to_json``.
 
     True when every validation step of the core schema is one of :data:`_VALUE_ONLY` (after-validators see the
-    validated value) and no ``str`` coerces numbers (which keeps their text); a custom ``__init__`` or anything
-    else (decimals, before/wrap/plain validators, custom types) says no.
+    validated value) or a ``Decimal`` without digit counts (its dump is a number: ``1.50`` and ``1.5`` give the
+    same), and no ``str`` coerces numbers (which keeps their text); a custom ``__init__`` or anything else
+    (digit counts, before/wrap/plain validators, custom types) says no.
     """
     try:
         schema = ad.core_schema
@@ -588,7 +590,11 @@ def _exact_json(ad: TypeAdapter) -> bool:
         if not isinstance(node, dict):
             continue
         kind = node.get("type")
-        if kind is not None and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
+        if kind == "decimal":
+            # a Decimal keeps how a number was written (1.50 against 1.5), which only digit counts see
+            if node.get("max_digits") is not None or node.get("decimal_places") is not None:
+                return False
+        elif kind is not None and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
             return False
         config = node.get("config")
         if isinstance(config, dict) and config.get("coerce_numbers_to_str"):

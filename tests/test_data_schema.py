@@ -110,8 +110,8 @@ class Exact(BaseModel):  # no Decimal: whole JSON texts take read_json_text's di
     made: list[int] = Field(default_factory=list)
 
 
-class Everything(Exact):  # a Decimal: texts are found, written again and validated (the general way)
-    price: decimal.Decimal = decimal.Decimal("0")
+class Everything(Exact):  # a Decimal with a digit count: texts are found, written again and validated (the general way)
+    price: Annotated[decimal.Decimal, Field(decimal_places=2)] = decimal.Decimal("0")
 
 
 class Wrapped(RootModel[list[Line]]):

@@ -52,6 +52,10 @@ class Priced(BaseModel):
     lines: list[Line] = []
 
 
+class Digits(BaseModel):
+    price: Annotated[decimal.Decimal, Field(max_digits=4)] = decimal.Decimal("0")
+
+
 class Places(BaseModel):
     price: Annotated[decimal.Decimal, Field(decimal_places=1)] = decimal.Decimal("0")
     raw: Annotated[Any, BeforeValidator(lambda v: v)] = None
@@ -121,11 +125,29 @@ def test_every_text_reads_the_same_both_ways(text):
     assert fast == general
 
 
-@pytest.mark.parametrize("model", [Priced, Places, Coerced, Raw])
-@pytest.mark.parametrize("text", ['{"price": 1.50, "code": 1.50, "value": 1E2, "lines": []}', '{"price": 1e1, "code": 1E2, "value": [0.10]}'])
+NUMBER_TEXTS = [
+    '{"price": 1.50, "code": 1.50, "value": 1E2, "lines": []}',
+    '{"price": 1e1, "code": 1E2, "value": [0.10]}',
+    '{"price": 12.345, "lines": []}',
+    '{"price": 0.1000000000000000055511151231257827, "lines": [{"name": "x", "qty": 1, "price": 1e400}]}',
+    '{"price": 1e400, "lines": []}',
+    '{"price": 123456789012345678901234567890, "lines": []}',
+]
+
+
+@pytest.mark.parametrize("model", [Digits, Places, Coerced, Raw])
+@pytest.mark.parametrize("text", NUMBER_TEXTS)
 def test_types_that_see_how_a_number_is_written_take_the_general_way(model, text):
     assert V._exact_json(V.adapter(model)) is False
     fast, general = _both(Aligner(model), model().model_dump(), text)
+    assert fast == general
+
+
+@pytest.mark.parametrize("text", NUMBER_TEXTS)
+def test_a_decimal_without_digit_counts_reads_whole_texts_straight(text):
+    """1.50 and 1.5 are two Decimals but one JSON number once dumped: only max_digits/decimal_places tell them apart."""
+    assert V._exact_json(V.adapter(Priced)) is True
+    fast, general = _both(Aligner(Priced), Priced().model_dump(), text)
     assert fast == general
 
 
