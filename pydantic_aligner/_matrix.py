@@ -393,7 +393,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
     tw = 0.0
     ksum = 0.0
     fields = []
-    for gkey, pkey, ks in rows:
+    for gkey, pkey, ks in E.summed(rows):  # the engine's order of the sums (_engine.sum_order)
         key = gkey if gkey is not None else pkey
         vpos = props.get(key) or h.value_pos(key) or E._ANY
         w = vpos.weight * wscale
