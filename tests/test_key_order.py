@@ -258,12 +258,19 @@ def test_every_key_order_of_a_fuzzy_weighted_object_scores_the_same_float():
     pos = compile_schema({"type": "array", "items": schema}).root.kinds["array"].items
     assert {repr(float(x)) for x in pos_matrix(pos, G, P, Ctx(G, P)).ravel()} == {expected}
     rows = [(r.kind, r.gold_key, r.pred_key) for r in aligner.align(gold, pred).root.children]
-    assert rows == [("pair", "name", "nam"), ("pair", "price", "price"), ("pair", "qty", "qty"), ("pair", "note", "extra"), ("pair", "sku", "skus")]
+    assert rows == [
+        ("pair", "name", "nam"),
+        ("pair", "price", "price"),
+        ("pair", "qty", "qty"),
+        ("pair", "note", "extra"),
+        ("pair", "sku", "skus"),
+    ]
 
 
 def test_rows_keep_the_gold_order():
     # only the sums are canonical: the rows (tree, repairs, feedback) still follow the documents
-    s = {"type": "object", "keyScore": "exact", "properties": {k: {"type": "number", "valueWeight": w} for k, w in zip("dcba", (1, 2, 3, 0.5))}}
+    props = {k: {"type": "number", "valueWeight": w} for k, w in zip("dcba", (1, 2, 3, 0.5))}
+    s = {"type": "object", "keyScore": "exact", "properties": props}
     r = Aligner(s).align({"c": 1, "a": 2, "d": 3}, {"b": 0, "d": 3, "a": 1})
     assert [(row.kind, row.gold_key, row.pred_key) for row in r.root.children] == [
         ("excess", None, "b"),
@@ -284,7 +291,8 @@ def records_case(draw):
     def rows(ids, peer_ids):
         out = []
         for i in ids:
-            rec = {"id": i, "name": draw(NAMES), "size": draw(st.sampled_from([1, 2, 3, 4.5])), "peer": draw(st.sampled_from([None, *peer_ids]))}
+            size, peer = draw(st.sampled_from([1, 2, 3, 4.5])), draw(st.sampled_from([None, *peer_ids]))
+            rec = {"id": i, "name": draw(NAMES), "size": size, "peer": peer}
             if draw(st.integers(0, 4)) == 0:
                 # (never an identifier or a reference: a reference key paired fuzzily with a plain one is scored on
                 # the search's canonical copies as it is not on the documents, a separate issue)
