@@ -8,8 +8,8 @@ objects, one rapidfuzz ``cdist`` per string field, one numpy broadcast per
 number field, one equality test per exact field, combined with the object's
 weights in exactly the operations and order the per-pair definition uses
 (:func:`._engine.score`: the fields in ``_engine.sum_order``, sorted once per
-block), so every cell is bit-identical to the recursive score. Only fields that are themselves containers (a list inside each record)
-are scored per pair.
+block), so every cell is bit-identical to the recursive score. Only fields that
+are themselves containers (a list inside each record) are scored per pair.
 
 Objects are grouped by their key sequence: key pairing depends only on the
 keys, so it is computed once per (gold key sequence, candidate key sequence).
