@@ -424,6 +424,36 @@ def _key_rows(
     return out
 
 
+_SUM_ORDERS: dict = {}  # the filed keys of an object's rows -> their sum_order (memoised: the same keys recur in every pair)
+
+
+def sum_order(keys: list) -> tuple:
+    """The order in which an object's key rows are added up, from ``keys``, the key each row is filed under (its
+    gold key; an excess row: its candidate key): the row indices sorted by that key, so no sum depends on the key
+    order of either document (nor on the schema's). Every path that adds up an object's rows (:func:`_object`, the
+    matrices of ``_matrix``, ``_objective``, ``_referential``) adds them in this order; the rows themselves (the
+    match tree, repairs, feedback) keep the order of :func:`_key_rows`.
+
+    Gold keys are distinct and so are candidate keys, so two rows share a key only when a gold row and an excess
+    row do; both then carry the weight of that key and the excess row adds nothing else, so their order (kept
+    from ``rows``: the sort is stable) never changes a bit of any sum.
+    """
+    t = tuple(keys)
+    order = _SUM_ORDERS.get(t)
+    if order is None:
+        if len(_SUM_ORDERS) >= 4096:
+            _SUM_ORDERS.clear()
+        order = _SUM_ORDERS[t] = tuple(sorted(range(len(keys)), key=keys.__getitem__))
+    return order
+
+
+def summed(rows: list) -> list:
+    """Key rows ``(gold key, candidate key, key similarity)`` in :func:`sum_order`."""
+    if len(rows) < 2:
+        return rows
+    return [rows[r] for r in sum_order([gk if gk is not None else pk for gk, pk, _ in rows])]
+
+
 def weight_scale(h: Any, keys: Any) -> float:
     """A power of two that brings the largest value weight of these keys below 1 (exact: ratios are unchanged).
 
@@ -448,28 +478,42 @@ def _object(
     tw = 0.0
     ksum = 0.0
     built = []
-    for r, (gk, pk, ks) in enumerate(rows):
-        key = gk if gk is not None else pk
-        vpos = props.get(key) or h.value_pos(key) or _ANY
-        w = vpos.weight * wscale
-        tw += w
-        if gk is not None and pk is not None:
-            ksum += ks
-            sub = (loc, gk, g, p)
-            if tree:
-                node = align(vpos, g[gk], p[pk], ctx, sub, _child(gptr, gk), _child(pptr, pk))
+    if not tree:
+        # the sums in sum_order (no key order of either document changes a bit), the values scored in that order too
+        for gk, pk, ks in map(rows.__getitem__, sum_order([gk if gk is not None else pk for gk, pk, _ in rows])) if len(rows) > 1 else rows:
+            key = gk if gk is not None else pk
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * wscale
+            tw += w
+            if gk is not None and pk is not None:
+                ksum += ks
+                acc += w * score(vpos, g[gk], p[pk], ctx, (loc, gk, g, p))
+    else:
+        # the values aligned in row order (the problems they report come in document order), added up in sum_order
+        keys = []
+        vals = []  # per row: (weight, value score or None, key similarity)
+        for r, (gk, pk, ks) in enumerate(rows):
+            key = gk if gk is not None else pk
+            keys.append(key)
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * wscale
+            if gk is not None and pk is not None:
+                node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), _child(gptr, gk), _child(pptr, pk))
                 if kconf is not None and kconf[r] != 1.0:
                     node = replace(node, confidence=kconf[r])
-                s = node.score
+                vals.append((w, node.score, ks))
                 built.append(("pair", gk, pk, w, node, ks))
             else:
-                s = score(vpos, g[gk], p[pk], ctx, sub)
-            acc += w * s
-        elif tree:
-            if gk is not None:
-                built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0))
-            else:
-                built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0))
+                vals.append((w, None, 0.0))
+                if gk is not None:
+                    built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0))
+                else:
+                    built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0))
+        for w, s, ks in map(vals.__getitem__, sum_order(keys)) if len(vals) > 1 else vals:
+            tw += w
+            if s is not None:
+                ksum += ks
+                acc += w * s
     if tw == _INF:  # the weights overflow the float range: redo the sums scaled by a power of two
         return _object(h, g, p, ctx, loc, gptr, pptr, weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
     values = acc / tw if tw > 0.0 else 1.0

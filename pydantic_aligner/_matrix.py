@@ -7,9 +7,9 @@ call overhead. Here the matrix is built *field by field*: for a list of
 objects, one rapidfuzz ``cdist`` per string field, one numpy broadcast per
 number field, one equality test per exact field, combined with the object's
 weights in exactly the operations and order the per-pair definition uses
-(:func:`._engine.score`), so every cell is bit-identical to the recursive
-score. Only fields that are themselves containers (a list inside each record)
-are scored per pair.
+(:func:`._engine.score`: the fields in ``_engine.sum_order``, sorted once per
+block), so every cell is bit-identical to the recursive score. Only fields that
+are themselves containers (a list inside each record) are scored per pair.
 
 Objects are grouped by their key sequence: key pairing depends only on the
 keys, so it is computed once per (gold key sequence, candidate key sequence).
@@ -393,7 +393,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
     tw = 0.0
     ksum = 0.0
     fields = []
-    for gkey, pkey, ks in rows:
+    for gkey, pkey, ks in E.summed(rows):  # the engine's order of the sums (_engine.sum_order)
         key = gkey if gkey is not None else pkey
         vpos = props.get(key) or h.value_pos(key) or E._ANY
         w = vpos.weight * wscale

@@ -42,7 +42,7 @@ import numpy as np
 from . import _matrix
 from ._assign import PAIR, _weights, assign, monotone
 from ._compile import any_pos
-from ._engine import _KIND, Ctx, _id_like, _key_rows, score
+from ._engine import _KIND, Ctx, _id_like, _key_rows, score, sum_order, summed
 from ._plan import ARR, OBJ, RefSpec, kind_of
 from ._referential import value_pos
 
@@ -82,7 +82,7 @@ class _Obj:
     __slots__ = ("keys", "ki", "ksum", "nodes", "nrows", "paired", "tw", "value", "vi")
 
     def __init__(self, paired: list, tw: float, ksum: float, nrows: int, ki: float, vi: float) -> None:
-        self.paired = paired  # [(weight, float or node)] in key-row order
+        self.paired = paired  # [(weight, float or node)] in the engine's order of the sums (_engine.sum_order)
         self.nodes = [c for _, c in paired if not isinstance(c, float)]
         self.tw, self.ksum, self.nrows, self.ki, self.vi = tw, ksum, nrows, ki, vi
         self.keys = frozenset().union(*(c.keys for c in self.nodes))
@@ -398,7 +398,7 @@ class _Kernel:
                 fields = []
                 tw = 0.0
                 ksum = 0.0
-                for gkey, pkey, ks in key_rows:
+                for gkey, pkey, ks in summed(key_rows):  # the engine's order of the sums (_engine.sum_order)
                     key = gkey if gkey is not None else pkey
                     vpos = props.get(key) or h.value_pos(key) or _ANY
                     w = vpos.weight
@@ -710,17 +710,24 @@ class Objective:
             return 1.0
         rows = _key_rows(h, g, p, ctx=ctx, loc=loc)
         props = h.props
+        keys = []
+        ws = []
+        parts = []  # built in row order, as the engine aligns them
+        for gk, pk, _ in rows:
+            key = gk if gk is not None else pk
+            keys.append(key)
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            ws.append(vpos.weight)
+            parts.append(self._build(vpos, g[gk], p[pk], (loc, gk, g, p), (*dpath, gk)) if gk is not None and pk is not None else None)
         paired = []
         tw = 0.0
         ksum = 0.0
-        for gk, pk, ks in rows:
-            key = gk if gk is not None else pk
-            vpos = props.get(key) or h.value_pos(key) or _ANY
-            w = vpos.weight
+        for r in sum_order(keys):  # added up in the engine's order (_engine._object)
+            w = ws[r]
             tw += w
-            if gk is not None and pk is not None:
-                ksum += ks
-                paired.append((w, self._build(vpos, g[gk], p[pk], (loc, gk, g, p), (*dpath, gk))))
+            if parts[r] is not None:
+                ksum += rows[r][2]
+                paired.append((w, parts[r]))
         return _Obj(paired, tw, ksum, len(rows), h.ki, h.vi)
 
     # -- evaluation ---------------------------------------------------------------

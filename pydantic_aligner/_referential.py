@@ -37,7 +37,7 @@ import numpy as np
 from . import _matrix
 from ._assign import assign, quantize
 from ._compile import any_pos, escape_token
-from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, tagged_branch
+from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, summed, tagged_branch
 from ._errors import AlignerWarning, DataError, SchemaError
 from ._matrix import handler_matrix
 from ._plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
@@ -1135,7 +1135,7 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
             tw = 0.0
             ksum = 0.0
             fields = []
-            for gkey, pkey, ks in rows:
+            for gkey, pkey, ks in summed(rows):  # the engine's order of the sums (_engine.sum_order)
                 key = gkey if gkey is not None else pkey
                 vpos = props.get(key) or value_pos(h, key) or _ANY
                 w = vpos.weight

@@ -546,7 +546,8 @@ def test_random_hostile_text_only_raises_typed_errors(text, with_prefer):
     except (ParseError, LimitError) as e:
         assert isinstance(e, ValueError)
         return
-    assert parse_json_text(text, prefer=prefer) == first  # deterministic
+    again = parse_json_text(text, prefer=prefer)
+    assert again == first or repr(again) == repr(first)  # deterministic (a NaN value is not equal to itself: "NaN")
     assert 0 <= first.start <= first.end <= len(text)
 
 
