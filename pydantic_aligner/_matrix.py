@@ -37,7 +37,7 @@ __all__ = ["Kept", "pos_matrix", "handler_matrix"]
 
 _F64 = np.float64
 _KIND = E._KIND
-_NEEDS_CONTEXT: dict[int, bool] = {}
+_NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag
 #: cells charged per pair when a leaf comparator is called one pair at a time
 LEAF_PAIR_CELLS = 16
 #: field-matrix cells a list may keep alive for its tree (float64: 8 bytes each); past it, kept pairs are aligned again
@@ -97,13 +97,25 @@ class Kept:
         return grp, loc
 
 
+def _cached_flag(cache: dict, obj: Any) -> bool | None:
+    """A flag kept for the handler or position ``obj``, or None. The cache holds the object with its flag: keyed
+    by ``id`` alone, an entry of an object freed since would answer for a new object given the same ``id``."""
+    hit = cache.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
+
+
+def _keep_flag(cache: dict, obj: Any, flag: bool) -> None:
+    if len(cache) >= 4096:
+        cache.clear()  # plans of aligners gone
+    cache[id(obj)] = (obj, flag)
+
+
 def _needs_context(obj: Any) -> bool:
     """Whether a handler or position reaches a context-aware comparator (such subtrees are scored per pair)."""
-    key = id(obj)
-    hit = _NEEDS_CONTEXT.get(key)
+    hit = _cached_flag(_NEEDS_CONTEXT, obj)
     if hit is not None:
         return hit
-    _NEEDS_CONTEXT[key] = False  # provisional: cycles (recursive schemas) resolve to "no" unless proven
+    _keep_flag(_NEEDS_CONTEXT, obj, False)  # provisional: cycles (recursive schemas) resolve to "no" unless proven
     found = False
     stack, seen = [obj], set()
     while stack and not found:
@@ -130,7 +142,44 @@ def _needs_context(obj: Any) -> bool:
                 stack.append(o.items)
         elif t == UNION:
             stack.extend(o.branches)
-    _NEEDS_CONTEXT[key] = found
+    _keep_flag(_NEEDS_CONTEXT, obj, found)
+    return found
+
+
+_FUZZY_KEYS: dict[int, tuple] = {}
+
+
+def reaches_fuzzy_keys(obj: Any) -> bool:
+    """Whether a handler or position reaches an object whose keys are not compared exactly (its key pairing
+    depends on both documents' keys: a gold reference key may pair with a candidate key holding plain data)."""
+    hit = _cached_flag(_FUZZY_KEYS, obj)
+    if hit is not None:
+        return hit
+    found = False
+    stack, seen = [obj], set()
+    while stack and not found:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, Pos):
+            if o.special is None and not o.any:
+                stack.extend(o.kinds.values())
+            continue
+        t = o.tag
+        if t == OBJ:
+            found = not o.key_exact
+            stack.extend(o.props.values())
+            stack.extend(p for _, p in o.patterns)
+            if o.extra is not None:
+                stack.append(o.extra)
+        elif t == ARR:
+            stack.extend(o.prefix)
+            if o.items is not None:
+                stack.append(o.items)
+        elif t == UNION:
+            stack.extend(o.branches)
+    _keep_flag(_FUZZY_KEYS, obj, found)
     return found
 
 

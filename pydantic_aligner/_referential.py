@@ -869,13 +869,16 @@ def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
     """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs, (S, rows, columns))``: the
     pairing and similarities of each order-agnostic list of the objective (on the canonical copies), in the
     original lists' order. Only lists whose items need no context (no comparator sees the whole document,
-    which differs between a copy and its original)."""
-    from ._matrix import _needs_context
+    which differs between a copy and its original) and pair all their keys exactly: with fuzzy keys, a gold
+    reference may pair with a candidate key that holds plain data, which the copy did not rename with the ids,
+    so the copy's similarity could differ from the original's (the main pass computes such lists again, from
+    the originals, as the match tree does)."""
+    from ._matrix import _needs_context, reaches_fuzzy_keys
 
     out: dict = {}
     clash: set = set()
     for lst in obj.lists():
-        if not lst.align or _needs_context(lst.h.items):
+        if not lst.align or _needs_context(lst.h.items) or reaches_fuzzy_keys(lst.h.items):
             continue
         og, op = gorigins.get(id(lst.g)), porigins.get(id(lst.p))
         if og is None or op is None:

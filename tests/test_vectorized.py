@@ -212,3 +212,17 @@ def test_big_list_paths_give_the_same_scores_and_trees(data):
         _same_tree(aligner.align(golds, preds).root, fast.root)
     finally:
         _matrix.CHUNK_CELLS, _matrix.KEEP_CELLS, _assign._CHUNK_CELLS = saved
+
+
+def test_flags_kept_per_handler_never_answer_for_another_object_with_the_same_id():
+    """The per-handler flags (context-aware comparators, fuzzy keys) are kept with the object: an entry of a freed
+    handler whose id a new handler reuses must not answer for it (it did, when entries held the flag alone)."""
+    from pydantic_aligner import _matrix
+
+    cache: dict = {}
+    first, second = object(), object()
+    _matrix._keep_flag(cache, first, True)
+    cache[id(second)] = cache.pop(id(first))  # what a freed object's entry looks like to a new one at its address
+    assert _matrix._cached_flag(cache, second) is None
+    _matrix._keep_flag(cache, second, False)
+    assert _matrix._cached_flag(cache, second) is False
