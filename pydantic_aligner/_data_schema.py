@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._shape import CONVERTED_LEAVES
+
 __all__ = ["data_schema", "holds_any"]
 
 #: leaves whose validation checks the value and returns it, and whose dump gives it back as it is
@@ -56,15 +58,35 @@ _MODEL_FIELDS_KEYS = frozenset({"type", "fields", "model_name", "computed_fields
                                 "from_attributes", "ref", "metadata"})  # fmt: skip
 
 
+#: core leaf type -> a function giving what the shape's conversion gives for the values the leaf validates
+_CONVERT = {kind: fast for kind, (_, fast) in CONVERTED_LEAVES.items()}
+#: the validation's function -> the shape's (for defaults, which are not validated: they may be of another type)
+_SHAPE_FN = {id(fast): shape_fn for shape_fn, fast in CONVERTED_LEAVES.values()}
+
+
+def _converter(s: Any) -> Any:
+    """The shape's conversion of the leaf a rewritten schema converts (through ``nullable``), or ``None``: what a
+    default of that field gets (a default is not validated, so it may be of another type than the leaf's)."""
+    while type(s) is dict and s.get("type") == "nullable":
+        s = s["schema"]
+    if type(s) is dict and s.get("type") == "function-after":
+        return _SHAPE_FN.get(id(s["function"]["function"]))
+    return None
+
+
 class _No(Exception):
     """The schema does something a typed dict would not do the same way."""
 
 
-def data_schema(schema: Any, *, defaults: bool = True) -> Any:
+def data_schema(schema: Any, *, defaults: bool = True, convert: bool = False) -> Any:
     """``schema`` (a core schema) rewritten to validate into its dump's data, or ``None`` if that is not exact.
 
     ``defaults=False`` leaves out the fields an input does not give instead of filling their defaults: the
-    data of ``exclude_unset=True`` dumps.
+    data of ``exclude_unset=True`` dumps. ``convert=True`` also converts the leaves the dump leaves as Python
+    objects (``Decimal``, ``UUID``, dates, times, enums) with the functions :mod:`._shape` converts them with,
+    in the validation itself, so what is left to convert is :func:`~._shape.converted_shape` of the model's
+    shape; ``None`` where a default holds something else than JSON data once converted (a model instance, a
+    list of such leaves), which only the shape's walk would convert.
 
     >>> from pydantic import BaseModel, TypeAdapter
     >>> from pydantic_core import SchemaValidator
@@ -75,7 +97,7 @@ def data_schema(schema: Any, *, defaults: bool = True) -> Any:
     [{'name': 'bolt', 'qty': 2}, {'name': 'nut', 'qty': 1}]
     """
     try:
-        return _Rewrite(schema, defaults).node(schema)
+        return _Rewrite(schema, defaults, convert).node(schema)
     except (_No, KeyError, TypeError, AttributeError, RecursionError):
         return None
 
@@ -101,9 +123,44 @@ def holds_any(schema: Any) -> bool:
     return False
 
 
+def _plain(v: Any) -> bool:
+    """Whether ``v`` is JSON data already, but for tuples and sets (which the shape's walk still makes lists)."""
+    t = type(v)
+    if t in _SCALARS:
+        return True
+    if t is list or t is tuple or t is set or t is frozenset:
+        return all(_plain(x) for x in v)
+    if t is dict:
+        return all(type(k) is str and _plain(x) for k, x in v.items())
+    return False
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+class _NotPlain(ValueError):
+    """A default factory gave what the one-pass reading cannot hand on as JSON data (the model's way reads it)."""
+
+
+def _checked_factory(factory: Any, convert: Any) -> Any:
+    """``factory`` giving JSON data: its value converted (``convert``) or plain, else :class:`_NotPlain` (the
+    reading then fails, and the model's way reads the input)."""
+
+    def make() -> Any:
+        v = factory()
+        if convert is not None and v is not None:
+            v = convert(v)
+        if not _plain(v):
+            raise _NotPlain
+        return v
+
+    return make
+
+
 class _Rewrite:
-    def __init__(self, root: Any, defaults: bool) -> None:
+    def __init__(self, root: Any, defaults: bool, convert: bool = False) -> None:
         self.defaults = defaults
+        self.convert = convert  # leaves converted to their JSON form in the validation (see data_schema)
         # definitions by ref, to see through references inside unions
         self.defs: dict[str, Any] = {}
         if isinstance(root, dict) and root.get("type") == "definitions":
@@ -115,7 +172,10 @@ class _Rewrite:
             raise _No
         kind = s["type"]
         if kind in _LEAVES:
-            return s
+            conv = _CONVERT.get(kind) if self.convert else None
+            if conv is None:
+                return s
+            return {"type": "function-after", "function": {"type": "no-info", "function": conv}, "schema": s}
         sub = _CONTAINERS.get(kind)
         if sub is not None:
             out = dict(s)
@@ -140,7 +200,20 @@ class _Rewrite:
     def _default(self, s: dict) -> dict:
         if s.get("default_factory_takes_data"):
             raise _No
-        return {**s, "schema": self.node(s["schema"])}
+        out = {**s, "schema": self.node(s["schema"])}
+        if self.convert:
+            # a default is not validated: it gets the leaf's conversion here, or must be JSON data already
+            conv = _converter(out["schema"])
+            if "default" in s:
+                v = s["default"]
+                if conv is not None and v is not None:
+                    v = conv(v)
+                if not _plain(v):
+                    raise _No
+                out["default"] = v
+            elif "default_factory" in s:
+                out["default_factory"] = _checked_factory(s["default_factory"], conv)
+        return out
 
     def _tuple(self, s: dict) -> dict:
         return {**s, "items_schema": [self.node(x) for x in s["items_schema"]]}

@@ -219,6 +219,31 @@ def _model(cls: type, seen: dict, depth: int) -> Any:
     return obj
 
 
+#: core schema leaf types whose values the shape converts: the shape's function, and one giving the same for
+#: a value the leaf validated (a C function where there is one); a validation may convert such leaves itself
+#: (``_data_schema``), leaving :func:`converted_shape` to the walk
+CONVERTED_LEAVES: dict[str, tuple[Any, Any]] = {
+    "decimal": (_decimal, float),
+    "uuid": (_uuid, str),
+    "date": (_date, datetime.date.isoformat),
+    "datetime": (_jsonable_leaf, pydantic_core.to_jsonable_python),
+    "time": (_jsonable_leaf, pydantic_core.to_jsonable_python),
+    "timedelta": (_jsonable_leaf, pydantic_core.to_jsonable_python),
+    "enum": (_enum_value, _enum_value),
+}
+_CONVERTED = frozenset(id(shape_fn) for shape_fn, _ in CONVERTED_LEAVES.values())
+
+
+def converted_shape(shape: Any) -> Any:
+    """``shape`` (a :func:`json_shape`) for data whose leaves of :data:`CONVERTED_LEAVES` are converted already:
+    those leaves have nothing left to convert (and a model with nothing left is ``None``, as in json_shape).
+
+    Conversion of such a leaf is idempotent where the shape still walks (the generic walk of a union keeps a
+    float, a string as they are).
+    """
+    return _json_shape(shape, set(), _CONVERTED)
+
+
 def json_shape(shape: Any) -> Any:
     """``shape`` for the dumps of values validated from JSON: a model with nothing to convert below is ``None``.
 
@@ -229,12 +254,14 @@ def json_shape(shape: Any) -> Any:
     return _json_shape(shape, set())
 
 
-def _json_shape(shape: Any, active: set) -> Any:
+def _json_shape(shape: Any, active: set, done: frozenset = frozenset()) -> Any:
+    if id(shape) in done:
+        return None  # a leaf converted already
     if type(shape) is _Obj:
         if id(shape) in active:
             return shape  # a recursive model: kept
         active.add(id(shape))
-        fields = {k: s for k, s in ((k, _json_shape(s, active)) for k, s in shape.fields.items()) if s is not None}
+        fields = {k: s for k, s in ((k, _json_shape(s, active, done)) for k, s in shape.fields.items()) if s is not None}
         active.discard(id(shape))
         if not fields and not shape.extra:
             return None
@@ -247,9 +274,9 @@ def _json_shape(shape: Any, active: set) -> Any:
     if type(shape) is tuple:
         kind, inner = shape
         if kind == "tup":
-            parts = tuple(_json_shape(s, active) if s is not None else None for s in inner)
+            parts = tuple(_json_shape(s, active, done) if s is not None else None for s in inner)
             return shape if all(a is b for a, b in zip(parts, inner)) else (kind, parts)
-        sub = _json_shape(inner, active) if inner is not None else None
+        sub = _json_shape(inner, active, done) if inner is not None else None
         return shape if sub is inner else (kind, sub)
     return shape
 

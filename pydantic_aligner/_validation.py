@@ -45,7 +45,7 @@ from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
 from ._instance_data import Miss, instance_reader
 from ._parse import whole_json_span
-from ._shape import _metadata_serializes, apply_shape, json_shape, shape_of
+from ._shape import _metadata_serializes, apply_shape, converted_shape, json_shape, shape_of
 from ._shape import unwrap as _unwrap
 
 __all__ = ["ModelReader", "ValidationIssue"]
@@ -386,9 +386,11 @@ class ModelReader:
             raise DataError(f"the {side} value is nested too deeply to read", "", side) from None
 
     def data_validator(self, side: str) -> Any:
-        """``(validator, reads Python values)``: a validator straight into the JSON data of what this type
-        validates (see :mod:`._data_schema`), and whether it may read Python data too; ``None`` if the type does
-        more than check and move values. Built on first use, per ``exclude_unset``."""
+        """``(validator, reads Python values, shape left to apply)``: a validator straight into the JSON data of what
+        this type validates (see :mod:`._data_schema`), whether it may read Python data too, and what is left to
+        convert (None: nothing); ``None`` if the type does more than check and move values. The validator converts
+        ``Decimal``, ``UUID``, date and enum leaves itself where the model's defaults allow it. Built on first use,
+        per ``exclude_unset``."""
         if not FAST_DATA:
             return None
         unset = self._exclude_unset(side)
@@ -398,9 +400,13 @@ class ModelReader:
             pass
         hit = None
         try:
-            schema = data_schema(self.adapter.core_schema, defaults=not unset)
+            core = self.adapter.core_schema
+            schema = data_schema(core, defaults=not unset, convert=True)
+            shape = converted_shape(self.json_shape)
+            if schema is None:
+                schema, shape = data_schema(core, defaults=not unset), self.json_shape
             if schema is not None:
-                hit = (pydantic_core.SchemaValidator(schema), not holds_any(schema))
+                hit = (pydantic_core.SchemaValidator(schema), not holds_any(schema), shape)
         except Exception:
             hit = None
         self._data[unset] = hit
@@ -414,7 +420,7 @@ class ModelReader:
             hit = self.data_validator(side)
         if hit is None or not FAST_DATA:
             return None
-        validator, python = hit
+        validator, python, shape = hit
         try:
             if json_mode:
                 if isinstance(value, (str, bytes, bytearray)):
@@ -427,7 +433,7 @@ class ModelReader:
                 return None
         except (ValidationError, ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
             return None
-        return data if self.json_shape is None else apply_shape(self.json_shape, data)
+        return data if shape is None else apply_shape(shape, data)
 
     def validate(self, value: Any, side: str, *, json_mode: bool) -> tuple[bool, Any, list]:
         """``(valid, validated value or None, Pydantic errors)``."""

@@ -543,3 +543,77 @@ def test_random_aliased_models_read_the_same_both_ways(drawn, rng, populate):
         text = json.dumps(candidate)
         fast, slow = _both(lambda text=text, candidate=candidate: (reader.read(text, "pred", json_mode=True), reader.read(candidate, "pred")))
         assert fast == slow
+
+
+# ---------------------------------------------------------------------------
+# leaves converted in the validation (Decimal, UUID, dates, enums)
+
+
+class Col(enum.Enum):
+    A = "a"
+    B = "b"
+
+
+class OddDefaults(BaseModel):  # defaults are not validated: of another type than their field's, or not JSON data
+    n: str
+    total: decimal.Decimal = 0
+    when: datetime.date = "2024-01-01"
+    col: Col = "a"
+    ref: uuid.UUID = Field(default_factory=lambda: "x")
+    made: list[decimal.Decimal] = Field(default_factory=list)
+    big: list[decimal.Decimal] = Field(default_factory=lambda: [decimal.Decimal(1)])  # not JSON data: the model's way
+    stamp: datetime.datetime = datetime.datetime(2024, 1, 2, 3, 4, 5)
+    span: datetime.timedelta = datetime.timedelta(seconds=90)
+    at: datetime.time | None = None
+
+
+class Unions(BaseModel):  # converted leaves inside smart unions: the same member picked
+    a: decimal.Decimal | str = "x"
+    b: Col | int = 0
+    c: datetime.date | str = ""
+    d: uuid.UUID | str = ""
+    e: datetime.datetime | datetime.date | None = None
+    f: list[Col | decimal.Decimal] = []
+
+
+CONVERTED_TEXTS = [
+    '{"n": "a"}',
+    '{"n": "a", "total": "1.50", "when": "2024-02-03", "col": "b", "ref": "12345678123456781234567812345678", "big": [2]}',
+    '{"n": "a", "made": [1, "2.5"], "stamp": "2024-01-02T03:04:05+02:00", "span": "PT1M", "at": "10:00:00"}',
+    '{"n": "a", "made": [], "stamp": "2024-01-02T03:04:05.25Z", "span": 3.5, "at": "10:00:00.5+01:00"}',
+    '{"n": "a", "total": "one"}',
+    '{"a": "1.5", "b": "a", "c": "2024-01-01", "d": "12345678-1234-5678-1234-567812345678", "e": "2024-01-01", "f": ["a", 1, "1.5"]}',
+    '{"a": 1.5, "b": 3, "c": "not a date", "d": "nope", "e": "2024-01-01T00:00:00", "f": ["c"]}',
+    '{"a": "x", "b": "b", "c": 20240101, "e": 0}',
+]
+
+
+@pytest.mark.parametrize("model", [OddDefaults, Unions], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("text", CONVERTED_TEXTS)
+def test_leaves_converted_in_the_validation_read_the_same_both_ways(model, text):
+    for fill_defaults in (True, False):
+        reader = V.ModelReader(model, fill_defaults=fill_defaults)
+        for json_mode in (True, False):
+            value = text if json_mode else json.loads(text)
+            fast, slow = _both(lambda value=value: reader.read(value, "pred", json_mode=json_mode))
+            assert fast == slow
+
+
+def test_leaves_are_converted_in_the_validation_where_defaults_allow():
+    for model in (OddDefaults, Exact, Line):  # (Unions: its unions are walked anyway, converted or not)
+        reader = V.ModelReader(model)
+        assert reader.json_shape is not None and reader.data_validator("pred")[2] is not reader.json_shape  # converting
+    assert V.ModelReader(Line).data_validator("pred")[2] is None  # nothing left to convert: no walk at all
+    reader = V.ModelReader(OddDefaults)
+    data = reader.read_data(CONVERTED_TEXTS[1], "pred", json_mode=True)
+    assert data["total"] == 1.5 and data["when"] == "2024-02-03" and data["col"] == "b" and data["ref"] == "12345678-1234-5678-1234-567812345678"
+    assert data["stamp"] == "2024-01-02T03:04:05" and data["span"] == "PT1M30S"  # defaults, converted once, at build
+    assert reader.read_data(CONVERTED_TEXTS[0], "pred", json_mode=True) is None  # the factory's Decimals: the model's way
+
+    class Held(BaseModel):  # a default holding a model instance: only the shape's walk converts it
+        line: Line = Line(name="x", price=1)
+        total: decimal.Decimal = decimal.Decimal(1)
+
+    reader = V.ModelReader(Held)
+    assert reader.data_validator("pred")[2] is reader.json_shape  # leaves left to the shape, defaults and all
+    assert reader.read_data("{}", "pred", json_mode=True) == reader.dump(Held(), "pred")
