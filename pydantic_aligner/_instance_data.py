@@ -145,21 +145,10 @@ def _model(cls: type, memo: dict) -> Any:
                     raise Miss  # a value the serializer may dump otherwise, or a placeholder
             return dict(d)
 
-        def many(v: Any) -> Any:
+        def many(v: Any) -> Any:  # a list of such instances (the common case of extraction outputs)
             if type(v) is not list:
                 raise Miss
-            out = []
-            for x in v:
-                if type(x) is not cls:
-                    raise Miss
-                d = x.__dict__
-                if x.__pydantic_extra__ or not names.issuperset(d):
-                    raise Miss
-                for k, y in d.items():
-                    if type(y) not in _SCALARS or (y is None and k in strict_s):
-                        raise Miss
-                out.append(dict(d))
-            return out
+            return [read(x) for x in v]
 
         read.many = many  # type: ignore[attr-defined]
 

@@ -110,12 +110,11 @@ def _keep_flag(cache: dict, obj: Any, flag: bool) -> None:
     cache[id(obj)] = (obj, flag)
 
 
-def _needs_context(obj: Any) -> bool:
-    """Whether a handler or position reaches a context-aware comparator (such subtrees are scored per pair)."""
-    hit = _cached_flag(_NEEDS_CONTEXT, obj)
+def _reaches(obj: Any, cache: dict, test: Any) -> bool:
+    """Whether a handler or position reaches a handler for which ``test`` holds (kept in ``cache``)."""
+    hit = _cached_flag(cache, obj)
     if hit is not None:
         return hit
-    _keep_flag(_NEEDS_CONTEXT, obj, False)  # provisional: cycles (recursive schemas) resolve to "no" unless proven
     found = False
     stack, seen = [obj], set()
     while stack and not found:
@@ -127,11 +126,9 @@ def _needs_context(obj: Any) -> bool:
             if o.special is None and not o.any:
                 stack.extend(o.kinds.values())
             continue
+        found = test(o)
         t = o.tag
-        if t in (STR, NUM):
-            found = o.cmp.wants_context
-        elif t == OBJ:
-            found = o.key_cmp.wants_context
+        if t == OBJ:
             stack.extend(o.props.values())
             stack.extend(p for _, p in o.patterns)
             if o.extra is not None:
@@ -142,8 +139,24 @@ def _needs_context(obj: Any) -> bool:
                 stack.append(o.items)
         elif t == UNION:
             stack.extend(o.branches)
-    _keep_flag(_NEEDS_CONTEXT, obj, found)
+    _keep_flag(cache, obj, found)
     return found
+
+
+def _wants_context(h: Any) -> bool:
+    t = h.tag
+    if t in (STR, NUM):
+        return h.cmp.wants_context
+    return t == OBJ and h.key_cmp.wants_context
+
+
+def _fuzzy_keys(h: Any) -> bool:
+    return h.tag == OBJ and not h.key_exact
+
+
+def _needs_context(obj: Any) -> bool:
+    """Whether a handler or position reaches a context-aware comparator (such subtrees are scored per pair)."""
+    return _reaches(obj, _NEEDS_CONTEXT, _wants_context)
 
 
 _FUZZY_KEYS: dict[int, tuple] = {}
@@ -152,35 +165,7 @@ _FUZZY_KEYS: dict[int, tuple] = {}
 def reaches_fuzzy_keys(obj: Any) -> bool:
     """Whether a handler or position reaches an object whose keys are not compared exactly (its key pairing
     depends on both documents' keys: a gold reference key may pair with a candidate key holding plain data)."""
-    hit = _cached_flag(_FUZZY_KEYS, obj)
-    if hit is not None:
-        return hit
-    found = False
-    stack, seen = [obj], set()
-    while stack and not found:
-        o = stack.pop()
-        if id(o) in seen:
-            continue
-        seen.add(id(o))
-        if isinstance(o, Pos):
-            if o.special is None and not o.any:
-                stack.extend(o.kinds.values())
-            continue
-        t = o.tag
-        if t == OBJ:
-            found = not o.key_exact
-            stack.extend(o.props.values())
-            stack.extend(p for _, p in o.patterns)
-            if o.extra is not None:
-                stack.append(o.extra)
-        elif t == ARR:
-            stack.extend(o.prefix)
-            if o.items is not None:
-                stack.append(o.items)
-        elif t == UNION:
-            stack.extend(o.branches)
-    _keep_flag(_FUZZY_KEYS, obj, found)
-    return found
+    return _reaches(obj, _FUZZY_KEYS, _fuzzy_keys)
 
 
 def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, pfull: list | None, offset: int) -> np.ndarray:
