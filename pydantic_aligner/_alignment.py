@@ -23,7 +23,7 @@ class Alignment:
     schema (scored anyway, never fatal); ``read`` says how candidate text was
     read: a :class:`~pydantic_aligner._inputs.Read`, a frozenset of flags
     (empty unless the candidate was text: ``{"extracted", "truncated",
-    "repaired", "reasoning"}``) that also says which JSON value in the text
+    "repaired", "unrepaired", "reasoning"}``) that also says which JSON value in the text
     was taken (``read.span``, ``read.found``) and whether it validated against
     the model (``read.valid``); ``validation_errors`` lists what a Pydantic
     model rejected in either input (:class:`ValidationIssue`: side, path,

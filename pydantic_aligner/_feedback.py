@@ -382,6 +382,8 @@ def _read_lines(alignment: Alignment, tpl: dict) -> str:
         lines.append(_render(tpl["feedback.read.truncated"], {}))
     if "repaired" in read:
         lines.append(_render(tpl["feedback.read.repaired"], {}))
+    if "unrepaired" in read:
+        lines.append(_render(tpl["feedback.read.unrepaired"], {}))
     found, span = getattr(read, "found", None), getattr(read, "span", None)
     if found is not None and found > 1 and span is not None:
         lines.append(_render(tpl["feedback.read.several"], {"found": found, "start": span[0], "end": span[1]}))

@@ -51,7 +51,8 @@ class Read(frozenset):
     """How a text input was read: its flags, and which JSON value in the text was taken.
 
     A ``frozenset`` of flags (``"extracted"``, ``"truncated"``, ``"repaired"``,
-    ``"reasoning"``, ``"unreadable"``; empty for data and for plain JSON text),
+    ``"unrepaired"`` (broken JSON a repair might have read, without json-repair
+    installed), ``"reasoning"``, ``"unreadable"``; empty for data and for plain JSON text),
     so ``"truncated" in alignment.read`` and ``alignment.read == frozenset()``
     work, plus:
 

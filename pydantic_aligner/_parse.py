@@ -82,12 +82,13 @@ import dataclasses
 import json
 import re
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 import pydantic_core
 
-from ._errors import LimitError, ParseError
+from ._errors import AlignerWarning, LimitError, ParseError
 
 __all__ = [
     "MAX_DEPTH",
@@ -525,6 +526,26 @@ class _Reader:
 
     # -- repair
 
+    def _broken_left(self) -> bool:
+        """Whether a region the repair would look at holds a JSON-looking opening outside every value read."""
+        best = self.best
+        min_tier = 0 if best is None or (self.prefer is not None and not best[0][0]) else best[0][1]
+        marks = self.marks
+        for r0, r1, tier in self.regions:
+            if tier < min_tier:
+                continue
+            pos = r0
+            while True:
+                m = _REPAIRABLE.search(self.text, pos, r1)
+                if m is None:
+                    break
+                if not marks[m.start()]:
+                    return True
+                pos = marks.find(0, m.start(), r1)
+                if pos < 0:
+                    break
+        return False
+
     def _repair_may_help(self) -> bool:
         best = self.best
         if best is None:
@@ -539,6 +560,11 @@ class _Reader:
         try:
             import json_repair
         except ImportError:
+            if self.best is not None and self._broken_left():
+                # another value was read, but a repair might have given a better one: the score depends on the
+                # environment, so say it (the Read flag, a warning; with nothing read, ParseError says it)
+                self.flags.add("unrepaired")
+                warnings.warn(_UNREPAIRED_WARNING, AlignerWarning, stacklevel=2)
             return
         best = self.best
         # without a major value read as is, a limit that stops the repair is an error; otherwise the
@@ -610,6 +636,11 @@ class _Reader:
                 self._offer(value, s, e, tier, _REPAIRED, _REPAIRED_FLAGS)
 
 
+_UNREPAIRED_WARNING = (
+    "a text holds broken JSON (trailing commas, single quotes, ...) that json-repair could read, but json-repair "
+    "is not installed: another value of the text was scored, which an environment with it may score otherwise; "
+    "install pydantic-aligner[lenient] (such reads carry the flag 'unrepaired')"
+)
 _NOTHING = object()
 _TRUNCATED_FLAGS = frozenset({"truncated"})
 _REPAIRED_FLAGS = frozenset({"repaired"})

@@ -107,6 +107,9 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     # how the prediction text was read
     "feedback.read.truncated": "Note: the output was cut off; the JSON was closed where it stopped, so what came after counts as missing.",
     "feedback.read.repaired": "Note: the output was not valid JSON; it was repaired (quotes, commas, brackets) before scoring.",
+    "feedback.read.unrepaired": (
+        "Note: the output holds broken JSON (quotes, commas, brackets) that was not repaired; another JSON value in it was scored."
+    ),
     "feedback.read.several": "Note: the output holds {found} JSON values; the one at characters {start}-{end} was scored.",
     # semantic referential feedback (SPEC 13.2)
     "feedback.refsem.prop": "{key} {value}",
@@ -146,6 +149,7 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.invalid.intro": "\nRejected by the model:",
     "feedback.read.truncated": "Note: output cut off.",
     "feedback.read.repaired": "Note: output repaired.",
+    "feedback.read.unrepaired": "Note: broken JSON, not repaired.",
 }
 
 #: The default describe templates (SPEC 14).
@@ -220,6 +224,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.invalid.missing": frozenset({"path", "message", "input", "type"}),
     "feedback.read.truncated": frozenset(),
     "feedback.read.repaired": frozenset(),
+    "feedback.read.unrepaired": frozenset(),
     "feedback.read.several": frozenset({"found", "start", "end"}),
     "feedback.refsem.prop": frozenset({"key", "value"}),
     "feedback.refsem.relation": frozenset({"relation_label"}),

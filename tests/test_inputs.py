@@ -14,7 +14,7 @@ from typing import Annotated, Optional
 import pytest
 from pydantic import BaseModel, Field, RootModel, computed_field
 
-from pydantic_aligner import Aligner, Comparator, DataError, ParseError, Weight, parse_json_text
+from pydantic_aligner import Aligner, AlignerWarning, Comparator, DataError, ParseError, Weight, parse_json_text
 from pydantic_aligner._inputs import to_json, to_jsonable
 
 
@@ -253,6 +253,39 @@ def test_without_json_repair_broken_text_is_a_parse_error_with_a_hint(text, valu
     with pytest.raises(ParseError, match=r"pydantic-aligner\[lenient\]") as info:
         parse_json_text(text)
     assert isinstance(info.value.position, int)
+
+
+# a broken document around a well-formed item: the item is no Doc, so with a model a repair is tried
+BROKEN_AROUND_AN_ITEM = '{"Title": "Report", "items": [{"id": "1", "name": "a",}, {"id": "2", "name": "b", "note": "n"}]}'
+
+
+def test_without_json_repair_a_read_a_repair_might_have_beaten_is_flagged(monkeypatch):
+    """The score of such a text depends on whether json-repair is installed: the read says so, and warns."""
+    monkeypatch.setitem(sys.modules, "json_repair", None)
+    aligner = Aligner(Doc)
+    with pytest.warns(AlignerWarning, match=r"pydantic-aligner\[lenient\]"):
+        r = aligner.align(GOLD, BROKEN_AROUND_AN_ITEM)
+    assert r.read == {"extracted", "unrepaired"} and r.read.valid is False
+    assert r.score < 0.5
+    assert "not repaired" in str(r.feedback())
+    # a value read whole, or no model to tell the item from the document: no repair tried, no flag
+    assert Aligner(Doc).align(GOLD, json.dumps(GOLD_DATA)).read == frozenset()
+    assert "unrepaired" not in parse_json_text(BROKEN_AROUND_AN_ITEM).flags
+
+
+def test_with_json_repair_the_same_text_is_repaired():
+    pytest.importorskip("json_repair")
+    r = Aligner(Doc).align(GOLD, BROKEN_AROUND_AN_ITEM)
+    assert r.read == {"repaired"} and r.score == 1.0
+
+
+def test_a_report_notes_reads_that_depend_on_json_repair(monkeypatch):
+    from pydantic_aligner.evaluation import evaluate
+
+    monkeypatch.setitem(sys.modules, "json_repair", None)
+    with pytest.warns(AlignerWarning):
+        report = evaluate([GOLD_DATA, GOLD_DATA], [BROKEN_AROUND_AN_ITEM, json.dumps(GOLD_DATA)], schema=Doc)
+    assert any("1 candidate texts hold broken JSON" in n and "[lenient]" in n for n in report.notes)
 
 
 @pytest.mark.parametrize(

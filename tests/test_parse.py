@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pydantic_aligner import Aligner, LimitError, ParseError, _parse, parse_json_text
+from pydantic_aligner import Aligner, AlignerWarning, LimitError, ParseError, _parse, parse_json_text
 from pydantic_aligner._parse import MAX_DEPTH, MAX_INT_DIGITS, MAX_REPAIR_BYTES, MAX_TEXT_BYTES, REPAIR_TIMEOUT, Parsed
 
 
@@ -251,9 +251,11 @@ def test_pieces_of_a_broken_value_rank_below_its_repair():
 
 
 def test_without_json_repair_the_last_piece_is_read(no_json_repair):
-    parsed = parse_json_text('[{"a": 1} {"b": 2}]')
+    with pytest.warns(AlignerWarning, match="json-repair is not installed"):
+        parsed = parse_json_text('[{"a": 1} {"b": 2}]')
     assert parsed.value == {"b": 2}
     assert parsed.found == 2
+    assert "unrepaired" in parsed.flags  # a repair would have read the whole list
 
 
 def test_a_clean_answer_after_a_broken_one_is_not_a_piece(no_json_repair):

@@ -18,5 +18,5 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert ci[0] == "#!/usr/bin/env bash"
     assert "set -euo pipefail" in ci
     assert ci[-1] == install_and_test == 'pip install -e ".[dev]" && python -m pytest'
-    assert install_and_demo == "pip install . && pydantic-aligner demo"  # the demo itself: test_evaluation_cli.py
+    assert install_and_demo == 'pip install ".[lenient]" && pydantic-aligner demo'  # the demo itself: test_evaluation_cli.py
 

@@ -282,6 +282,7 @@ class Report:
         self.histogram = histogram(scores, BINS)
         verdicts: dict[str, int] = {name: 0 for name in self.bands.names}
         outcomes: dict[str, int] = {}
+        unrepaired = 0
         errors: dict[str, int] = {}
         labels: dict[str, int] = {}
         self.error_examples: dict[str, list] = {}
@@ -290,6 +291,8 @@ class Report:
             if r.verdict is not None:
                 verdicts[r.verdict] = verdicts.get(r.verdict, 0) + 1
             outcomes[r.outcome] = outcomes.get(r.outcome, 0) + 1
+            if "unrepaired" in r.read:
+                unrepaired += 1
             if r.error_kind:
                 errors[r.error_kind] = errors.get(r.error_kind, 0) + 1
                 ex = self.error_examples.setdefault(r.error_kind, [])
@@ -314,6 +317,11 @@ class Report:
             self.notes.append(
                 f"{summary.missing_fields} imperfect items carry no per-field statistics (scored with fields=False); "
                 "field shares do not add up to 100%"
+            )
+        if unrepaired:
+            self.notes.append(
+                f"{unrepaired} candidate texts hold broken JSON that json-repair could read, but it is not installed: another "
+                "value of each was scored, which an environment with it may score otherwise (pip install 'pydantic-aligner[lenient]')"
             )
         for key in self.critical:
             if key not in summary.fields:

@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LabelDecision", "Rule", "SeverityRules", "When", "as_rules"]
 
 CORRECT, HARMLESS, MISSED, RISKY, FATAL, UNREADABLE = "CORRECT", "HARMLESS", "MISSED", "RISKY", "FATAL", "UNREADABLE"
-_READ_FLAGS = ("extracted", "truncated", "repaired")
+_READ_FLAGS = ("extracted", "truncated", "repaired", "unrepaired")
 _PREDICATES = ("gold", "gold_in", "pred", "pred_in", "matched", "gold_missing", "pred_missing", "score_below", "score_at_least", "read")
 _CONDITION_KEYS = ("path", *_PREDICATES)
 _RULE_KEYS = ("label", "name", "when")
@@ -114,7 +114,7 @@ class When:
     * ``matched=True/False``: the field scored 1.0 (equal under the schema) or not;
     * ``gold_missing`` / ``pred_missing``: that side has no value there;
     * ``score_below=x`` / ``score_at_least=x``: the field's score is ``< x`` / ``>= x``;
-    * ``read="truncated"`` (or ``"extracted"``, ``"repaired"``): how candidate text was read.
+    * ``read="truncated"`` (or ``"extracted"``, ``"repaired"``, ``"unrepaired"``): how candidate text was read.
 
     A path that neither side has counts as matched, with both sides missing.
 
