@@ -24,15 +24,17 @@ dicts) and says no to everything else, in particular to:
 * root models with a config of their own, dataclasses, and smart-mode unions that hold a model (a union
   of typed dicts may pick another member than the union of models would).
 
-What is accepted gives the same data as ``validate_json`` followed by the dump, for every text, and fails
-for the same texts (property tests in ``tests/test_data_schema.py``); callers fall back to the model on
-any failure, so a refusal or an invalid text only costs the model's way.
+What is accepted gives the same data as ``validate_json`` followed by the dump wherever it succeeds, and
+succeeds only where the model does (property tests in ``tests/test_data_schema.py``); it may fail where the
+model does not (a forbidden extra key that is a field's name, say), and callers fall back to the model on
+any failure, so a refusal or a failure only costs the model's way.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ._inputs import _SCALARS
 from ._shape import CONVERTED_LEAVES
 
 __all__ = ["data_schema", "holds_any"]
@@ -134,8 +136,6 @@ def _plain(v: Any) -> bool:
         return all(type(k) is str and _plain(x) for k, x in v.items())
     return False
 
-
-_SCALARS = (str, int, float, bool, type(None))
 
 
 class _NotPlain(ValueError):
