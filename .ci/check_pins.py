@@ -2,11 +2,12 @@
 
 import sys
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 
 def main(path: str) -> int:
     pins = []
-    for line in open(path):
+    for line in Path(path).read_text().splitlines():
         spec = line.split("#")[0].strip()
         if "==" in spec:
             name, want = (part.strip() for part in spec.split("=="))
