@@ -805,10 +805,10 @@ def tree_lines(alignment: Any, depth: int | None = None) -> list[str]:
 def cmd_schema(args: argparse.Namespace) -> int:
     from .._errors import AlignerError
     from .._translate import to_json_schema
-    from ._schema import load_reference
+    from ._cli import load_model
 
+    obj = load_model(args.ref, "schema")
     try:
-        obj = load_reference(args.ref)
         schema = to_json_schema(obj)
     except AlignerError as e:
         raise CLIError(str(e)) from None
@@ -823,6 +823,51 @@ def demo_dir() -> Path:
         if (candidate / "gold.jsonl").is_file():
             return candidate
     raise CLIError("the bundled example dataset is missing (examples/invoices)")  # pragma: no cover
+
+
+#: What the columns of a report say (the demo prints it under the report; docs/evaluation.md says more).
+REPORT_LEGEND = (
+    "Legend: support = positions compared; mean = their mean score; lost = how much of the mean score the field costs; "
+    "share = its share of the whole deficit (1 - mean); missing / extra = positions missing from / extra in the response; "
+    "type = positions holding another JSON type; macro avg = every leaf field counts once, micro avg = every value counts once; "
+    "repairs / items = how many fixes of that kind, in how many items."
+)
+COMPARISON_LEGEND = (
+    "Legend: before / after = the first and the second run; change = mean after - mean before (paired by id); "
+    "share = the field's share of each run's deficit; the interval is a paired bootstrap over items."
+)
+#: The demo's last words: the commands that do the same on your files.
+DEMO_NEXT = (
+    "pydantic-aligner score gold.jsonl responses.jsonl --model mymodule.py:Invoice --out results.jsonl",
+    "(JSON Lines joined on 'id': gold records {\"id\": ..., \"gold\": {...}}, responses {\"id\": ..., \"response\": \"raw text\"}; "
+    "then 'pydantic-aligner report results.jsonl --html report.html'; 'pydantic-aligner score --help' for the options)",
+)
+
+
+def _demo_heading(title: str, markdown: bool, *lines: str, first: bool = False) -> None:
+    heading = f"## {title}" if markdown else f"== {title} =="
+    print(heading + "\n" if first else f"\n{heading}\n")
+    import textwrap
+
+    for line in lines:
+        if line.startswith("pydantic-aligner "):  # a command, whole, to copy
+            print(f"    {line}" if markdown else line)
+        else:
+            print(textwrap.fill(line, width=100))
+
+
+def _demo_legend(text: str, markdown: bool) -> None:
+    import textwrap
+
+    print("\n" + textwrap.fill(text, width=100, initial_indent="> " if markdown else "", subsequent_indent="> " if markdown else ""))
+
+
+def _print_comparison(comparison: Any, args: argparse.Namespace) -> None:
+    worst = getattr(args, "worst", 5)
+    if getattr(args, "format", "table") == "markdown":
+        print(comparison.to_markdown(worst=worst))
+    else:
+        comparison.print(worst=worst)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -860,10 +905,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 130
         reports.append(Report(summary))  # what Report.from_results(results, critical={"/total": 1.0}) gives
     comparison = compare(reports[0], reports[1])
-    if args.format == "table":
-        print(f"Bundled dataset: {d}")
-        print("Run 1 (responses.jsonl), scored with model.py:Invoice, /total critical:\n")
-    _print_report(reports[0], args, comparison)
+    if args.format == "json":
+        _print_report(reports[0], args, comparison)
+    else:
+        md = args.format == "markdown"
+        _demo_heading(
+            "pydantic-aligner demo", md, f"300 gold invoices and the stored raw responses of two prompt versions ({d}),",
+            "scored with model.py:Invoice; /total is critical: an item with a wrong total fails whatever its score.",
+            first=True,
+        )
+        _demo_heading("1. First run: responses.jsonl", md)
+        _print_report(reports[0], args)
+        _demo_legend(REPORT_LEGEND, md)
+        _demo_heading("2. Second run compared with the first: responses_v2.jsonl against responses.jsonl", md)
+        _print_comparison(comparison, args)
+        _demo_legend(COMPARISON_LEGEND, md)
+        _demo_heading("3. Your own data: one command", md, *DEMO_NEXT)
     if args.html:
         Path(args.html).write_text(reports[0].to_html(title="pydantic-aligner demo: invoices", comparison=comparison), encoding="utf-8")
         print(f"pydantic-aligner: wrote {args.html}", file=sys.stderr)
