@@ -307,7 +307,7 @@ def test_errors_are_stated_in_the_first_line_of_every_format():
 def test_text_markdown_and_rich_reports_give_example_messages_per_error_kind():
     rep = errored_report()
     text = str(rep)
-    assert "errors by kind (examples)" in text
+    assert "items with errors (examples)" in text
     assert re.search(r"ParseError\s+2\s+a: gold text is not JSON: Expecting value \(at character 0\)\n\s+b: gold text is not JSON", text)
     md = rep.to_markdown()
     assert "| ParseError | 2 | a: gold text is not JSON: Expecting value (at character 0) |" in md
@@ -353,7 +353,7 @@ def test_demo_output_has_headed_sections_a_legend_and_the_command_for_your_own_d
     args = build_parser().parse_args(command.split()[1:])  # the flags it names are the real ones
     assert (args.gold, args.pred, args.model, args.out) == ("gold.jsonl", "responses.jsonl", "mymodule.py:Invoice", "results.jsonl")
     # the errors of the first run come with their messages
-    assert "errors by kind (examples)" in first and "no prediction for this gold item" in first
+    assert "items with errors (examples)" in first and "no prediction for this gold item" in first
 
 
 def test_report_from_results_without_items_is_one_that_failed_to_score(tmp_path, capsys):

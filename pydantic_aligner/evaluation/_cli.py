@@ -5,12 +5,15 @@ exposes ``register_cli(subparsers)``, which adds its subcommands with
 ``parser.set_defaults(func=callable)``; the callable takes the parsed
 arguments and returns the exit code. Modules that are not installed (yet) are
 skipped, so the command works with whatever features are present. Exit codes:
-0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``), 2 a usage
-error (bad arguments, unreadable files, an invalid schema), 130 interrupted.
+0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``,
+``--max-errors``, or no item could be scored), 2 a usage error (bad arguments,
+unreadable files, an invalid schema, a ``--model`` that is not a model, a
+misspelt field, label or critical key), 130 interrupted.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
-:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), and
-:class:`CLIError` (raise it for a usage error; ``main`` prints it and returns 2).
+:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), :func:`load_model`
+(what every ``--model`` goes through), and :class:`CLIError` (raise it for a
+usage error; ``main`` prints it and returns 2).
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
         for kind, count, examples in error_examples(rep):
             for j, example in enumerate(examples or [""]):
                 rows.append([kind if j == 0 else "", str(count) if j == 0 else "", example])
-        tables.append(Table("errors by kind (examples)", ["kind", "items", "example"], rows, {1}))
+        tables.append(Table("items with errors (examples)", ["kind", "items", "example"], rows, {1}))
     shown = rep.worst[:worst]
     if shown:
         rows = []
