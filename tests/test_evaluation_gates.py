@@ -362,3 +362,14 @@ def test_report_from_results_without_items_is_one_that_failed_to_score(tmp_path,
     (tmp_path / "r.jsonl").write_text(json.dumps({"pydantic_aligner_results": 1, "run": {}}) + "\n")
     code, _, err = run(capsys, "report", tmp_path / "r.jsonl")
     assert code == 1 and "no item could be scored" in err
+
+
+def test_a_revision_batch_in_which_no_item_could_be_scored_fails(files, capsys):
+    items = files / "items.jsonl"
+    items.write_text('{"id": 1, "base": {"title": "a"}}\nnot JSON\n')
+    code, _, err = run(capsys, "revision", "--batch", items, "--model", f"{files / 'models.py'}:Doc", "--out", files / "out.jsonl")
+    assert code == 1 and "2 items, 0 scored, 2 failed" in err and "no item could be scored (2 failed)" in err
+    base, gold = {"title": "a", "tags": []}, {"title": "b", "tags": []}
+    items.write_text(json.dumps({"id": 1, "base": base, "gold": gold, "pred": gold}) + "\nnot JSON\n")
+    code, _, err = run(capsys, "revision", "--batch", items, "--model", f"{files / 'models.py'}:Doc", "--out", files / "out.jsonl")
+    assert code == 0 and "2 items, 1 scored, 1 failed" in err

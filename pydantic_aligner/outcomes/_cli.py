@@ -11,7 +11,7 @@ for PRED. A batch line is ``{"id": ..., "base": ..., "gold": ..., "pred": ...}``
 (``pred`` may be a string of raw model text); each result is written and
 flushed as soon as it is scored, and a line that cannot be read or scored is
 recorded with its line number and error, never stopping the run. Exit codes:
-0 done, 1 ``--fail-under`` not met, 2 usage or input errors.
+0 done, 1 ``--fail-under`` not met or no item could be scored, 2 usage or input errors.
 """
 
 from __future__ import annotations
@@ -164,6 +164,9 @@ def _run_batch(args: argparse.Namespace, schema: Any) -> int:
         + "\n"
     )
     sys.stderr.write(summary)
+    if n and not scored:  # as in 'score': a run in which no item could be scored fails, whatever the options
+        sys.stderr.write(f"no item could be scored ({failed} failed)\n")
+        return 1
     if args.fail_under is not None and rate < args.fail_under:
         sys.stderr.write(f"completion rate {rate:.3f} is below --fail-under {args.fail_under}\n")
         return 1
