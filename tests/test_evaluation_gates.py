@@ -373,3 +373,12 @@ def test_a_revision_batch_in_which_no_item_could_be_scored_fails(files, capsys):
     items.write_text(json.dumps({"id": 1, "base": base, "gold": gold, "pred": gold}) + "\nnot JSON\n")
     code, _, err = run(capsys, "revision", "--batch", items, "--model", f"{files / 'models.py'}:Doc", "--out", files / "out.jsonl")
     assert code == 0 and "2 items, 1 scored, 1 failed" in err
+
+
+def test_schema_robustness_refuses_a_model_option_naming_something_else(files, capsys):
+    cache = files / "cache.jsonl"
+    cache.write_text(json.dumps({"id": "r0", "variant": "a", "output": "{}"}) + "\n")
+    for name in ("BaseModel", "date"):
+        code, out, err = run(capsys, "schema-robustness", cache, "--model", f"{files / 'models.py'}:{name}")
+        assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
+        assert f"--model {files / 'models.py'}:{name}: {name} is" in err
