@@ -376,9 +376,14 @@ def test_a_revision_batch_in_which_no_item_could_be_scored_fails(files, capsys):
 
 
 def test_schema_robustness_refuses_a_model_option_naming_something_else(files, capsys):
+    from pydantic_aligner.robustness import run_schema_robustness, schema_variants
+
     cache = files / "cache.jsonl"
-    cache.write_text(json.dumps({"id": "r0", "variant": "a", "output": "{}"}) + "\n")
+    variants = schema_variants(__import__("pydantic").create_model("Doc", title=(str, ...)), variants=["original", "properties_reversed"], random=0, samples=2)
+    run_schema_robustness(lambda schema_text, record: '{"title": "x"}', ["r0", "r1"], variants, repeats=2, cache=cache, record_id=str,
+                          golds={"r0": {"title": "x"}, "r1": {"title": "y"}}, progress=False, n_resamples=10)
+    assert run(capsys, "schema-robustness", cache, "--model", f"{files / 'models.py'}:Doc", "--resamples", "10")[0] == 0
     for name in ("BaseModel", "date"):
-        code, out, err = run(capsys, "schema-robustness", cache, "--model", f"{files / 'models.py'}:{name}")
+        code, out, err = run(capsys, "schema-robustness", cache, "--model", f"{files / 'models.py'}:{name}", "--resamples", "10")
         assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
         assert f"--model {files / 'models.py'}:{name}: {name} is" in err
