@@ -406,7 +406,8 @@ def _max_errors(text: str) -> tuple[int, float | None]:
 
 
 def _warn_critical(report: Any) -> None:
-    """Judging stored results again (no schema at hand): a critical key no item has is said on standard error too."""
+    """A critical key no item has (judging stored results again, or scoring without a schema, the keys could not be
+    checked against a schema) is said on standard error too, not only in the report's notes."""
     _warn([n for n in report.notes if n.startswith("critical field")])
 
 
@@ -645,6 +646,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if interrupted:
         return 130
     report = Report(summary)
+    _warn_critical(report)  # without a schema the keys could not be checked before scoring
     if not args.quiet:
         _print_report(report, args)
     if args.out:
