@@ -387,3 +387,26 @@ def test_schema_robustness_refuses_a_model_option_naming_something_else(files, c
         code, out, err = run(capsys, "schema-robustness", cache, "--model", f"{files / 'models.py'}:{name}", "--resamples", "10")
         assert code == 2 and out == "" and "Traceback" not in err and err.count("\n") == 1
         assert f"--model {files / 'models.py'}:{name}: {name} is" in err
+
+
+def test_what_a_model_option_accepts(tmp_path, capsys):
+    (tmp_path / "kinds.py").write_text(
+        "import dataclasses\nfrom typing_extensions import TypedDict\nfrom pydantic import BaseModel, RootModel\n"
+        "from pydantic_aligner import Aligner\n\n"
+        "class Invoice(BaseModel):\n    number: str\n    total: float\n\n"
+        "class Invoices(RootModel[list[Invoice]]):\n    pass\n\n"
+        "@dataclasses.dataclass\nclass Line:\n    sku: str\n\n"
+        "class Row(TypedDict):\n    sku: str\n\n"
+        "InvoiceList = list[Invoice]\n"
+        "configured = Aligner(Invoice)\n"
+    )
+    for name in ("Invoice", "Invoices", "Line", "Row", "InvoiceList", "configured"):
+        code, out, err = run(capsys, "schema", f"{tmp_path / 'kinds.py'}:{name}")
+        assert code == 0 and err == "" and json.loads(out), name
+        assert "sku" in out or "number" in out
+
+
+def test_score_without_a_schema_warns_about_a_critical_field_no_item_has(files, capsys):
+    code, out, err = run(capsys, "score", files / "gold.jsonl", files / "pred.jsonl", "--critical", "/totl", "--no-progress")
+    assert code == 0 and "note: critical field" in out  # the schema is inferred from each gold: the key cannot be checked before scoring
+    assert "warning: critical field '/totl' does not occur in any item (did you mean '/total'?)" in err

@@ -193,6 +193,7 @@ def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
     import dataclasses
     import typing
 
+    import typing_extensions
     from pydantic import BaseModel, RootModel
 
     from .._aligner import Aligner
@@ -204,7 +205,8 @@ def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
     if isinstance(obj, type):
         if obj in (BaseModel, RootModel):
             return f"{name} is Pydantic's base class itself; name your subclass of it"
-        if issubclass(obj, BaseModel) or dataclasses.is_dataclass(obj) or typing.is_typeddict(obj):
+        # typing_extensions' test knows both TypedDicts (typing's, and its own, which Pydantic needs before Python 3.12)
+        if issubclass(obj, BaseModel) or dataclasses.is_dataclass(obj) or typing_extensions.is_typeddict(obj):
             return None
         return f"{name} is not a model (a class that is not a Pydantic model, a dataclass or a TypedDict)"
     if typing.get_origin(obj) is not None:

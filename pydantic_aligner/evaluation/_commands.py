@@ -805,13 +805,14 @@ def tree_lines(alignment: Any, depth: int | None = None) -> list[str]:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from .._aligner import Aligner
     from .._errors import AlignerError
     from .._translate import to_json_schema
     from ._cli import load_model
 
     obj = load_model(args.ref, "schema")
     try:
-        schema = to_json_schema(obj)
+        schema = obj.schema if isinstance(obj, Aligner) else to_json_schema(obj)
     except AlignerError as e:
         raise CLIError(str(e)) from None
     print(json.dumps(schema, indent=args.indent, ensure_ascii=False))
