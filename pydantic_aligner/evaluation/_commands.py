@@ -138,7 +138,12 @@ def _add_progress_arguments(p: argparse.ArgumentParser) -> None:
 def _add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("quality gates (exit code 1 when they fail)")
     g.add_argument("--fail-under", type=float, metavar="X", help="fail when the mean score is below X")
-    g.add_argument("--fail-on", action="append", metavar="LABEL", help="fail when any item has this label (see --labels); repeatable")
+    g.add_argument(
+        "--fail-on",
+        action="append",
+        metavar="LABEL",
+        help="fail when any item has this label (labels come from --severity or --labels); repeatable",
+    )
     g.add_argument(
         "--max-errors",
         type=_max_errors,
