@@ -126,3 +126,19 @@ class LimitError(AlignerError, ValueError):
 
 class AlignerWarning(UserWarning):
     """Warnings about schemas and data (misspelt keywords, ambiguous mappings, ...)."""
+
+
+def closest(name: str, candidates: list[str] | tuple[str, ...]) -> str | None:
+    """The candidate ``name`` was most likely meant as, for a "did you mean" in an error message: the same but for
+    case, else ``difflib``'s closest, else ``None``.
+
+    >>> closest("ID", ["id", "response"]), closest("FATL", ["FATAL", "RISKY"]), closest("x", ["total"])
+    ('id', 'FATAL', None)
+    """
+    import difflib
+
+    for c in candidates:
+        if c.casefold() == name.casefold():
+            return c
+    close = difflib.get_close_matches(name, list(candidates), n=1)
+    return close[0] if close else None

@@ -212,7 +212,7 @@ def test_empty_and_unscorable_runs_render():
     assert empty.to_html().startswith("<!DOCTYPE html>")
     broken = evaluate(["not json", "neither"], [{"a": 1}, {"a": 2}], {"type": "object"})
     assert (broken.n_items, broken.n_scored, broken.errors) == (2, 0, {"ParseError": 2})
-    assert broken.verdicts["error"] == 2 and "2 not scored" in str(broken)
+    assert broken.verdicts["error"] == 2 and "2 errors: not scored, left out of the mean" in str(broken)
     c = compare(empty, broken)
     assert c.n_paired == 0 and c.only_after == [0, 1] and "no item is in both runs" in str(c)
 

@@ -111,7 +111,7 @@ def test_batch_over_jsonl_records_bad_lines_and_goes_on(files, tmp_path, capsys)
         (["revision", "a.json", "b.json"], "give BASE GOLD PRED, or --batch ITEMS.jsonl"),
         (["revision", "a", "b", "c", "--batch", "x.jsonl", "--schema", "s"], "not both"),
         (["revision", "a", "b", "c"], "give exactly one of --schema FILE.json and --model pkg.module:Class"),
-        (["revision", "a", "b", "c", "--model", "nope_no_such_module:X"], "cannot import 'nope_no_such_module'"),
+        (["revision", "a", "b", "c", "--model", "nope_no_such_module:X"], "cannot import module 'nope_no_such_module'"),  # the shared --model loader's words
         (["revision", "a", "b", "c", "--model", "json"], "--model takes pkg.module:Class"),
         (["revision", "a", "b", "c", "--schema", "/no/such/schema.json"], "cannot read the schema /no/such/schema.json"),
     ],

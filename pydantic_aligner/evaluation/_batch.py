@@ -22,6 +22,51 @@ __all__ = ["score_batch", "Scorer"]
 _MAX_PROBLEMS = 20
 
 
+def check_critical_paths(aligner: Aligner, critical: Any) -> None:
+    """Raise :class:`SchemaError` for a critical field key that no item can have under ``aligner``'s schema.
+
+    A key is a field key as in the reports: a JSON Pointer with list positions written ``*``
+    (``/lines/*/unit_price``). A key through a property the schema does not declare (a typo such as
+    ``/ownr``) would never fail an item, so it is refused, with the closest declared name; so is a
+    list position written as a number where field keys have ``*``. Without a schema (inferred from
+    each gold) nothing is checked.
+
+    >>> from pydantic_aligner import Aligner
+    >>> schema = {"type": "object", "properties": {"owner": {"type": "string"}, "lines": {"type": "array", "items": {
+    ...     "type": "object", "properties": {"price": {"type": "number"}}}}}}
+    >>> check_critical_paths(Aligner(schema), {"/owner": 1.0, "/lines/*/price": 1.0})
+    >>> check_critical_paths(Aligner(schema), {"/ownr": 1.0})
+    Traceback (most recent call last):
+    ...
+    pydantic_aligner._errors.SchemaError: critical field '/ownr': path '/ownr' does not exist in the schema: \
+the root has no property 'ownr' (properties: lines, owner); did you mean '/owner'?
+    >>> check_critical_paths(Aligner(schema), {"/lines/0/price": 1.0})
+    Traceback (most recent call last):
+    ...
+    pydantic_aligner._errors.SchemaError: critical field '/lines/0/price': field keys write list positions as '*': \
+did you mean '/lines/*/price'?
+    """
+    if not critical or getattr(aligner, "schema", None) is None:
+        return
+    from .._plan import ARR, OBJ
+    from ..outcomes._schema_paths import _handlers, _pointer, positions_at, tokens_of
+
+    for key in critical:
+        _, problem = positions_at(aligner, key)
+        if problem is not None:
+            raise SchemaError(f"critical field {key!r}: {problem}")
+        tokens = tokens_of(key)
+        for i, tok in enumerate(tokens):
+            if not tok.isdigit():
+                continue
+            parents, _ = positions_at(aligner, _pointer(tokens[:i]))
+            handlers = [h for pos in parents or () for h in _handlers(pos)]
+            # a number where the reports write '*': a list (not a tuple of fixed positions), and no object key of that name
+            if any(h.tag == ARR and not h.prefix for h in handlers) and not any(h.tag == OBJ for h in handlers):
+                fixed = _pointer([*tokens[:i], "*", *tokens[i + 1 :]])
+                raise SchemaError(f"critical field {key!r}: field keys write list positions as '*': did you mean {fixed!r}?")
+
+
 class Scorer:
     """Scores one pair into an :class:`ItemResult`; holds the compiled aligner and the settings.
 
@@ -52,6 +97,7 @@ class Scorer:
         self.fields = bool(fields)
         self.bands = Bands.parse(bands)
         self.critical = check_critical(critical)
+        check_critical_paths(self.aligner, self.critical)
         if labels is None and getattr(self.aligner, "severity", None) is not None:
             labels = SeverityLabels(self.aligner.severity)
         self.labels = labels

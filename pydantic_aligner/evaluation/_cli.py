@@ -5,12 +5,15 @@ exposes ``register_cli(subparsers)``, which adds its subcommands with
 ``parser.set_defaults(func=callable)``; the callable takes the parsed
 arguments and returns the exit code. Modules that are not installed (yet) are
 skipped, so the command works with whatever features are present. Exit codes:
-0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``), 2 a usage
-error (bad arguments, unreadable files, an invalid schema), 130 interrupted.
+0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``,
+``--max-errors``, or no item could be scored), 2 a usage error (bad arguments,
+unreadable files, an invalid schema, a ``--model`` that is not a model, a
+misspelt field, label or critical key), 130 interrupted.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
-:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), and
-:class:`CLIError` (raise it for a usage error; ``main`` prints it and returns 2).
+:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), :func:`load_model`
+(what every ``--model`` goes through), and :class:`CLIError` (raise it for a
+usage error; ``main`` prints it and returns 2).
 """
 
 from __future__ import annotations
@@ -18,12 +21,22 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLI_MODULES", "CLIError", "add_schema_arguments", "build_parser", "main", "schema_from_args"]
+__all__ = [
+    "CLI_MODULES",
+    "CLIError",
+    "add_schema_arguments",
+    "build_parser",
+    "load_model",
+    "main",
+    "not_a_model",
+    "schema_from_args",
+]
 
 #: Feature modules that add subcommands (each has ``register_cli(subparsers)``), loaded in this order.
 CLI_MODULES = [
@@ -122,9 +135,6 @@ def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = Fa
 def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """``(schema, description)`` from ``--schema``/``--model``: the value to pass as ``schema=`` and
     a JSON-able description of it for results headers (``None`` when neither was given)."""
-    from .._errors import SchemaError
-    from ._schema import load_reference
-
     if getattr(args, "schema", None):
         path = Path(args.schema)
         try:
@@ -135,11 +145,76 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
             raise CLIError(f"--schema {args.schema}: not JSON: {e}") from None
         return schema, {"schema": str(path.resolve())}
     if getattr(args, "model", None):
-        try:
-            return load_reference(args.model), {"model": args.model}
-        except SchemaError as e:
-            raise CLIError(f"--model: {e}") from None
+        return load_model(args.model), {"model": args.model}
     return None, None
+
+
+def load_model(ref: str, option: str = "--model") -> Any:
+    """The model named by ``ref`` (``pkg.module:Class`` or ``path/to/file.py:Class``) for a command-line option.
+
+    What every command's ``--model`` goes through: the current directory is importable (as for
+    ``python -m``), and the object must be a model, else :class:`CLIError` (exit 2) with one line
+    saying what it is. A model is a Pydantic ``BaseModel`` subclass (``RootModel`` too, not the bases
+    themselves), a dataclass, a ``TypedDict``, a type expression held in a module (``Invoices =
+    list[Invoice]``) or a configured :class:`~pydantic_aligner.Aligner`.
+
+    >>> load_model("pydantic_aligner.evaluation:ItemResult").__name__
+    'ItemResult'
+    >>> try:
+    ...     load_model("datetime:date")
+    ... except CLIError as e:
+    ...     print(e)
+    --model datetime:date: date is not a model (a class that is not a Pydantic model, a dataclass or a TypedDict)
+    """
+    from .._errors import SchemaError
+    from ._schema import load_reference
+
+    if not isinstance(ref, str) or ":" not in ref.lstrip(":") or not ref.rpartition(":")[0] or not ref.rpartition(":")[2]:
+        raise CLIError(f"{option} takes pkg.module:Class or path/to/file.py:Class, got {ref!r}")
+    module = ref.rpartition(":")[0]
+    if not module.endswith(".py") and "/" not in module and "\\" not in module:
+        cwd = os.getcwd()
+        if cwd not in sys.path and "" not in sys.path:
+            sys.path.insert(0, cwd)  # the models of the project the command runs in, as 'python -m' finds them
+    try:
+        obj = load_reference(ref)
+    except SchemaError as e:
+        raise CLIError(f"{option}: {e}") from None
+    except Exception as e:  # the module itself fails to import: its own error, in one line
+        raise CLIError(f"{option} {ref}: importing it failed: {type(e).__name__}: {e}") from None
+    problem = not_a_model(obj, ref.rpartition(":")[2])
+    if problem:
+        raise CLIError(f"{option} {ref}: {problem}")
+    return obj
+
+
+def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
+    """``None`` when ``obj`` can be a command line's model (see :func:`load_model`), else what it is instead."""
+    import dataclasses
+    import typing
+
+    import typing_extensions
+    from pydantic import BaseModel, RootModel
+
+    from .._aligner import Aligner
+
+    name = getattr(obj, "__name__", None) if isinstance(obj, type) else None
+    name = name or name_given or type(obj).__name__
+    if isinstance(obj, Aligner):
+        return None
+    if isinstance(obj, type):
+        if obj in (BaseModel, RootModel):
+            return f"{name} is Pydantic's base class itself; name your subclass of it"
+        # typing_extensions' test knows both TypedDicts (typing's, and its own, which Pydantic needs before Python 3.12)
+        if issubclass(obj, BaseModel) or dataclasses.is_dataclass(obj) or typing_extensions.is_typeddict(obj):
+            return None
+        return f"{name} is not a model (a class that is not a Pydantic model, a dataclass or a TypedDict)"
+    if typing.get_origin(obj) is not None:
+        return None  # list[Invoice], Annotated[...], Invoice | None: a type expression Pydantic describes
+    tname = type(obj).__name__
+    article = "an" if tname[:1] in tuple("aeiou") else "a"
+    kind = "a module" if isinstance(obj, type(sys)) else "a function" if callable(obj) else f"{article} {tname} value"
+    return f"{name} is {kind}, not a model class"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._errors import closest
 from ._cli import CLIError, add_schema_arguments, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
@@ -137,7 +138,18 @@ def _add_progress_arguments(p: argparse.ArgumentParser) -> None:
 def _add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("quality gates (exit code 1 when they fail)")
     g.add_argument("--fail-under", type=float, metavar="X", help="fail when the mean score is below X")
-    g.add_argument("--fail-on", action="append", metavar="LABEL", help="fail when any item has this label (see --labels); repeatable")
+    g.add_argument(
+        "--fail-on",
+        action="append",
+        metavar="LABEL",
+        help="fail when any item has this label (labels come from --severity or --labels); repeatable",
+    )
+    g.add_argument(
+        "--max-errors",
+        type=_max_errors,
+        metavar="N|P%",
+        help="fail when more than N items (or P%% of them) could not be scored; a run where no item is scored always fails",
+    )
 
 
 def _add_label_arguments(p: argparse.ArgumentParser) -> None:
@@ -267,7 +279,15 @@ def _labelling(args: argparse.Namespace, header: dict | None = None) -> tuple[An
     if severity is None and not getattr(args, "labels", None) and header:
         severity = header.get("severity")
     if not severity:
-        return _labels(getattr(args, "labels", None)), {}, {}
+        ref = getattr(args, "labels", None)
+        fn = _labels(ref)
+        if getattr(args, "fail_on", None) and fn is None:
+            recorded = " (the results were labelled by a --labels hook, which is not run again: pass --labels again)"
+            raise CLIError(
+                f"--fail-on {' '.join(args.fail_on)}: nothing labels the items; "
+                "label them with --severity RULES or --labels pkg.module:func" + (recorded if header and header.get("labels") else "")
+            )
+        return fn, {}, ({"labels": ref} if fn is not None else {})
     from .._errors import SchemaError
     from ..outcomes import SeverityRules
 
@@ -276,10 +296,37 @@ def _labelling(args: argparse.Namespace, header: dict | None = None) -> tuple[An
         rules = SeverityRules.from_file(path)
     except (OSError, SchemaError, ValueError) as e:
         raise CLIError(f"--severity: {e}") from None
-    unknown = [label for label in getattr(args, "fail_on", None) or () if label not in rules.labels]
-    if unknown:
-        raise CLIError(f"--fail-on: {', '.join(map(repr, unknown))} is not a label of {severity} (labels: {', '.join(rules.labels)})")
-    return None, {"severity": rules}, {"severity": str(path.resolve())}
+    _check_labels(getattr(args, "fail_on", None), rules.labels, f"a label of {severity}")
+    args.label_vocabulary = tuple(rules.labels)
+    return None, {"severity": rules}, {"severity": str(path.resolve()), "severity_labels": list(rules.labels)}
+
+
+def _check_labels(fail_on: Any, known: Any, what: str) -> None:
+    """A usage error for a ``--fail-on`` label not in ``known`` (a misspelt label never fails a gate), with a did-you-mean."""
+    for label in fail_on or ():
+        if label not in known:
+            close = closest(label, list(known))
+            hint = f"; did you mean {close!r}?" if close else ""
+            raise CLIError(f"--fail-on: {label!r} is not {what} (labels: {', '.join(known)}){hint}")
+
+
+def _stored_labels(args: argparse.Namespace, header: dict, results: list) -> None:
+    """``--fail-on`` against stored results (``report``, ``rescore`` without rescoring): the labels are those the run
+    recorded. Its rules' labels when the header lists them (an unknown label is a usage error); else the labels the
+    items carry (an absent one is warned about after the gates); no label anywhere is a usage error."""
+    fail_on = getattr(args, "fail_on", None)
+    if not fail_on:
+        return
+    vocabulary = header.get("severity_labels")
+    if isinstance(vocabulary, list) and vocabulary and all(isinstance(x, str) for x in vocabulary):
+        _check_labels(fail_on, vocabulary, f"a label of the severity rules {args.results} was labelled with")
+        args.label_vocabulary = tuple(vocabulary)
+        return
+    if not header.get("severity") and not header.get("labels") and not any(r.label is not None for r in results):
+        raise CLIError(
+            f"--fail-on {' '.join(fail_on)}: the items of {args.results} carry no labels; "
+            "label them when scoring, with --severity RULES or --labels pkg.module:func"
+        )
 
 
 def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None) -> None:
@@ -303,17 +350,70 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
 
 
 def _gates(report: Any, args: argparse.Namespace) -> int:
+    """The exit code of a finished run: 1 when a gate fails (each failure says why on standard error), else 0.
+
+    The gates: ``--fail-under X``; ``--fail-on LABEL``; ``--max-errors N`` or ``P%`` (items that could not be
+    scored, ``score=None``); and always: a run in which no item could be scored fails.
+    """
     code = 0
+    if report.n_scored == 0:
+        kinds = ", ".join(f"{k} {v}" for k, v in report.errors.items()) or "no items"
+        print(f"pydantic-aligner: no item could be scored ({report.n_errors} errors: {kinds})", file=sys.stderr)
+        code = 1
     if getattr(args, "fail_under", None) is not None and not report.mean >= args.fail_under:
         print(f"pydantic-aligner: mean score {report.mean:.4f} is below --fail-under {args.fail_under}", file=sys.stderr)
         code = 1
+    limit = getattr(args, "max_errors", None)
+    if limit is not None and report.n_errors:
+        count, share = limit
+        allowed = count if share is None else share * report.n_items
+        if report.n_errors > allowed:
+            spec = str(count) if share is None else f"{share * 100:g}%"
+            print(
+                f"pydantic-aligner: {report.n_errors} of {report.n_items} items could not be scored (errors), "
+                f"more than --max-errors {spec}",
+                file=sys.stderr,
+            )
+            code = 1
+    vocabulary = getattr(args, "label_vocabulary", None)
     for label in getattr(args, "fail_on", None) or ():
         n = report.labels.get(label, 0)
         if n:
             ex = ", ".join(str(i) for i in report.label_examples.get(label, []))
             print(f"pydantic-aligner: {n} items labelled {label!r} (--fail-on), e.g. {ex}", file=sys.stderr)
             code = 1
+        elif vocabulary is None:  # labels from a hook: which ones it can give is not known, so say what was seen
+            seen = sorted(report.labels)
+            close = closest(label, seen)
+            hint = f"; did you mean {close!r}?" if close else ""
+            print(
+                f"pydantic-aligner: warning: --fail-on {label!r}: no item has this label (labels given: {', '.join(seen) or 'none'}){hint}",
+                file=sys.stderr,
+            )
     return code
+
+
+def _max_errors(text: str) -> tuple[int, float | None]:
+    """``--max-errors``: ``N`` (items) or ``P%`` (of the items) as ``(N, None)`` or ``(0, P / 100)``."""
+    t = text.strip()
+    try:
+        if t.endswith("%"):
+            share = float(t[:-1]) / 100
+            if not 0.0 <= share <= 1.0:
+                raise ValueError
+            return 0, share
+        n = int(t)
+        if n < 0:
+            raise ValueError
+        return n, None
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of items (5) or a percentage (5%), got {text!r}") from None
+
+
+def _warn_critical(report: Any) -> None:
+    """A critical key no item has (judging stored results again, or scoring without a schema, the keys could not be
+    checked against a schema) is said on standard error too, not only in the report's notes."""
+    _warn([n for n in report.notes if n.startswith("critical field")])
 
 
 def _warn(messages: list[str]) -> None:
@@ -323,6 +423,77 @@ def _warn(messages: list[str]) -> None:
 
 def _declares(schema: Any, key: str) -> bool:
     return isinstance(schema, dict) and isinstance(schema.get("properties"), dict) and key in schema["properties"]
+
+
+#: How many records of each input file the field options (--id, --gold-field, --pred-field) are checked against.
+HEAD_RECORDS = 20
+
+
+def _head_values(path: str, k: int = HEAD_RECORDS) -> list | None:
+    """The first ``k`` JSON values of an input file (a JSON array's first elements, or the values of the first ``k``
+    non-blank JSON Lines; lines that are not JSON are skipped), ``None`` when the file cannot be read (the join
+    reports that)."""
+    try:
+        with open(path, encoding="utf-8-sig") as fh:
+            first = fh.read(4096)
+            if first.lstrip().startswith("["):
+                text = first + fh.read()
+                dec = json.JSONDecoder()
+                i, n = text.index("[") + 1, len(text)
+                out: list = []
+                while len(out) < k:
+                    while i < n and text[i] in " \t\r\n,":
+                        i += 1
+                    if i >= n or text[i] == "]":
+                        break
+                    try:
+                        value, i = dec.raw_decode(text, i)
+                    except ValueError:
+                        break
+                    out.append(value)
+                return out
+            fh.seek(0)
+            out = []
+            lines = 0
+            for line in fh:
+                if not line.strip():
+                    continue
+                lines += 1
+                if lines > k:
+                    break
+                try:
+                    out.append(json.loads(line))
+                except ValueError:
+                    continue
+            return out
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: str | None, pred_field: str | None) -> None:
+    """A usage error when a field named by ``--id``, ``--gold-field`` or ``--pred-field`` is in none of the first
+    records of its file (a misspelt name would otherwise make every item an error or a missing prediction)."""
+    heads: dict[str, list | None] = {}
+    checks = []
+    if id_key is not None:
+        checks += [(gold, "gold", id_key, "--id"), (pred, "prediction", id_key, "--id")]
+    if gold_field:
+        checks.append((gold, "gold", gold_field, "--gold-field"))
+    if pred_field:
+        checks.append((pred, "prediction", pred_field, "--pred-field"))
+    for path, what, name, option in checks:
+        if path not in heads:
+            heads[path] = _head_values(path)
+        values = heads[path]
+        if not values or any(isinstance(v, dict) and name in v for v in values):
+            continue
+        keys = list(dict.fromkeys(k for v in values if isinstance(v, dict) for k in v))
+        close = closest(name, keys)
+        found = f"their fields: {', '.join(keys[:12])}{' ...' if len(keys) > 12 else ''}" if keys else "none of them is an object"
+        hint = f"; did you mean {option} {close}?" if close else ""
+        if option == "--id":
+            hint += "; name the id field with --id NAME, or pair items by position with --by-line"
+        raise CLIError(f"{option} {name!r}: none of the first {len(values)} {what} records of {path} has this field ({found}){hint}")
 
 
 _COMPATIBLE = ("gold", "pred", "schema", "model", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
@@ -362,8 +533,11 @@ def run_scoring(
     try:
         scorer = Scorer(schema, top_repairs=top_repairs, bands=bands, critical=critical, labels=labels, options=options)
     except (AlignerError, ValueError, TypeError) as e:
-        raise CLIError(f"cannot build the scorer: {e}") from None
+        raise CLIError(f"--critical: {e}" if str(e).startswith("critical field") else f"cannot build the scorer: {e}") from None
+    except Exception as e:  # a model Pydantic cannot build (e.g. an unparametrised generic): one line, never a traceback
+        raise CLIError(f"cannot build the scorer: {type(e).__name__}: {e}") from None
     keep_id = _declares(scorer.aligner.schema, id_key)
+    _check_join_fields(gold, pred, id_key=None if by_line else id_key, gold_field=gold_field, pred_field=pred_field)
     try:
         inputs = join_inputs(gold, pred, id_key=id_key, by_line=by_line, gold_field=gold_field, pred_field=pred_field, keep_id=keep_id)
     except InputError as e:
@@ -477,6 +651,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if interrupted:
         return 130
     report = Report(summary)
+    _warn_critical(report)  # without a schema the keys could not be checked before scoring
     if not args.quiet:
         _print_report(report, args)
     if args.out:
@@ -501,7 +676,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
+    _stored_labels(args, header, results)
     report = Report.from_results(results, bands=bands, critical=critical)
+    _warn_critical(report)
     comparison = None
     if args.against:
         other_header, other = _load_results(args.against)
@@ -562,6 +739,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     else:
         if args.severity or args.labels:
             raise CLIError("labelling items needs their responses: add --schema/--model (or --gold/--pred) to rescore them")
+        _stored_labels(args, header, results)
         results = [r.with_verdict(bands, critical) for r in results]
         if args.out:
             run = {**header, "bands": str(bands), "critical": critical, "rejudged_from": str(args.results)}
@@ -569,6 +747,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
                 for r in results:
                     fh.write(r)
         report = Report.from_results(results, bands=bands, critical=critical)
+        _warn_critical(report)
     if not args.quiet:
         _print_report(report, args)
     if args.out:
@@ -631,13 +810,14 @@ def tree_lines(alignment: Any, depth: int | None = None) -> list[str]:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
+    from .._aligner import Aligner
     from .._errors import AlignerError
     from .._translate import to_json_schema
-    from ._schema import load_reference
+    from ._cli import load_model
 
+    obj = load_model(args.ref, "schema")
     try:
-        obj = load_reference(args.ref)
-        schema = to_json_schema(obj)
+        schema = obj.schema if isinstance(obj, Aligner) else to_json_schema(obj)
     except AlignerError as e:
         raise CLIError(str(e)) from None
     print(json.dumps(schema, indent=args.indent, ensure_ascii=False))
@@ -651,6 +831,51 @@ def demo_dir() -> Path:
         if (candidate / "gold.jsonl").is_file():
             return candidate
     raise CLIError("the bundled example dataset is missing (examples/invoices)")  # pragma: no cover
+
+
+#: What the columns of a report say (the demo prints it under the report; docs/evaluation.md says more).
+REPORT_LEGEND = (
+    "Legend: support = positions compared; mean = their mean score; lost = how much of the mean score the field costs; "
+    "share = its share of the whole deficit (1 - mean); missing / extra = positions missing from / extra in the response; "
+    "type = positions holding another JSON type; macro avg = every leaf field counts once, micro avg = every value counts once; "
+    "repairs / items = how many fixes of that kind, in how many items."
+)
+COMPARISON_LEGEND = (
+    "Legend: before / after = the first and the second run; change = mean after - mean before (paired by id); "
+    "share = the field's share of each run's deficit; the interval is a paired bootstrap over items."
+)
+#: The demo's last words: the commands that do the same on your files.
+DEMO_NEXT = (
+    "pydantic-aligner score gold.jsonl responses.jsonl --model mymodule.py:Invoice --out results.jsonl",
+    "(JSON Lines joined on 'id': gold records {\"id\": ..., \"gold\": {...}}, responses {\"id\": ..., \"response\": \"raw text\"}; "
+    "then 'pydantic-aligner report results.jsonl --html report.html'; 'pydantic-aligner score --help' for the options)",
+)
+
+
+def _demo_heading(title: str, markdown: bool, *lines: str, first: bool = False) -> None:
+    heading = f"## {title}" if markdown else f"== {title} =="
+    print(heading + "\n" if first else f"\n{heading}\n")
+    import textwrap
+
+    for line in lines:
+        if line.startswith("pydantic-aligner "):  # a command, whole, to copy
+            print(f"    {line}" if markdown else line)
+        else:
+            print(textwrap.fill(line, width=100))
+
+
+def _demo_legend(text: str, markdown: bool) -> None:
+    import textwrap
+
+    print("\n" + textwrap.fill(text, width=100, initial_indent="> " if markdown else "", subsequent_indent="> " if markdown else ""))
+
+
+def _print_comparison(comparison: Any, args: argparse.Namespace) -> None:
+    worst = getattr(args, "worst", 5)
+    if getattr(args, "format", "table") == "markdown":
+        print(comparison.to_markdown(worst=worst))
+    else:
+        comparison.print(worst=worst)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -688,10 +913,22 @@ def cmd_demo(args: argparse.Namespace) -> int:
             return 130
         reports.append(Report(summary))  # what Report.from_results(results, critical={"/total": 1.0}) gives
     comparison = compare(reports[0], reports[1])
-    if args.format == "table":
-        print(f"Bundled dataset: {d}")
-        print("Run 1 (responses.jsonl), scored with model.py:Invoice, /total critical:\n")
-    _print_report(reports[0], args, comparison)
+    if args.format == "json":
+        _print_report(reports[0], args, comparison)
+    else:
+        md = args.format == "markdown"
+        _demo_heading(
+            "pydantic-aligner demo", md, f"300 gold invoices and the stored raw responses of two prompt versions ({d}),",
+            "scored with model.py:Invoice; /total is critical: an item with a wrong total fails whatever its score.",
+            first=True,
+        )
+        _demo_heading("1. First run: responses.jsonl", md)
+        _print_report(reports[0], args)
+        _demo_legend(REPORT_LEGEND, md)
+        _demo_heading("2. Second run compared with the first: responses_v2.jsonl against responses.jsonl", md)
+        _print_comparison(comparison, args)
+        _demo_legend(COMPARISON_LEGEND, md)
+        _demo_heading("3. Your own data: one command", md, *DEMO_NEXT)
     if args.html:
         Path(args.html).write_text(reports[0].to_html(title="pydantic-aligner demo: invoices", comparison=comparison), encoding="utf-8")
         print(f"pydantic-aligner: wrote {args.html}", file=sys.stderr)

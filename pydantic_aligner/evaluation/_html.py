@@ -6,7 +6,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
-from ._render import _why, format_repair
+from ._render import _why, error_examples, format_repair
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compare import Comparison
@@ -185,7 +185,7 @@ def report_html(rep: Report, *, title: str = "pydantic-aligner report", comparis
     pct = round(rep.confidence * 100)
     first_band = rep.bands.names[0]
     cards = [
-        ("items", f"{rep.n_items}", f"{rep.n_scored} scored" + (f", {rep.n_errors} not scored" if rep.n_errors else "")),
+        ("items", f"{rep.n_items}", f"{rep.n_scored} scored" + (f"; {rep.n_errors} errors, left out of the mean" if rep.n_errors else "")),
         ("mean score", _f(rep.mean), f"{pct}% CI {_f(rep.ci[0])} - {_f(rep.ci[1])}"),
         ("median", _f(rep.median), f"min {_f(rep.minimum)}, max {_f(rep.maximum)}"),
         (f"{first_band}", _pct(rep.verdict_share(first_band)), f"{rep.verdicts.get(first_band, 0)} items"),
@@ -265,11 +265,8 @@ def report_html(rep: Report, *, title: str = "pydantic-aligner report", comparis
         out.append("</table>")
     if rep.errors:
         out.append("<h2>Items with errors</h2><table><tr><th>kind</th><th class=n>items</th><th>examples</th></tr>")
-        for kind, count in rep.errors.items():
-            ex = "<br>".join(
-                _e(f"{x['id'] if x['id'] is not None else 'line ' + str(x['line'])}: {x['error']}")
-                for x in rep.error_examples.get(kind, [])
-            )
+        for kind, count, examples in error_examples(rep):
+            ex = "<br>".join(_e(x) for x in examples)
             out.append(f'<tr><td class="k">{_e(kind)}</td><td class=n>{count}</td><td class="rep">{ex}</td></tr>')
         out.append("</table>")
     if rep.worst:

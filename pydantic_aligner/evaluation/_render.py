@@ -21,7 +21,9 @@ __all__ = [
     "comparison_markdown",
     "comparison_rich",
     "comparison_text",
+    "error_examples",
     "format_repair",
+    "headline",
     "print_renderable",
     "print_report",
     "report_dataframes",
@@ -86,10 +88,27 @@ def _id(r: Any) -> str:
 # report sections
 
 
+def error_examples(rep: Report) -> list[tuple[str, int, list[str]]]:
+    """Per error kind: ``(kind, items, example lines)``, an example being ``"id: message"`` (``"line N: ..."``
+    without an id). What every format shows of the items with an error (the HTML report, the text, Markdown
+    and rich tables)."""
+    out = []
+    for kind, count in rep.errors.items():
+        examples = rep.error_examples.get(kind, [])
+        out.append((kind, count, [f"{x['id'] if x['id'] is not None else 'line ' + str(x['line'])}: {x['error']}" for x in examples]))
+    return out
+
+
+def headline(rep: Report) -> str:
+    """The first line of a report: items, how many were scored and, prominently, how many could not be."""
+    if not rep.n_errors:
+        return f"{rep.n_items} items ({rep.n_scored} scored)"
+    errors = f"{rep.n_errors} error{'s' if rep.n_errors != 1 else ''}"
+    return f"{rep.n_items} items ({rep.n_scored} scored; {errors}: not scored, left out of the mean)"
+
+
 def report_lines(rep: Report) -> list[str]:
-    lines = []
-    errors = f", {rep.n_errors} not scored" if rep.n_errors else ""
-    lines.append(f"{rep.n_items} items ({rep.n_scored} scored{errors})")
+    lines = [headline(rep)]
     pct = round(rep.confidence * 100)
     lines.append(
         f"mean {_f(rep.mean)}  [{pct}% CI {_f(rep.ci[0])} - {_f(rep.ci[1])}]   median {_f(rep.median)}   std {_f(rep.std)}"
@@ -137,6 +156,12 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
     if rep.repair_kinds:
         rows = [[k.kind, str(k.count), str(k.items), _f(k.lost), _pct(k.share)] for k in rep.repair_kinds]
         tables.append(Table("error kinds (from repairs)", ["kind", "repairs", "items", "lost", "share"], rows, {1, 2, 3, 4}))
+    if rep.errors:
+        rows = []
+        for kind, count, examples in error_examples(rep):
+            for j, example in enumerate(examples or [""]):
+                rows.append([kind if j == 0 else "", str(count) if j == 0 else "", example])
+        tables.append(Table("items with errors (examples)", ["kind", "items", "example"], rows, {1}))
     shown = rep.worst[:worst]
     if shown:
         rows = []
@@ -289,16 +314,17 @@ def comparison_markdown(c: Comparison, worst: int = 10) -> str:
 # rich
 
 
-def _rich_group(lines: list[str], tables: list[Table]) -> Any:
+def _rich_group(lines: list[tuple[str, str]], tables: list[Table]) -> Any:
     from rich.console import Group
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    items: list[Any] = [Text(line) for line in lines]
+    items: list[Any] = [Text(line, style=style) for line, style in lines]
     for t in tables:
         rt = RichTable(title=t.title, title_justify="left", show_footer=False, header_style="bold")
         for i, h in enumerate(t.headers):
-            rt.add_column(h, justify="right" if i in t.right else "left", overflow="fold" if i == len(t.headers) - 1 else "ellipsis")
+            # every cell wraps (fold) rather than being cut: a long field path or message is shown whole
+            rt.add_column(h, justify="right" if i in t.right else "left", overflow="fold")
         for r in t.rows:
             rt.add_row(*r)
         if t.footer:
@@ -311,12 +337,13 @@ def _rich_group(lines: list[str], tables: list[Table]) -> Any:
 
 
 def report_rich(rep: Report, worst: int = 5) -> Any:
-    lines = report_lines(rep) + [f"note: {n}" for n in rep.notes]
+    lines = [(line, "bold red" if i == 0 and rep.n_errors else "") for i, line in enumerate(report_lines(rep))]
+    lines += [(f"note: {n}", "") for n in rep.notes]
     return _rich_group(lines, report_tables(rep, worst))
 
 
 def comparison_rich(c: Comparison, worst: int = 10) -> Any:
-    return _rich_group(comparison_lines(c), comparison_tables(c, worst))
+    return _rich_group([(line, "") for line in comparison_lines(c)], comparison_tables(c, worst))
 
 
 def _use_rich(file: Any) -> bool:

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from .._errors import closest
 from ._result import DEFAULT_BANDS, OUTCOMES, Bands, ItemResult, check_critical
 from ._stats import BINS, bootstrap_mean_ci, histogram
 
@@ -325,7 +326,9 @@ class Report:
             )
         for key in self.critical:
             if key not in summary.fields:
-                self.notes.append(f"critical field {key!r} does not occur in any item (a typo? field keys look like '/lines/*/unit_price')")
+                close = closest(key, list(summary.fields))
+                hint = f"did you mean {close!r}?" if close else "a typo? field keys look like '/lines/*/unit_price'"
+                self.notes.append(f"critical field {key!r} does not occur in any item ({hint})")
 
     # ------------------------------------------------------------------
     def _fields(self, summary: Summary) -> None:
@@ -473,7 +476,8 @@ class Report:
         return self.to_text()
 
     def __repr__(self) -> str:
-        return f"Report(n_items={self.n_items}, mean={self.mean:.4f}, ci=({self.ci[0]:.4f}, {self.ci[1]:.4f}))"
+        errors = f", n_errors={self.n_errors}" if self.n_errors else ""
+        return f"Report(n_items={self.n_items}{errors}, mean={self.mean:.4f}, ci=({self.ci[0]:.4f}, {self.ci[1]:.4f}))"
 
     def to_markdown(self, *, worst: int = 5) -> str:
         """GitHub-flavoured Markdown (for a pull request comment)."""

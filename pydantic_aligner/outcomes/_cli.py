@@ -3,7 +3,7 @@
 The dataset layer's CLI loads feature modules that expose
 ``register_cli(subparsers)``; this one adds::
 
-    pydantic-aligner revision BASE GOLD PRED (--schema S.json | --model pkg.module:Class) [--json]
+    pydantic-aligner revision BASE GOLD PRED (--schema S.json | --model pkg.module:Class | --model file.py:Class) [--json]
     pydantic-aligner revision --batch ITEMS.jsonl (--schema ... | --model ...) [--out RESULTS.jsonl] [--fail-under X]
 
 BASE, GOLD and PRED are files: JSON (a patch or an artifact) or raw model text
@@ -11,15 +11,13 @@ for PRED. A batch line is ``{"id": ..., "base": ..., "gold": ..., "pred": ...}``
 (``pred`` may be a string of raw model text); each result is written and
 flushed as soon as it is scored, and a line that cannot be read or scored is
 recorded with its line number and error, never stopping the run. Exit codes:
-0 done, 1 ``--fail-under`` not met, 2 usage or input errors.
+0 done, 1 ``--fail-under`` not met or no item could be scored, 2 usage or input errors.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
-import os
 import sys
 from typing import Any, TextIO
 
@@ -41,7 +39,7 @@ class UsageError(Exception):
 
 
 def load_schema(schema_path: str | None, model_ref: str | None) -> Any:
-    """The schema of ``--schema FILE.json`` or ``--model pkg.module:Class`` (exactly one of them)."""
+    """The schema of ``--schema FILE.json`` or ``--model pkg.module:Class`` / ``path/to/file.py:Class`` (exactly one of them)."""
     if (schema_path is None) == (model_ref is None):
         raise UsageError("give exactly one of --schema FILE.json and --model pkg.module:Class")
     if schema_path is not None:
@@ -52,20 +50,12 @@ def load_schema(schema_path: str | None, model_ref: str | None) -> Any:
             raise UsageError(f"cannot read the schema {schema_path}: {e.strerror}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"the schema {schema_path} is not JSON: {e}") from None
-    module_name, _, attr = model_ref.partition(":")
-    if not module_name or not attr:
-        raise UsageError(f"--model takes pkg.module:Class, got {model_ref!r}")
-    if os.getcwd() not in sys.path and "" not in sys.path:
-        sys.path.insert(0, os.getcwd())  # models of the project the command runs in
-    try:
-        obj: Any = importlib.import_module(module_name)
-    except ImportError as e:
-        raise UsageError(f"cannot import {module_name!r}: {e}") from None
-    for part in attr.split("."):
-        if not hasattr(obj, part):
-            raise UsageError(f"{module_name!r} has no attribute {attr!r}")
-        obj = getattr(obj, part)
-    return obj
+    from ..evaluation._cli import CLIError, load_model
+
+    try:  # the loader every command's --model goes through: pkg.module:Class or path/to/file.py:Class
+        return load_model(model_ref)
+    except CLIError as e:
+        raise UsageError(str(e)) from None
 
 
 def _read_input(path: str) -> Any:
@@ -174,6 +164,9 @@ def _run_batch(args: argparse.Namespace, schema: Any) -> int:
         + "\n"
     )
     sys.stderr.write(summary)
+    if n and not scored:  # as in 'score': a run in which no item could be scored fails, whatever the options
+        sys.stderr.write(f"no item could be scored ({failed} failed)\n")
+        return 1
     if args.fail_under is not None and rate < args.fail_under:
         sys.stderr.write(f"completion rate {rate:.3f} is below --fail-under {args.fail_under}\n")
         return 1
@@ -215,7 +208,7 @@ def register_cli(subparsers: Any) -> None:
     p.add_argument("files", nargs="*", metavar="FILE", help="BASE GOLD PRED (JSON files; PRED may be raw text)")
     p.add_argument("--batch", metavar="ITEMS.jsonl", help='JSON Lines of {"id", "base", "gold", "pred"} to score one by one')
     p.add_argument("--schema", metavar="S.json", help="JSON Schema with aligner keywords")
-    p.add_argument("--model", metavar="pkg.module:Class", help="a Pydantic model to use as the schema")
+    p.add_argument("--model", metavar="REF", help="a Pydantic model to use as the schema: 'pkg.module:Class' or 'path/to/file.py:Class'")
     p.add_argument("--out", metavar="RESULTS.jsonl", help="batch: write results here (default: standard output)")
     p.add_argument("--json", action="store_true", help="single item: print the result as JSON")
     p.add_argument("--elements", choices=("errors", "all", "none"), default="errors", help="elements to include in JSON output")

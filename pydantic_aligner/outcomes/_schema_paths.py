@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._errors import closest
 from .._plan import ARR, OBJ, UNION, Pos
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -26,6 +27,11 @@ def tokens_of(path: str) -> list[str]:
     if path == "":
         return []
     return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
+
+
+def _pointer(tokens: list[str]) -> str:
+    """The JSON Pointer of ``tokens`` (the inverse of :func:`tokens_of`)."""
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
 
 
 def _handlers(pos: Pos) -> list[Any]:
@@ -138,7 +144,9 @@ def positions_at(aligner: Aligner, path: str) -> tuple[list[Pos] | None, str | N
             where = "".join("/" + t for t in tokens[:depth]) or "the root"
             if names:
                 known = ", ".join(sorted(dict.fromkeys(names)))
-                return None, f"path {path!r} does not exist in the schema: {where} has no property {tok!r} (properties: {known})"
+                close = closest(tok, list(dict.fromkeys(names)))
+                hint = f"; did you mean {_pointer([*tokens[:depth], close, *tokens[depth + 1 :]])!r}?" if close else ""
+                return None, f"path {path!r} does not exist in the schema: {where} has no property {tok!r} (properties: {known}){hint}"
             return None, f"path {path!r} does not exist in the schema: nothing at {tok!r} below {where}"
         positions = list(dict.fromkeys(nxt))
     return positions, None

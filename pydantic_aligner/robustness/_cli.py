@@ -108,6 +108,11 @@ def _import_object(ref: str) -> Any:
         if not hasattr(obj, part):
             raise ValueError(f"--model: {module!r} has no attribute {name!r}")
         obj = getattr(obj, part)
+    from ..evaluation._cli import not_a_model
+
+    problem = not_a_model(obj, name)  # the check every command's --model makes: a usage error, never a traceback
+    if problem:
+        raise ValueError(f"--model {ref}: {problem}")
     return obj
 
 
