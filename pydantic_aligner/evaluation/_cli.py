@@ -136,10 +136,38 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
         return schema, {"schema": str(path.resolve())}
     if getattr(args, "model", None):
         try:
-            return load_reference(args.model), {"model": args.model}
+            return load_reference(args.model), {"model": absolute_reference(args.model)}
         except SchemaError as e:
             raise CLIError(f"--model: {e}") from None
     return None, None
+
+
+def _file_reference(ref: str) -> tuple[str, str] | None:
+    """``(path, attribute)`` of a ``"path/to/file.py:Name"`` reference, ``None`` for ``"pkg.module:Name"``."""
+    module_name, _, attr = ref.rpartition(":")
+    if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
+        return module_name, attr
+    return None
+
+
+def absolute_reference(ref: str, base: Path | None = None) -> str:
+    """``ref`` with a file path made absolute (relative paths resolved against ``base``, default the cwd).
+
+    Results headers store model references this way, so that the file a later
+    ``rescore`` imports does not depend on where it runs.
+
+    >>> absolute_reference("pkg.module:Model")
+    'pkg.module:Model'
+    >>> absolute_reference("model.py:M", Path("/data/run1")).replace("\\\\", "/").endswith("/data/run1/model.py:M")
+    True
+    """
+    parts = _file_reference(ref)
+    if parts is None:
+        return ref
+    path = Path(parts[0])
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return f"{path.resolve()}:{parts[1]}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -55,6 +55,12 @@ def register_cli(subparsers: Any) -> None:
     add_schema_arguments(p)
     p.add_argument("--gold", help="the gold file (default: the one recorded in RESULTS)")
     p.add_argument("--pred", help="the predictions file (default: the one recorded in RESULTS)")
+    p.add_argument(
+        "--trust-model-from-results",
+        action="store_true",
+        help="without --schema/--model, import the model RESULTS' header names (code: only for results files you trust); "
+        "a file path in it is resolved against RESULTS' folder",
+    )
     p.add_argument("--out", metavar="NEW", help="write the new results here (resumable like 'score')")
     p.add_argument("--overwrite", action="store_true", help="start --out again instead of resuming it")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="score in N processes")
@@ -519,6 +525,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     return _gates(report, args)
 
 
+def _trusted_model_from_results(model: Any, args: argparse.Namespace) -> str:
+    """The model reference a results header names, when the user allowed importing it (issue 24).
+
+    A results file is data: the code it names is imported only with
+    ``--trust-model-from-results``, and a file path in it is resolved against
+    the results file's folder, never the current directory.
+    """
+    from ._cli import absolute_reference
+
+    if not isinstance(model, str):
+        raise CLIError(f"{args.results}: the header's model is not a reference 'pkg.module:Class': {model!r}")
+    if not getattr(args, "trust_model_from_results", False):
+        raise CLIError(
+            f"{args.results} names the model {model!r}; rescore imports code only when you allow it: "
+            f"pass --model REF, or --trust-model-from-results to import the model the results file names"
+        )
+    return absolute_reference(model, Path(args.results).resolve().parent)
+
+
 def cmd_rescore(args: argparse.Namespace) -> int:
     from ._io import ResultsFile
     from ._report import Report
@@ -530,7 +555,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         schema, desc = schema_from_args(args)
         if desc is None:
             desc = {k: header[k] for k in ("schema", "model") if header.get(k)}
-            ns = argparse.Namespace(schema=desc.get("schema"), model=desc.get("model"))
+            model = desc.get("model")
+            if model is not None:
+                model = _trusted_model_from_results(model, args)
+            ns = argparse.Namespace(schema=desc.get("schema"), model=model)
             schema, desc = schema_from_args(ns)
         gold = args.gold or header.get("gold")
         pred = args.pred or header.get("pred")

@@ -1,0 +1,207 @@
+"""The trust boundary (issue 24): untrusted inputs never import code, fetch a URL, read a file or emit live markup."""
+
+from __future__ import annotations
+
+import contextlib
+import http.server
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from pydantic_aligner import Aligner, SchemaError
+from pydantic_aligner.evaluation._cli import main
+
+# ---------------------------------------------------------------------------
+# a local HTTP server that must receive no request
+
+
+@contextlib.contextmanager
+def _listening():
+    """A server on 127.0.0.1 recording every request path; it serves in a daemon thread and is always shut down."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            hits.append(self.path)
+            body = b'{"type": "string"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    server.timeout = 1
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", hits
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _remote_schemas(url: str, secret_file: Path) -> list[tuple[dict, str, str]]:
+    """``(schema, the ref the error names, its schema path)``: refs the scoring compiler never walks."""
+    file_url = secret_file.resolve().as_uri()
+    return [
+        ({"type": "object", "not": {"$ref": f"{url}/x.json"}}, f"{url}/x.json", "#/not"),
+        ({"type": "object", "if": {"$ref": f"{url}/if.json"}, "then": {}}, f"{url}/if.json", "#/if"),
+        ({"type": "object", "propertyNames": {"$ref": f"{url}/names.json"}}, f"{url}/names.json", "#/propertyNames"),
+        ({"type": "object", "dependentSchemas": {"a": {"$ref": f"{url}/d.json"}}}, f"{url}/d.json", "#/dependentSchemas/a"),
+        ({"$dynamicRef": f"{url}/dyn.json"}, f"{url}/dyn.json", "#"),
+        ({"$id": f"{url}/base/", "type": "object", "not": {"$ref": "relative.json"}}, "relative.json", "#/not"),
+        ({"type": "array", "contains": {"$ref": file_url}}, file_url, "#/contains"),
+        ({"type": "object", "properties": {"a/b": {"anyOf": [{"type": "null"}, {"$ref": file_url}]}}}, file_url, "#/properties/a~1b/anyOf/1"),
+    ]
+
+
+@pytest.mark.parametrize("strict", [True, False])
+def test_remote_and_file_refs_are_schema_errors_before_any_io(tmp_path, strict):
+    pytest.importorskip("jsonschema")
+    secret = tmp_path / "secret.json"
+    secret.write_text(json.dumps({"type": "string", "description": "TOP-SECRET-7731"}))
+    with _listening() as (url, hits):
+        for schema, ref, path in _remote_schemas(url, secret):
+            with pytest.raises(SchemaError) as info:
+                Aligner(schema, strict=strict)
+            assert info.value.path == path, schema
+            assert repr(ref) in str(info.value) and "TOP-SECRET" not in str(info.value)
+    assert hits == []
+
+
+def test_the_strict_validator_cannot_retrieve_even_a_ref_the_check_missed(tmp_path):
+    """The jsonschema validator gets a registry that retrieves nothing (the second line of defence)."""
+    pytest.importorskip("jsonschema")
+    from pydantic_aligner._aligner import _build_validator
+
+    secret = tmp_path / "secret.json"
+    secret.write_text('{"const": "TOP-SECRET-7731"}')
+    with _listening() as (url, hits):
+        for ref in (f"{url}/x.json", secret.resolve().as_uri()):
+            validator = _build_validator({"not": {"$ref": ref}})
+            with pytest.raises(Exception) as info:
+                list(validator.iter_errors("TOP-SECRET-7731"))
+            assert "TOP-SECRET-7731" not in str(info.value).replace(repr("TOP-SECRET-7731"), "")
+    assert hits == []
+
+
+def test_a_remote_dollar_schema_or_id_fetches_nothing_and_local_refs_still_work():
+    pytest.importorskip("jsonschema")
+    with _listening() as (url, hits):
+        schema = {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"{url}/root.json",
+            "$defs": {"N": {"type": "integer", "score": "exact"}},
+            "type": "object",
+            "properties": {"n": {"$ref": "#/$defs/N"}},
+            "not": {"$ref": "#/$defs/N"},
+        }
+        a = Aligner(schema, strict=True)
+        assert a.score({"n": 1}, {"n": 1}) == 1.0
+        assert a.score({"n": 1}, {"n": "x"}) == 0.0
+        # a pointer that misses inside a nested resource: a SchemaError, still no request
+        nested = {"$id": f"{url}/a.json", "type": "object", "properties": {"x": {"$id": f"{url}/b.json", "not": {"$ref": "#/$defs/nope"}}}}
+        with pytest.raises(SchemaError, match="does not resolve"):
+            Aligner(nested, strict=True).score({"x": 1}, {"x": 1})
+    assert hits == []
+
+
+def test_a_ref_inside_data_keywords_is_not_a_reference():
+    """``const``/``enum``/``default``/``examples`` hold data: a "$ref" key there is a value, not a reference."""
+    schema = {
+        "type": "object",
+        "properties": {"link": {"type": "object", "default": {"$ref": "https://example.com/x"}}},
+        "examples": [{"link": {"$ref": "https://example.com/y"}}],
+    }
+    assert Aligner(schema).score({"link": {"$ref": "a"}}, {"link": {"$ref": "a"}}) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# rescore: a results file names a model; it is imported only when allowed
+
+
+MODEL = """
+import os
+from pathlib import Path
+from pydantic import BaseModel
+Path(os.environ["PA_MARKER_DIR"], "imported-{tag}").write_text("x")
+
+class M(BaseModel):
+    n: int
+    name: str
+"""
+
+
+def _forget_models():
+    """Drop the modules earlier file references loaded (they are cached per path), so the next import runs the file."""
+    import sys
+
+    for name in [n for n in sys.modules if n.startswith("_pydantic_aligner_ref_")]:
+        del sys.modules[name]
+
+
+@pytest.fixture
+def two_folders(tmp_path, monkeypatch):
+    run1, other = tmp_path / "run1", tmp_path / "elsewhere"
+    markers = tmp_path / "markers"
+    for d in (run1, other, markers):
+        d.mkdir()
+    (run1 / "model.py").write_text(MODEL.replace("{tag}", "run1"))
+    (other / "model.py").write_text(MODEL.replace("{tag}", "elsewhere"))
+    (run1 / "gold.jsonl").write_text("".join(json.dumps({"id": i, "gold": {"n": i, "name": "a"}}) + "\n" for i in range(3)))
+    (run1 / "pred.jsonl").write_text("".join(json.dumps({"id": i, "response": json.dumps({"n": i, "name": "b"})}) + "\n" for i in range(3)))
+    monkeypatch.setenv("PA_MARKER_DIR", str(markers))
+    monkeypatch.chdir(run1)
+    assert main(["score", "gold.jsonl", "pred.jsonl", "--model", "model.py:M", "--out", "results.jsonl", "--quiet", "--no-progress"]) == 0
+    for f in markers.iterdir():
+        f.unlink()
+    _forget_models()
+    monkeypatch.chdir(other)
+    return run1, other, markers
+
+
+def test_rescore_does_not_import_the_model_a_results_file_names(two_folders, capsys):
+    run1, _, markers = two_folders
+    capsys.readouterr()
+    code = main(["rescore", str(run1 / "results.jsonl"), "--pred", str(run1 / "pred.jsonl"), "--quiet", "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "model.py:M" in err and "--trust-model-from-results" in err and "--model" in err
+    assert list(markers.iterdir()) == []  # nothing was imported, from either folder
+
+
+def test_rescore_with_permission_imports_the_model_next_to_the_results_not_the_cwd(two_folders):
+    run1, other, markers = two_folders
+    args = ["rescore", str(run1 / "results.jsonl"), "--pred", str(run1 / "pred.jsonl"), "--quiet", "--no-progress"]
+    assert main([*args, "--trust-model-from-results", "--out", str(other / "new.jsonl")]) == 0
+    assert sorted(p.name for p in markers.iterdir()) == ["imported-run1"]
+
+
+def test_rescore_prefers_model_and_resolves_an_old_relative_header_against_the_results_folder(two_folders):
+    run1, other, markers = two_folders
+    results = run1 / "results.jsonl"
+    lines = results.read_text().splitlines()
+    header = json.loads(lines[0])
+    assert header["run"]["model"] == f"{run1 / 'model.py'}:M"  # stored absolute: independent of where rescore runs
+    # a results file written by an older version: the model path relative to the first run's cwd
+    old = json.dumps(header).replace(json.dumps(str(run1 / "model.py"))[1:-1], "model.py")
+    assert "model.py:M" in old
+    (run1 / "old.jsonl").write_text("\n".join([old, *lines[1:]]) + "\n")
+    args = ["rescore", str(run1 / "old.jsonl"), "--pred", str(run1 / "pred.jsonl"), "--quiet", "--no-progress"]
+    assert main([*args, "--trust-model-from-results", "--out", str(other / "a.jsonl")]) == 0
+    assert sorted(p.name for p in markers.iterdir()) == ["imported-run1"]
+    for f in markers.iterdir():
+        f.unlink()
+    _forget_models()
+    # --model wins over the header (no permission needed: the user named the code)
+    assert main([*args, "--model", f"{other / 'model.py'}:M", "--out", str(other / "b.jsonl")]) == 0
+    assert sorted(p.name for p in markers.iterdir()) == ["imported-elsewhere"]
+    assert os.getcwd() == str(other)
