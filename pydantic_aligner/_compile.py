@@ -741,7 +741,7 @@ def check_local_refs(schema: Any) -> None:
     >>> try:
     ...     check_local_refs({"not": {"$ref": "https://example.com/x.json"}})
     ... except SchemaError as e:
-    ...     print(e.path, e.problem[:74])
+    ...     print(e.path, e.problem[:72])
     #/not only local $ref ('#/...') is supported, got 'https://example.com/x.json'
     """
     stack: list[tuple[Any, str]] = [(schema, "#")]
