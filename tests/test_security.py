@@ -205,3 +205,187 @@ def test_rescore_prefers_model_and_resolves_an_old_relative_header_against_the_r
     assert main([*args, "--model", f"{other / 'model.py'}:M", "--out", str(other / "b.jsonl")]) == 0
     assert sorted(p.name for p in markers.iterdir()) == ["imported-elsewhere"]
     assert os.getcwd() == str(other)
+
+
+# ---------------------------------------------------------------------------
+# escaping everywhere: Markdown, terminal (plain and rich), HTML
+
+OSC_LINK = "\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07"
+PAYLOADS = [
+    "<img src=x onerror=alert(1)>",
+    "<script>alert(2)</script>",
+    "[click](javascript:alert(3))",
+    "![pixel](https://evil.example/p.png)",
+    "<https://evil.example/auto>",
+    "[link=https://evil.example/]rich link[/link]",
+    "*em* _u_ `code` ~~s~~ a|b",
+    OSC_LINK,
+    "\x1b[2J\x1b[31mred\u009b32m\u202egnp.exe",
+    "[/]",
+]
+RAW_CONTROL = ("\x1b", "\x07", "\x9b", "\u202e", "\r")
+
+
+def _hostile_results():
+    from pydantic_aligner.evaluation import score_batch
+
+    golds, preds = [], []
+    for i, p in enumerate(PAYLOADS):
+        golds.append({p: "gold value", "v": "same", "n": i})
+        preds.append({p: p, "v": "[/]", "n": i})  # each key's value is itself a payload; "[/]" crashed rich
+    return score_batch(golds, preds, ids=PAYLOADS)
+
+
+@pytest.fixture(scope="module")
+def hostile_report():
+    from pydantic_aligner.evaluation import Report
+
+    return Report.from_results(_hostile_results())
+
+
+def _tags(html_text: str) -> list[tuple[str, list[tuple[str, str | None]]]]:
+    from html.parser import HTMLParser
+
+    found = []
+
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            found.append((tag, attrs))
+
+    P().feed(html_text)
+    return found
+
+
+def _render_markdown(text: str) -> str:
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
+
+
+MARKDOWN_TAGS = {"h2", "h3", "p", "ul", "li", "table", "thead", "tbody", "tr", "th", "td", "strong", "blockquote"}
+
+
+def _assert_inert_markdown(md: str) -> None:
+    tags = _tags(_render_markdown(md))
+    assert {t for t, _ in tags} <= MARKDOWN_TAGS, {t for t, _ in tags} - MARKDOWN_TAGS
+    assert all(a in ("style",) for _, attrs in tags for a, _ in attrs), [attrs for _, attrs in tags if attrs]
+    assert not any(c in md for c in RAW_CONTROL)
+
+
+def test_markdown_reports_render_no_tag_link_or_emphasis_from_the_data(hostile_report):
+    pytest.importorskip("markdown_it")
+    from pydantic_aligner.evaluation import compare
+
+    md = hostile_report.to_markdown(worst=len(PAYLOADS))
+    _assert_inert_markdown(md)
+    html_text = _render_markdown(md)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html_text  # shown, as text
+    assert "[click](javascript:alert(3))" in html_text and "*em* _u_ `code` ~~s~~ a|b" in html_text
+    change = compare(hostile_report, hostile_report)
+    _assert_inert_markdown(change.to_markdown(worst=len(PAYLOADS)))
+
+
+def test_plain_text_reports_carry_no_control_sequence(hostile_report):
+    from pydantic_aligner.evaluation import compare
+
+    for text in (str(hostile_report), hostile_report.to_text(worst=len(PAYLOADS)), str(compare(hostile_report, hostile_report))):
+        assert not any(c in text for c in RAW_CONTROL), text
+    assert "\\x1b]8;;https://evil.example/\\x07click" in hostile_report.to_text(worst=len(PAYLOADS))
+
+
+class _TTY:
+    """A terminal: what rich writes goes to ``buf``."""
+
+    def __init__(self):
+        import io
+
+        self.buf = io.StringIO()
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        return self.buf.write(s)
+
+    def flush(self):
+        pass
+
+
+def test_rich_reports_print_markup_as_text_and_no_raw_control(hostile_report, monkeypatch):
+    pytest.importorskip("rich")
+    from pydantic_aligner.evaluation import compare
+    from pydantic_aligner.evaluation._render import report_rich, rich_text
+
+    monkeypatch.setenv("COLUMNS", "400")
+    tty = _TTY()
+    hostile_report.print(tty, worst=len(PAYLOADS))  # "[/]" made rich raise MarkupError
+    compare(hostile_report, hostile_report).print(tty, worst=len(PAYLOADS))
+    out = tty.buf.getvalue()
+    assert "\x1b]8;" not in out  # no hyperlink (OSC 8) from [link=...] or from a raw sequence
+    assert "\x07" not in out and "\x9b" not in out and "\u202e" not in out
+    plain = rich_text(report_rich(hostile_report, worst=len(PAYLOADS)), width=400)
+    assert "[link=https://evil.example/]rich link[/link]" in plain and "[/]" in plain
+    assert not any(c in plain for c in RAW_CONTROL)
+
+
+def test_score_and_report_on_a_terminal_survive_rich_markup_in_answers(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("rich")
+    import sys
+
+    (tmp_path / "g.jsonl").write_text(json.dumps({"id": "[bold]x", "gold": {"a": "b"}}) + "\n")
+    (tmp_path / "p.jsonl").write_text(json.dumps({"id": "[bold]x", "response": json.dumps({"a": "[/]"})}) + "\n")
+    tty = _TTY()
+    monkeypatch.setattr(sys, "stdout", tty)
+    out = tmp_path / "r.jsonl"
+    assert main(["score", str(tmp_path / "g.jsonl"), str(tmp_path / "p.jsonl"), "--out", str(out), "--no-progress"]) == 0
+    assert main(["report", str(out)]) == 0
+    assert "'[/]'" in tty.buf.getvalue() and "[bold]x" in tty.buf.getvalue()
+
+
+def test_explain_prints_no_control_sequence_from_keys_or_values(tmp_path, capsys):
+    gold = {OSC_LINK: "x\x1b[2J", "k\u009b31m": [1, 2]}
+    pred = {OSC_LINK: "y\x07", "k\u009b31m": [1, 3], "\x1b[8mhidden": "\u202eevil"}
+    (tmp_path / "g.json").write_text(json.dumps(gold))
+    (tmp_path / "p.json").write_text(json.dumps(pred))
+    (tmp_path / "s.json").write_text('{"type": "object"}')
+    assert main(["explain", str(tmp_path / "g.json"), str(tmp_path / "p.json"), "--schema", str(tmp_path / "s.json"), "--depth", "5"]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in RAW_CONTROL), out
+    assert "\\x1b[8mhidden" in out and "\\x9b31m" in out  # shown, made visible
+
+
+def test_json_output_has_no_raw_c1_or_bidi_and_reads_back_equal(hostile_report, capsys):
+    from pydantic_aligner._escape import json_text
+
+    text = json.dumps({"k": "\u009b31m\u202e\x7f"}, ensure_ascii=False)
+    assert json.loads(json_text(text)) == json.loads(text)
+    assert not any(c in json_text(text) for c in ("\x9b", "\u202e", "\x7f"))
+
+
+def test_html_reports_have_no_tag_or_attribute_from_the_data(hostile_report):
+    from pydantic_aligner.evaluation import compare
+
+    page = hostile_report.to_html(title="<b>t</b>\x1b]8;;x\x07", comparison=compare(hostile_report, hostile_report))
+    tags = _tags(page)
+    assert not {t for t, _ in tags} & {"img", "script", "a", "iframe", "b"}
+    assert not [a for _, attrs in tags for a, _ in attrs if a.startswith("on")]
+    assert not any(c in page for c in RAW_CONTROL)
+
+
+def test_robustness_and_revision_outputs_escape_names_and_values(tmp_path, capsys):
+    from pydantic_aligner.robustness._report import _md_table, _text_table
+
+    rows = [[p, "0.5000"] for p in PAYLOADS]
+    _assert_inert_markdown("\n".join(_md_table(["record", "excess"], rows)))
+    assert not any(c in "\n".join(_text_table(["record", "excess"], rows)) for c in RAW_CONTROL)
+
+    base, gold, pred = {"a": 1, OSC_LINK: "x"}, {"a": 2, OSC_LINK: "x"}, {"a": "\x1b[2J\u009b", OSC_LINK: "x\x07"}
+    for name, value in (("base", base), ("gold", gold), ("pred", pred)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(value))
+    (tmp_path / "s.json").write_text(json.dumps({"type": "object"}))
+    files = [str(tmp_path / f"{n}.json") for n in ("base", "gold", "pred")]
+    for extra in ([], ["--json"]):
+        capsys.readouterr()
+        assert main(["revision", *files, "--schema", str(tmp_path / "s.json"), *extra]) == 0
+        out = capsys.readouterr().out
+        assert not any(c in out for c in RAW_CONTROL), out

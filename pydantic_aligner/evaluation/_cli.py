@@ -95,7 +95,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except CLIError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        from .._escape import safe_text
+
+        print(f"{PROG}: error: {safe_text(e)}", file=sys.stderr)  # messages quote file names, ids and values
         return 2
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)

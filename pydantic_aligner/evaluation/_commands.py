@@ -11,6 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .._escape import json_text, safe_line, safe_text
 from ._cli import CLIError, add_schema_arguments, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
@@ -295,7 +296,7 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
         d = report.to_dict()
         if comparison is not None:
             d = {"report": d, "comparison": comparison.to_dict()}
-        print(json.dumps(d, indent=2, ensure_ascii=False, default=repr))
+        print(json_text(json.dumps(d, indent=2, ensure_ascii=False, default=repr)))
         return
     if fmt == "markdown":
         print(report.to_markdown(worst=worst))
@@ -317,14 +318,14 @@ def _gates(report: Any, args: argparse.Namespace) -> int:
         n = report.labels.get(label, 0)
         if n:
             ex = ", ".join(str(i) for i in report.label_examples.get(label, []))
-            print(f"pydantic-aligner: {n} items labelled {label!r} (--fail-on), e.g. {ex}", file=sys.stderr)
+            print(safe_text(f"pydantic-aligner: {n} items labelled {label!r} (--fail-on), e.g. {ex}"), file=sys.stderr)
             code = 1
     return code
 
 
 def _warn(messages: list[str]) -> None:
     for m in messages:
-        print(f"pydantic-aligner: warning: {m}", file=sys.stderr)
+        print(f"pydantic-aligner: warning: {safe_text(m)}", file=sys.stderr)
 
 
 def _declares(schema: Any, key: str) -> bool:
@@ -620,19 +621,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
         alignment = aligner.align(texts[0], texts[1])
     except AlignerError as e:
         raise CLIError(str(e)) from None
+    # keys, values and messages come from the two files: printed with control characters made visible
     print(f"score: {alignment.score:.4f}")
     print(f"read: {', '.join(sorted(alignment.read)) or 'plain JSON'}")
     if alignment.problems:
         print("problems:")
         for p in alignment.problems:
-            print(f"  {p}")
+            print(f"  {safe_line(p)}")
     if alignment.score < 1.0 and "unreadable" not in alignment.read:
         print()
-        print(alignment.feedback(top_k=args.top))
+        print(safe_text(alignment.feedback(top_k=args.top)))
     print()
     print("match tree (path, kind, score, weight in the total):")
     for line in tree_lines(alignment, args.depth):
-        print("  " + line)
+        print("  " + safe_line(line))
     return 0
 
 
