@@ -389,3 +389,118 @@ def test_robustness_and_revision_outputs_escape_names_and_values(tmp_path, capsy
         assert main(["revision", *files, "--schema", str(tmp_path / "s.json"), *extra]) == 0
         out = capsys.readouterr().out
         assert not any(c in out for c in RAW_CONTROL), out
+
+
+# ---------------------------------------------------------------------------
+# pydantic-evals dataset files: no import, no file, no raised limit unless allowed
+
+HOSTILE_MODULE = """
+import os
+from pathlib import Path
+from pydantic import BaseModel
+Path(os.environ["PA_MARKER_DIR"], "imported").write_text("x")
+
+class City(BaseModel):
+    city: str
+"""
+
+
+@pytest.fixture
+def evals_dataset(tmp_path, monkeypatch):
+    pytest.importorskip("pydantic_evals")
+    import sys
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    (tmp_path / "pa_hostile_models.py").write_text(HOSTILE_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PA_MARKER_DIR", str(markers))
+    monkeypatch.delitem(sys.modules, "pa_hostile_models", raising=False)
+
+    def write(evaluator_args: dict) -> Path:
+        data = {
+            "name": "d",
+            "cases": [{"name": "c", "inputs": "x", "expected_output": {"city": "Paris"}}],
+            "evaluators": [{"AlignmentScore": evaluator_args}],
+        }
+        path = tmp_path / f"dataset{len(list(tmp_path.glob('dataset*.json')))}.json"
+        path.write_text(json.dumps(data))
+        return path
+
+    yield write, markers
+    sys.modules.pop("pa_hostile_models", None)
+
+
+def _load(path, evaluator_type):
+    from pydantic_evals import Dataset
+
+    return Dataset[str, dict, dict].from_file(path, custom_evaluator_types=[evaluator_type])
+
+
+def _load_error(path, evaluator_type) -> str:
+    """The message(s) of the error loading ``path`` (pydantic-evals groups them in an ExceptionGroup)."""
+    try:
+        _load(path, evaluator_type)
+    except Exception as e:  # noqa: BLE001 - the messages are the assertion
+        parts, todo = [], [e]
+        while todo:
+            x = todo.pop()
+            parts.append(str(x))
+            todo.extend(getattr(x, "exceptions", ()))
+        return "\n".join(parts)
+    raise AssertionError(f"{path} loaded")
+
+
+def _score(dataset) -> float:
+    return dataset.evaluate_sync(lambda x: {"city": "Paris"}, progress=False).cases[0].scores["alignment"].value
+
+
+def test_a_dataset_file_cannot_import_a_module(evals_dataset):
+    import sys
+
+    from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
+
+    write, markers = evals_dataset
+    path = write({"schema": "pa_hostile_models:City"})
+    assert "custom_evaluator_types=[AlignmentScore.trusting('pa_hostile_models:City')]" in _load_error(path, AlignmentScore)
+    assert list(markers.iterdir()) == [] and "pa_hostile_models" not in sys.modules
+    assert "trusting('this:s')" in _load_error(write({"schema": "this:s"}), AlignmentScore)  # printed the Zen of Python
+    # allowed by name at call time: imported, relative to nothing but the import path the user set up
+    assert _score(_load(path, AlignmentScore.trusting("pa_hostile_models:City"))) == 1.0
+    assert [p.name for p in markers.iterdir()] == ["imported"]
+    # another name than the one allowed is still refused
+    assert "trusting" in _load_error(write({"schema": "pa_hostile_models:Other"}), AlignmentScore.trusting("pa_hostile_models:City"))
+
+
+def test_a_dataset_file_cannot_raise_limits_or_name_files_unless_allowed(evals_dataset, tmp_path):
+    from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
+
+    write, _ = evals_dataset
+    secret = tmp_path / "rules.json"
+    secret.write_text('{"rules": []}')
+    for options, message in (
+        ({"severity": "/etc/passwd"}, "cannot name a file"),
+        ({"severity": str(secret)}, "cannot name a file"),
+        ({"max_cells": None}, "cannot raise or remove a limit"),
+        ({"max_text_bytes": 10**12}, "cannot raise or remove a limit"),
+        ({"comparators": {"x": "os:system"}}, "cannot set 'comparators'"),
+    ):
+        assert message in _load_error(write({"options": options}), AlignmentScore)
+    # lowering a limit and plain scoring options are data; allowed explicitly, the rest works too
+    assert _score(_load(write({"options": {"max_cells": 10_000, "fill_defaults": False}}), AlignmentScore)) == 1.0
+    trusted = AlignmentScore.trusting(options=True)
+    assert _score(_load(write({"options": {"max_cells": None, "severity": str(secret)}}), trusted)) == 1.0
+
+
+def test_trusting_a_class_imports_nothing_and_serializes_under_the_same_name(evals_dataset):
+    from pydantic import BaseModel
+
+    from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
+
+    write, markers = evals_dataset
+    Trusted = AlignmentScore.trusting(BaseModel)
+    assert Trusted.get_serialization_name() == "AlignmentScore" and issubclass(Trusted, AlignmentScore)
+    with pytest.raises(Exception, match="trusting"):
+        AlignmentScore(schema="pydantic:BaseModel")  # in code too: pass the class, or allow the name
+    assert Trusted(schema="pydantic.main:BaseModel").schema == "pydantic.main:BaseModel"
+    assert list(markers.iterdir()) == []
