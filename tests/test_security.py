@@ -114,6 +114,21 @@ def test_a_remote_dollar_schema_or_id_fetches_nothing_and_local_refs_still_work(
     assert hits == []
 
 
+def test_schema_robustness_validators_fetch_nothing(tmp_path):
+    """The robustness layer validates outputs with jsonschema too: the schema an LLM saw (from a cache file) stays local."""
+    pytest.importorskip("jsonschema")
+    from pydantic_aligner.robustness._reading import Reader
+    from pydantic_aligner.robustness._variants import _validators
+
+    with _listening() as (url, hits):
+        schema = {"type": "object", "not": {"$ref": f"{url}/x.json"}}
+        with pytest.raises(SchemaError, match="only local"):
+            _validators([schema, schema])
+        with pytest.raises(SchemaError, match="only local"):
+            Reader(None, json.dumps(schema))
+    assert hits == []
+
+
 def test_a_ref_inside_data_keywords_is_not_a_reference():
     """``const``/``enum``/``default``/``examples`` hold data: a "$ref" key there is a value, not a reference."""
     schema = {
