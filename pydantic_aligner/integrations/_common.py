@@ -127,10 +127,12 @@ def check_data_options(options: Any, where: str, allow: str) -> None:
     ``allow`` says how the user allows them anyway.
 
     >>> check_data_options({"fill_defaults": False, "max_cells": 1000}, "a dataset file", "...")
-    >>> check_data_options({"max_cells": None}, "a dataset file", "pass trust_options=True")
-    Traceback (most recent call last):
-    ...
-    pydantic_aligner._errors.SchemaError: options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 50000000); pass trust_options=True
+    >>> from pydantic_aligner import SchemaError
+    >>> try:
+    ...     check_data_options({"max_cells": None}, "a dataset file", "allow it")
+    ... except SchemaError as e:
+    ...     print(e)
+    options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 50000000); allow it
     """
     from .._limits import DEFAULTS
 

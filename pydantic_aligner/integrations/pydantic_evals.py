@@ -97,7 +97,10 @@ def _build() -> Any:
                     f"(or trusting(TheClass)), or pass the class itself in code"
                 )
             if not cls._trusted_options:
-                allow = "allow it with custom_evaluator_types=[AlignmentScore.trusting(options=True)], or pass schema=Aligner(..., options) in code"
+                allow = (
+                    "allow it with custom_evaluator_types=[AlignmentScore.trusting(options=True)], "
+                    "or pass schema=Aligner(..., options) in code"
+                )
                 check_data_options(self.options, "a dataset file (AlignmentScore options)", allow)
 
         @classmethod
