@@ -456,7 +456,7 @@ def _load_error(path, evaluator_type) -> str:
     """The message(s) of the error loading ``path`` (pydantic-evals groups them in an ExceptionGroup)."""
     try:
         _load(path, evaluator_type)
-    except Exception as e:  # noqa: BLE001 - the messages are the assertion
+    except Exception as e:  # the messages are the assertion
         parts, todo = [], [e]
         while todo:
             x = todo.pop()
@@ -512,7 +512,7 @@ def test_trusting_a_class_imports_nothing_and_serializes_under_the_same_name(eva
 
     from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
 
-    write, markers = evals_dataset
+    _, markers = evals_dataset
     Trusted = AlignmentScore.trusting(BaseModel)
     assert Trusted.get_serialization_name() == "AlignmentScore" and issubclass(Trusted, AlignmentScore)
     with pytest.raises(Exception, match="trusting"):
