@@ -519,3 +519,57 @@ def test_trusting_a_class_imports_nothing_and_serializes_under_the_same_name(eva
         AlignmentScore(schema="pydantic:BaseModel")  # in code too: pass the class, or allow the name
     assert Trusted(schema="pydantic.main:BaseModel").schema == "pydantic.main:BaseModel"
     assert list(markers.iterdir()) == []
+
+
+# ---------------------------------------------------------------------------
+# the escaping helpers, on any text
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_PIECES = [*"<>&[]()!*_`~|\\#:/.-= \"'ax\x1b\x07\x9b\u202e\n\r\t", "https://", "javascript:", "<img src=x onerror=y>", "&amp;", "&#60;"]
+_MARKUP_TEXT = st.lists(st.sampled_from(_PIECES), max_size=30).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.text(), _MARKUP_TEXT))
+def test_md_cell_renders_as_exactly_the_printable_text_and_nothing_else(text):
+    pytest.importorskip("markdown_it")
+    from html.parser import HTMLParser
+
+    from pydantic_aligner._escape import md_cell, safe_line
+
+    cell = md_cell(text)
+    assert "\n" not in cell and not any(c in cell for c in RAW_CONTROL)
+    rendered = _render_markdown(f"| h |\n|---|\n| {cell} |\n")
+    tags, data = [], []
+
+    class P(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append((tag, attrs))
+
+        def handle_data(self, d):
+            if tags and tags[-1][0] == "td":
+                data.append(d)
+
+    P().feed(rendered)
+    assert [t for t, _ in tags] == ["table", "thead", "tr", "th", "tbody", "tr", "td"] or not safe_line(text).strip(), rendered
+    assert all(not attrs for _, attrs in tags)
+    assert "".join(data).strip() == safe_line(text).strip()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text())
+def test_terminal_escapes_leave_no_control_character_and_lose_nothing(text):
+    import unicodedata
+
+    from pydantic_aligner._escape import json_text, safe_line, safe_text
+
+    line, multi = safe_line(text), safe_text(text)
+    for out in (line, multi):
+        assert not [c for c in out if unicodedata.category(c) == "Cc" and c not in "\n\t"]
+        assert not any(c in out for c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+    assert "\n" not in line and multi.count("\n") == text.count("\n")
+    if not any(unicodedata.category(c) == "Cc" or c in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" for c in text):
+        assert line == text and multi == text  # ordinary text is printed as it is
+    assert json.loads(json_text(json.dumps(text, ensure_ascii=False))) == text
