@@ -723,8 +723,8 @@ class _Compiler:
 #: Keywords whose value is one subschema / a list of subschemas / a mapping of name to subschema
 #: (every place a JSON Schema validator looks for ``$ref``, in every draft).
 _SUB_ONE = ("not", "if", "then", "else", "additionalProperties", "unevaluatedProperties", "propertyNames", "items",
-            "additionalItems", "unevaluatedItems", "contains", "contentSchema")
-_SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+            "additionalItems", "unevaluatedItems", "contains", "contentSchema", "extends")
+_SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items", "extends", "disallow", "type")  # the last three: draft 3
 _SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
 
 

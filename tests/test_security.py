@@ -59,6 +59,8 @@ def _remote_schemas(url: str, secret_file: Path) -> list[tuple[dict, str, str]]:
         ({"$dynamicRef": f"{url}/dyn.json"}, f"{url}/dyn.json", "#"),
         ({"$id": f"{url}/base/", "type": "object", "not": {"$ref": "relative.json"}}, "relative.json", "#/not"),
         ({"type": "array", "contains": {"$ref": file_url}}, file_url, "#/contains"),
+        ({"$schema": "http://json-schema.org/draft-03/schema#", "extends": {"$ref": f"{url}/d3.json"}}, f"{url}/d3.json", "#/extends"),
+        ({"$schema": "http://json-schema.org/draft-03/schema#", "type": ["string", {"$ref": f"{url}/t.json"}]}, f"{url}/t.json", "#/type/1"),
         ({"type": "object", "properties": {"a/b": {"anyOf": [{"type": "null"}, {"$ref": file_url}]}}}, file_url, "#/properties/a~1b/anyOf/1"),
     ]
 
