@@ -11,9 +11,11 @@ inputs as every other entry point.
 
 **Saving datasets.** ``Dataset.to_file`` stores an evaluator by its
 arguments. A model class is stored as an importable ``"package.module:Class"``
-reference, and ``Dataset.from_file(..., custom_evaluator_types=[AlignmentScore])``
-imports it back, so the evaluator scores exactly as before (the model still
-reads the inputs). A class that cannot be imported by name (defined in a
+reference, and ``Dataset.from_file(..., custom_evaluator_types=[AlignmentScore.trusting(Class)])``
+maps it back to the class, so the evaluator scores exactly as before (the model still
+reads the inputs). A dataset file is data: without ``trusting`` a model named in it
+is refused, not imported, and its ``options`` cannot raise limits or name files
+(``AlignmentScore.trusting`` and docs/limits.md, "Security model"). A class that cannot be imported by name (defined in a
 function or in ``__main__``) is stored as its translated JSON Schema instead
 (:func:`~pydantic_aligner.to_json_schema`): the keywords survive, the
 model's validation of inputs does not. A JSON Schema dict is stored as is.
