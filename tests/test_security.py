@@ -575,3 +575,16 @@ def test_terminal_escapes_leave_no_control_character_and_lose_nothing(text):
     if not any(unicodedata.category(c) == "Cc" or c in "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069" for c in text):
         assert line == text and multi == text  # ordinary text is printed as it is
     assert json.loads(json_text(json.dumps(text, ensure_ascii=False))) == text
+
+
+def test_the_pytest_plugin_explains_a_failure_without_control_sequences():
+    from pydantic_aligner.pytest_plugin import pytest_assertrepr_compare
+    from pydantic_aligner.testing import Matches
+
+    schema = {"type": "object"}
+    m = Matches({"city": "Paris", "k": 1}, schema=schema)
+    pred = {"city": "Par\x1b]8;;https://evil.example/\x07is", "k\x1b[2J": 1}
+    assert not pred == m
+    lines = pytest_assertrepr_compare(None, "==", pred, m)
+    assert lines and "\\x1b]8;;https://evil.example/" in "\n".join(lines)
+    assert not any(c in line for line in lines for c in RAW_CONTROL)
