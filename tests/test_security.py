@@ -584,7 +584,7 @@ def test_the_pytest_plugin_explains_a_failure_without_control_sequences():
     schema = {"type": "object"}
     m = Matches({"city": "Paris", "k": 1}, schema=schema)
     pred = {"city": "Par\x1b]8;;https://evil.example/\x07is", "k\x1b[2J": 1}
-    assert not pred == m
+    assert pred != m  # scores the pair (what pytest does before asking for the explanation)
     lines = pytest_assertrepr_compare(None, "==", pred, m)
     assert lines and "\\x1b]8;;https://evil.example/" in "\n".join(lines)
     assert not any(c in line for line in lines for c in RAW_CONTROL)
