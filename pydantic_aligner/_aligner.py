@@ -464,6 +464,14 @@ class Aligner:
         return data, NOT_READ, issues
 
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
+        try:
+            return self._strict_errors(gold, pred)
+        except Exception as e:  # a reference the offline registry cannot resolve (referencing.Unresolvable and wrappers)
+            if isinstance(e, (DataError, SchemaError)) or type(e).__module__.split(".")[0] not in ("referencing", "jsonschema"):
+                raise
+            raise SchemaError(f"a $ref does not resolve inside the schema: {e}") from None
+
+    def _strict_errors(self, gold: Any, pred: Any) -> list[Problem] | None:
         errors = sorted(self._validator.iter_errors(gold), key=lambda e: list(e.absolute_path))
         if errors:
             e = errors[0]
@@ -496,7 +504,19 @@ def _build_validator(schema: Any):
         cls.check_schema(schema)
     except jsonschema.SchemaError as e:
         raise SchemaError(f"not a valid JSON Schema: {e.message}", "#" + "".join(f"/{t}" for t in e.absolute_path)) from None
-    return _linear_patterns(cls)(schema)
+    return _linear_patterns(cls)(schema, registry=_offline_registry())
+
+
+def _no_retrieval(uri: str) -> Any:
+    """The ``retrieve`` of the strict validator's registry: a reference is never fetched or read (issue 24)."""
+    raise SchemaError(f"$ref {uri!r} is not in the schema; references are never fetched or read from files")
+
+
+def _offline_registry() -> Any:
+    """A ``referencing.Registry`` that resolves references inside the schema only (no URL, no file)."""
+    from referencing import Registry
+
+    return Registry(retrieve=_no_retrieval)
 
 
 def _linear_patterns(cls: Any) -> Any:

@@ -720,6 +720,53 @@ class _Compiler:
         return next(iter(kinds)), nullable
 
 
+#: Keywords whose value is one subschema / a list of subschemas / a mapping of name to subschema
+#: (every place a JSON Schema validator looks for ``$ref``, in every draft).
+_SUB_ONE = ("not", "if", "then", "else", "additionalProperties", "unevaluatedProperties", "propertyNames", "items",
+            "additionalItems", "unevaluatedItems", "contains", "contentSchema", "extends")
+_SUB_LIST = ("allOf", "anyOf", "oneOf", "prefixItems", "items", "extends", "disallow", "type")  # the last three: draft 3
+_SUB_MAP = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies")
+
+
+def check_local_refs(schema: Any) -> None:
+    """Every ``$ref``/``$dynamicRef`` at a schema position of ``schema`` is local (``#...``), else :class:`SchemaError`.
+
+    The security boundary of references (issue 24): a schema never makes the
+    library open a URL or read a file, in any mode. This walks every
+    subschema a JSON Schema validator evaluates, including the ones the
+    scoring compiler does not (``not``, ``if``, ``propertyNames``, ...), before
+    anything else looks at the schema. Iterative: a deep schema cannot
+    overflow the stack here.
+
+    >>> try:
+    ...     check_local_refs({"not": {"$ref": "https://example.com/x.json"}})
+    ... except SchemaError as e:
+    ...     print(e.path, e.problem[:72])
+    #/not only local $ref ('#/...') is supported, got 'https://example.com/x.json'
+    """
+    stack: list[tuple[Any, str]] = [(schema, "#")]
+    while stack:
+        node, path = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        for key in ("$ref", "$dynamicRef", "$recursiveRef"):
+            if key in node:
+                ref = node[key]
+                if not isinstance(ref, str) or not ref.startswith("#"):
+                    raise SchemaError(
+                        f"only local {key} ('#/...') is supported, got {ref!r} (references are never fetched or read from files)", path
+                    )
+        for key in _SUB_ONE:
+            if isinstance(node.get(key), dict):
+                stack.append((node[key], f"{path}/{escape_token(key)}"))
+        for key in _SUB_LIST:
+            if isinstance(node.get(key), list):
+                stack.extend((sub, f"{path}/{escape_token(key)}/{i}") for i, sub in enumerate(node[key]))
+        for key in _SUB_MAP:
+            if isinstance(node.get(key), dict):
+                stack.extend((sub, f"{path}/{escape_token(key)}/{escape_token(k)}") for k, sub in node[key].items())
+
+
 def compile_schema(schema: Any, custom: Mapping[str, Callable] | None = None) -> Plan:
     """Compile ``schema`` (a dict or a boolean; ``None`` means infer) into a :class:`Plan`."""
     custom = dict(custom or {})
@@ -727,6 +774,7 @@ def compile_schema(schema: Any, custom: Mapping[str, Callable] | None = None) ->
         return Plan(_ANY)
     if not isinstance(schema, (dict, bool)):
         raise SchemaError(f"a schema must be an object or a boolean, got {type(schema).__name__}", "#")
+    check_local_refs(schema)
     c = _Compiler(schema, custom)
     try:
         root = c.pos(schema, "#")

@@ -308,14 +308,15 @@ def test_alignment_score_round_trips_through_dataset_files(tmp_path):
     ds.to_file(path)
     stored = path.read_text()
     assert "schema: invoice_models:Invoice" in stored and "<class" not in stored
-    loaded = Dataset[str, Invoice, dict].from_file(path, custom_evaluator_types=[AlignmentScore])
+    # the file names a model: importing it needs the user's permission (issue 24); the class itself imports nothing
+    loaded = Dataset[str, Invoice, dict].from_file(path, custom_evaluator_types=[AlignmentScore.trusting(Invoice)])
     assert loaded.evaluators[0].schema == "invoice_models:Invoice"
     after = {c.name: c.scores["alignment"].value for c in loaded.evaluate_sync(task, progress=False).cases}
     assert after == before
     # JSON too, and after an evaluation (the cached aligner is never stored)
     jpath = tmp_path / "invoices.json"
     loaded.to_file(jpath)
-    again = Dataset[str, Invoice, dict].from_file(jpath, custom_evaluator_types=[AlignmentScore])
+    again = Dataset[str, Invoice, dict].from_file(jpath, custom_evaluator_types=[AlignmentScore.trusting("invoice_models:Invoice")])
     assert {c.name: c.scores["alignment"].value for c in again.evaluate_sync(task, progress=False).cases} == before
 
 

@@ -108,7 +108,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except CLIError as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        from .._escape import safe_text
+
+        print(f"{PROG}: error: {safe_text(e)}", file=sys.stderr)  # messages quote file names, ids and values
         return 2
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
@@ -145,7 +147,7 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
             raise CLIError(f"--schema {args.schema}: not JSON: {e}") from None
         return schema, {"schema": str(path.resolve())}
     if getattr(args, "model", None):
-        return load_model(args.model), {"model": args.model}
+        return load_model(args.model), {"model": absolute_reference(args.model)}
     return None, None
 
 
@@ -215,6 +217,34 @@ def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
     article = "an" if tname[:1] in tuple("aeiou") else "a"
     kind = "a module" if isinstance(obj, type(sys)) else "a function" if callable(obj) else f"{article} {tname} value"
     return f"{name} is {kind}, not a model class"
+
+
+def _file_reference(ref: str) -> tuple[str, str] | None:
+    """``(path, attribute)`` of a ``"path/to/file.py:Name"`` reference, ``None`` for ``"pkg.module:Name"``."""
+    module_name, _, attr = ref.rpartition(":")
+    if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
+        return module_name, attr
+    return None
+
+
+def absolute_reference(ref: str, base: Path | None = None) -> str:
+    """``ref`` with a file path made absolute (relative paths resolved against ``base``, default the cwd).
+
+    Results headers store model references this way, so that the file a later
+    ``rescore`` imports does not depend on where it runs.
+
+    >>> absolute_reference("pkg.module:Model")
+    'pkg.module:Model'
+    >>> absolute_reference("model.py:M", Path("/data/run1")).replace("\\\\", "/").endswith("/data/run1/model.py:M")
+    True
+    """
+    parts = _file_reference(ref)
+    if parts is None:
+        return ref
+    path = Path(parts[0])
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    return f"{path.resolve()}:{parts[1]}"
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import closest
+from .._escape import json_text, safe_line, safe_text
 from ._cli import CLIError, add_schema_arguments, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
@@ -56,6 +57,12 @@ def register_cli(subparsers: Any) -> None:
     add_schema_arguments(p)
     p.add_argument("--gold", help="the gold file (default: the one recorded in RESULTS)")
     p.add_argument("--pred", help="the predictions file (default: the one recorded in RESULTS)")
+    p.add_argument(
+        "--trust-model-from-results",
+        action="store_true",
+        help="without --schema/--model, import the model RESULTS' header names (code: only for results files you trust); "
+        "a file path in it is resolved against RESULTS' folder",
+    )
     p.add_argument("--out", metavar="NEW", help="write the new results here (resumable like 'score')")
     p.add_argument("--overwrite", action="store_true", help="start --out again instead of resuming it")
     p.add_argument("--workers", type=int, default=None, metavar="N", help="score in N processes")
@@ -336,7 +343,7 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
         d = report.to_dict()
         if comparison is not None:
             d = {"report": d, "comparison": comparison.to_dict()}
-        print(json.dumps(d, indent=2, ensure_ascii=False, default=repr))
+        print(json_text(json.dumps(d, indent=2, ensure_ascii=False, default=repr)))
         return
     if fmt == "markdown":
         print(report.to_markdown(worst=worst))
@@ -380,14 +387,17 @@ def _gates(report: Any, args: argparse.Namespace) -> int:
         n = report.labels.get(label, 0)
         if n:
             ex = ", ".join(str(i) for i in report.label_examples.get(label, []))
-            print(f"pydantic-aligner: {n} items labelled {label!r} (--fail-on), e.g. {ex}", file=sys.stderr)
+            print(safe_text(f"pydantic-aligner: {n} items labelled {label!r} (--fail-on), e.g. {ex}"), file=sys.stderr)
             code = 1
         elif vocabulary is None:  # labels from a hook: which ones it can give is not known, so say what was seen
             seen = sorted(report.labels)
             close = closest(label, seen)
             hint = f"; did you mean {close!r}?" if close else ""
             print(
-                f"pydantic-aligner: warning: --fail-on {label!r}: no item has this label (labels given: {', '.join(seen) or 'none'}){hint}",
+                safe_text(
+                    f"pydantic-aligner: warning: --fail-on {label!r}: no item has this label "
+                    f"(labels given: {', '.join(seen) or 'none'}){hint}"
+                ),
                 file=sys.stderr,
             )
     return code
@@ -418,7 +428,7 @@ def _warn_critical(report: Any) -> None:
 
 def _warn(messages: list[str]) -> None:
     for m in messages:
-        print(f"pydantic-aligner: warning: {m}", file=sys.stderr)
+        print(f"pydantic-aligner: warning: {safe_text(m)}", file=sys.stderr)
 
 
 def _declares(schema: Any, key: str) -> bool:
@@ -696,6 +706,25 @@ def cmd_report(args: argparse.Namespace) -> int:
     return _gates(report, args)
 
 
+def _trusted_model_from_results(model: Any, args: argparse.Namespace) -> str:
+    """The model reference a results header names, when the user allowed importing it (issue 24).
+
+    A results file is data: the code it names is imported only with
+    ``--trust-model-from-results``, and a file path in it is resolved against
+    the results file's folder, never the current directory.
+    """
+    from ._cli import absolute_reference
+
+    if not isinstance(model, str):
+        raise CLIError(f"{args.results}: the header's model is not a reference 'pkg.module:Class': {model!r}")
+    if not getattr(args, "trust_model_from_results", False):
+        raise CLIError(
+            f"{args.results} names the model {model!r}; rescore imports code only when you allow it: "
+            f"pass --model REF, or --trust-model-from-results to import the model the results file names"
+        )
+    return absolute_reference(model, Path(args.results).resolve().parent)
+
+
 def cmd_rescore(args: argparse.Namespace) -> int:
     from ._io import ResultsFile
     from ._report import Report
@@ -707,7 +736,10 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         schema, desc = schema_from_args(args)
         if desc is None:
             desc = {k: header[k] for k in ("schema", "model") if header.get(k)}
-            ns = argparse.Namespace(schema=desc.get("schema"), model=desc.get("model"))
+            model = desc.get("model")
+            if model is not None:
+                model = _trusted_model_from_results(model, args)
+            ns = argparse.Namespace(schema=desc.get("schema"), model=model)
             schema, desc = schema_from_args(ns)
         gold = args.gold or header.get("gold")
         pred = args.pred or header.get("pred")
@@ -771,19 +803,20 @@ def cmd_explain(args: argparse.Namespace) -> int:
         alignment = aligner.align(texts[0], texts[1])
     except AlignerError as e:
         raise CLIError(str(e)) from None
+    # keys, values and messages come from the two files: printed with control characters made visible
     print(f"score: {alignment.score:.4f}")
     print(f"read: {', '.join(sorted(alignment.read)) or 'plain JSON'}")
     if alignment.problems:
         print("problems:")
         for p in alignment.problems:
-            print(f"  {p}")
+            print(f"  {safe_line(p)}")
     if alignment.score < 1.0 and "unreadable" not in alignment.read:
         print()
-        print(alignment.feedback(top_k=args.top))
+        print(safe_text(alignment.feedback(top_k=args.top)))
     print()
     print("match tree (path, kind, score, weight in the total):")
     for line in tree_lines(alignment, args.depth):
-        print("  " + line)
+        print("  " + safe_line(line))
     return 0
 
 

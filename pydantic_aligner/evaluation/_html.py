@@ -6,6 +6,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
+from .._escape import safe_text
 from ._render import _why, error_examples, format_repair
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,7 +42,7 @@ svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,s
 
 
 def _e(x: Any) -> str:
-    return html.escape(str(x), quote=True)
+    return html.escape(safe_text(x), quote=True)  # control and bidi characters made visible too
 
 
 def _f(x: Any, d: int = 3) -> str:

@@ -13,6 +13,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .._escape import md_cell, rich_cell, safe_line
+
 if TYPE_CHECKING:  # pragma: no cover
     from ._compare import Comparison
     from ._report import Report
@@ -236,6 +238,13 @@ def comparison_tables(c: Comparison, worst: int = 10) -> list[Table]:
 
 
 def _text_table(t: Table, width: int) -> str:
+    t = Table(  # every cell printable: no control character from a field name, id or message reaches the terminal
+        safe_line(t.title),
+        [safe_line(c) for c in t.headers],
+        [[safe_line(c) for c in r] for r in t.rows],
+        t.right,
+        [[safe_line(c) for c in r] for r in t.footer],
+    )
     all_rows = [t.headers, *t.rows, *t.footer]
     ncol = len(t.headers)
     widths = [max(len(r[i]) for r in all_rows) for i in range(ncol)]
@@ -261,15 +270,15 @@ def _text_table(t: Table, width: int) -> str:
 
 
 def report_text(rep: Report, width: int = 100, worst: int = 5) -> str:
-    parts = ["\n".join(report_lines(rep))]
+    parts = ["\n".join(safe_line(line) for line in report_lines(rep))]
     parts.extend(_text_table(t, width) for t in report_tables(rep, worst))
     if rep.notes:
-        parts.append("\n".join(f"note: {n}" for n in rep.notes))
+        parts.append("\n".join(f"note: {safe_line(n)}" for n in rep.notes))
     return "\n\n".join(parts)
 
 
 def comparison_text(c: Comparison, worst: int = 10, width: int = 100) -> str:
-    parts = ["\n".join(comparison_lines(c))]
+    parts = ["\n".join(safe_line(line) for line in comparison_lines(c))]
     parts.extend(_text_table(t, width) for t in comparison_tables(c, worst))
     return "\n\n".join(parts)
 
@@ -279,7 +288,8 @@ def comparison_text(c: Comparison, worst: int = 10, width: int = 100) -> str:
 
 
 def _md_escape(s: str) -> str:
-    return s.replace("|", "\\|").replace("\n", " ")
+    """Inert Markdown: no HTML, link, emphasis or cell break from a field name, id or message (see ``_escape.md_cell``)."""
+    return md_cell(s)
 
 
 def _md_table(t: Table) -> str:
@@ -319,18 +329,19 @@ def _rich_group(lines: list[tuple[str, str]], tables: list[Table]) -> Any:
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    items: list[Any] = [Text(line, style=style) for line, style in lines]
+    # Text objects everywhere (never markup strings): '[link=...]' or '[/]' in a field name or id is printed as it is
+    items: list[Any] = [Text(safe_line(line), style=style) for line, style in lines]
     for t in tables:
-        rt = RichTable(title=t.title, title_justify="left", show_footer=False, header_style="bold")
+        rt = RichTable(title=rich_cell(t.title), title_justify="left", show_footer=False, header_style="bold")
         for i, h in enumerate(t.headers):
             # every cell wraps (fold) rather than being cut: a long field path or message is shown whole
-            rt.add_column(h, justify="right" if i in t.right else "left", overflow="fold")
+            rt.add_column(rich_cell(h), justify="right" if i in t.right else "left", overflow="fold")
         for r in t.rows:
-            rt.add_row(*r)
+            rt.add_row(*(rich_cell(c) for c in r))
         if t.footer:
             rt.add_section()
             for r in t.footer:
-                rt.add_row(*r, style="bold")
+                rt.add_row(*(rich_cell(c) for c in r), style="bold")
         items.append(Text(""))
         items.append(rt)
     return Group(*items)

@@ -96,3 +96,60 @@ def check_schema_option(schema: Any) -> None:
     plain = isinstance(schema, (dict, bool, str, type, Aligner)) or hasattr(schema, "__origin__")
     if schema is not None and not plain and type(schema).__module__ not in ("typing", "types", "typing_extensions"):
         raise SchemaError(f"schema must be a JSON Schema dict, a model class, 'pkg.module:Class' or an Aligner, got {schema!r}")
+
+
+#: Aligner options a data file (a dataset, a results file) may set: none imports code, reads a file or raises a limit.
+_DATA_OPTIONS = frozenset(
+    {
+        "id_disambiguation",
+        "wl_integration",
+        "wl_blend_lambda",
+        "wl_rounds",
+        "bijection_search",
+        "strict",
+        "warn_on_ambiguous_mapping",
+        "compute_confidence",
+        "confidence_method",
+        "confidence_entropy_temperature",
+        "lenient",
+        "fill_defaults",
+        "severity",  # inline rules only (a mapping or a list), never a file name
+    }
+)
+
+
+def check_data_options(options: Any, where: str, allow: str) -> None:
+    """Refuse :class:`~pydantic_aligner.Aligner` options that untrusted data may not set (issue 24).
+
+    Options read from a data file can lower a limit, never raise or remove one
+    (``max_cells=None``), and cannot name a file (``severity="rules.toml"``)
+    or code (``comparators``). ``where`` names the source in the message,
+    ``allow`` says how the user allows them anyway.
+
+    >>> check_data_options({"fill_defaults": False, "max_cells": 1000}, "a dataset file", "...")
+    >>> from pydantic_aligner import SchemaError
+    >>> try:
+    ...     check_data_options({"max_cells": None}, "a dataset file", "allow it")
+    ... except SchemaError as e:
+    ...     print(e)
+    options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 50000000); allow it
+    """
+    from .._limits import DEFAULTS
+
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise SchemaError(f"options from {where} must be a mapping of Aligner options, got {type(options).__name__}")
+    for key, value in options.items():
+        if key in DEFAULTS:
+            default = DEFAULTS[key]
+            number = isinstance(value, (int, float)) and not isinstance(value, bool)
+            if default is not None and not (number and value <= default):
+                raise SchemaError(
+                    f"options from {where} cannot raise or remove a limit: {key}={value!r} (the default is {default!r}); {allow}"
+                )
+        elif key == "severity":
+            if not isinstance(value, (dict, list)):
+                raise SchemaError(f"options from {where} cannot name a file: severity={value!r} (inline rules are allowed); {allow}")
+        elif key not in _DATA_OPTIONS:
+            raise SchemaError(f"options from {where} cannot set {key!r}; {allow}")

@@ -11,9 +11,11 @@ inputs as every other entry point.
 
 **Saving datasets.** ``Dataset.to_file`` stores an evaluator by its
 arguments. A model class is stored as an importable ``"package.module:Class"``
-reference, and ``Dataset.from_file(..., custom_evaluator_types=[AlignmentScore])``
-imports it back, so the evaluator scores exactly as before (the model still
-reads the inputs). A class that cannot be imported by name (defined in a
+reference, and ``Dataset.from_file(..., custom_evaluator_types=[AlignmentScore.trusting(Class)])``
+maps it back to the class, so the evaluator scores exactly as before (the model still
+reads the inputs). A dataset file is data: without ``trusting`` a model named in it
+is refused, not imported, and its ``options`` cannot raise limits or name files
+(``AlignmentScore.trusting`` and docs/limits.md, "Security model"). A class that cannot be imported by name (defined in a
 function or in ``__main__``) is stored as its translated JSON Schema instead
 (:func:`~pydantic_aligner.to_json_schema`): the keywords survive, the
 model's validation of inputs does not. A JSON Schema dict is stored as is.
@@ -26,7 +28,7 @@ True
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 __all__ = ["AlignmentScore"]  # noqa: F822 - built on first access (module __getattr__)
 
@@ -53,7 +55,8 @@ def _build() -> Any:
 
     from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
-    from ._common import check_schema_option, make_aligner, score_and_feedback
+    from .._errors import SchemaError
+    from ._common import check_data_options, check_schema_option, make_aligner, score_and_feedback
 
     @dataclass
     class AlignmentScore(Evaluator[Any, Any, Any]):
@@ -66,6 +69,14 @@ def _build() -> Any:
         ``top_k``: fixes listed in the reason; ``name``: the key of the score
         in reports (``<name>_pass`` for the assertion); ``options``:
         :class:`~pydantic_aligner.Aligner` options (``{"fill_defaults": False}``, ...).
+
+        The arguments are what a dataset file stores, and ``Dataset.from_file``
+        builds the evaluator from them: they are untrusted data. A string
+        ``schema`` (a model by name) is imported only when allowed with
+        :meth:`trusting`, and ``options`` may lower limits but not raise them,
+        and not name a file, unless ``trusting(options=True)``. A model class
+        or an :class:`~pydantic_aligner.Aligner` (with any options) passed in
+        code needs no permission.
         """
 
         schema: Any = None
@@ -74,15 +85,65 @@ def _build() -> Any:
         name: str = "alignment"
         options: dict | None = None
         _aligner: Any = field(default=None, init=False, repr=False, compare=False)
+        #: model references this class may import (``"module:Class"`` -> the class, or ``None`` to import it)
+        _trusted_models: ClassVar[dict[str, Any]] = {}
+        _trusted_options: ClassVar[bool] = False
 
         def __post_init__(self) -> None:
             check_schema_option(self.schema)
+            cls = type(self)
+            if isinstance(self.schema, str) and self.schema not in cls._trusted_models:
+                raise SchemaError(
+                    f"AlignmentScore(schema={self.schema!r}): a model named by a string (as a dataset file stores it) is imported "
+                    f"only when you allow it: load the dataset with custom_evaluator_types=[AlignmentScore.trusting({self.schema!r})] "
+                    f"(or trusting(TheClass)), or pass the class itself in code"
+                )
+            if not cls._trusted_options:
+                allow = (
+                    "allow it with custom_evaluator_types=[AlignmentScore.trusting(options=True)], "
+                    "or pass schema=Aligner(..., options) in code"
+                )
+                check_data_options(self.options, "a dataset file (AlignmentScore options)", allow)
+
+        @classmethod
+        def trusting(cls, *models: Any, options: bool = False) -> type:
+            """An ``AlignmentScore`` class for ``Dataset.from_file`` that may import ``models`` and take any ``options``.
+
+            ``models``: model classes (nothing is imported: the file's
+            ``"module:Class"`` is matched to the class) or ``"module:Class"``
+            strings (imported when first used). ``options=True`` lets the
+            file's options raise limits and name a severity rules file.
+            The class serializes under the same name, ``AlignmentScore``.
+
+            >>> from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
+            >>> Trusted = AlignmentScore.trusting("decimal:Decimal")
+            >>> Trusted.get_serialization_name(), Trusted(schema="decimal:Decimal").schema
+            ('AlignmentScore', 'decimal:Decimal')
+            """
+            from .._translate import model_reference
+
+            trusted = dict(cls._trusted_models)
+            for m in models:
+                if isinstance(m, str):
+                    trusted.setdefault(m, None)
+                    continue
+                ref = model_reference(m)
+                if ref is None:
+                    raise SchemaError(f"AlignmentScore.trusting({m!r}): not a class importable by 'module:Class'")
+                trusted[ref] = m
+            sub = dataclass(type(cls.__name__, (cls,), {"__qualname__": cls.__qualname__, "__module__": cls.__module__}))
+            sub._trusted_models = trusted
+            sub._trusted_options = cls._trusted_options or options
+            return sub
 
         def evaluate(self, ctx: EvaluatorContext) -> Any:
             if ctx.expected_output is None:
                 return {}
             if self._aligner is None:
-                self._aligner = make_aligner(self.schema, dict(self.options or {}))
+                schema = self.schema
+                if isinstance(schema, str) and type(self)._trusted_models.get(schema) is not None:
+                    schema = type(self)._trusted_models[schema]  # the class the user gave: nothing is imported
+                self._aligner = make_aligner(schema, dict(self.options or {}))
             score, text, _ = score_and_feedback(self._aligner, ctx.expected_output, ctx.output, {"top_k": self.top_k})
             reason = text if score < 1.0 else None
             return {self.name: EvaluationReason(value=score, reason=reason), f"{self.name}_pass": score >= self.min_score}

@@ -22,6 +22,7 @@ import sys
 from typing import Any, TextIO
 
 from .._errors import AlignerError
+from .._escape import json_text, safe_line, safe_text
 
 __all__ = ["load_schema", "register_cli"]
 
@@ -83,10 +84,10 @@ def _human(result: Any, out: TextIO) -> None:
     out.write("   ".join(f"{_OUTCOME_NAMES[k]} {v}" for k, v in result.counts.items()) + "\n")
     if "unreadable" in result.read:
         out.write("the candidate could not be read: it counts as no edit\n")
-    for e in result.errors:
-        out.write(f"  {e.kind:<12} {e.path or '/'}   base {_fmt(e.base)}   gold {_fmt(e.gold)}   pred {_fmt(e.pred)}\n")
+    for e in result.errors:  # paths and values come from the files: control characters made visible
+        out.write(safe_line(f"  {e.kind:<12} {e.path or '/'}   base {_fmt(e.base)}   gold {_fmt(e.gold)}   pred {_fmt(e.pred)}") + "\n")
     for p in result.patch_problems:
-        out.write(f"  not applied: {p}\n")
+        out.write(f"  not applied: {safe_line(p)}\n")
 
 
 def _run_one(args: argparse.Namespace, schema: Any) -> int:
@@ -98,8 +99,7 @@ def _run_one(args: argparse.Namespace, schema: Any) -> int:
     except (AlignerError, ValueError) as e:
         raise UsageError(f"{type(e).__name__}: {e}") from None
     if args.json:
-        json.dump(result.to_dict(elements=args.elements), sys.stdout, ensure_ascii=False, default=repr)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_text(json.dumps(result.to_dict(elements=args.elements), ensure_ascii=False, default=repr)) + "\n")
     else:
         _human(result, sys.stdout)
     return 0
@@ -148,7 +148,7 @@ def _run_batch(args: argparse.Namespace, schema: Any) -> int:
             except (AlignerError, ValueError, TypeError) as e:  # json.JSONDecodeError is a ValueError
                 failed += 1
                 record["error"] = {"kind": type(e).__name__, "message": str(e)}
-            dest.write(json.dumps(record, ensure_ascii=False, default=repr) + "\n")
+            dest.write(json_text(json.dumps(record, ensure_ascii=False, default=repr)) + "\n")
             dest.flush()
     finally:
         src.close()
@@ -184,7 +184,7 @@ def _revision_command(args: argparse.Namespace) -> int:
         schema = load_schema(args.schema, args.model)
         return _run_batch(args, schema) if args.batch is not None else _run_one(args, schema)
     except UsageError as e:
-        sys.stderr.write(f"pydantic-aligner revision: {e}\n")
+        sys.stderr.write(f"pydantic-aligner revision: {safe_text(e)}\n")
         return 2
 
 

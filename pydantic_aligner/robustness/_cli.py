@@ -171,10 +171,14 @@ def _schema_robustness(args: argparse.Namespace) -> int:
             alpha=args.alpha,
         )
     except (ValueError, AlignerError) as e:  # AlignerError subclasses are ValueErrors too
-        print(f"pydantic-aligner schema-robustness: error: {e}", file=sys.stderr)
+        from .._escape import safe_text
+
+        print(f"pydantic-aligner schema-robustness: error: {safe_text(e)}", file=sys.stderr)
         return 2
     if args.format == "json":
-        text = report.to_json()
+        from .._escape import json_text
+
+        text = json_text(report.to_json())
     elif args.format == "markdown":
         text = report.to_markdown()
     elif args.format == "html":

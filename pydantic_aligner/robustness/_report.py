@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._escape import md_cell, rich_cell, safe_line, safe_text
+
 __all__ = ["ContrastResult", "RobustnessReport", "VariantQuality"]
 
 _SHOWN_VULNERABLE = 10
@@ -243,11 +245,11 @@ class RobustnessReport:
         lines += ["", "Quality per variant"]
         lines += _text_table(self._QUALITY_HEAD, self._quality_rows())
         for title, rows in self._vulnerable_sections():
-            lines += ["", f"Most vulnerable records: {title}"]
+            lines += ["", f"Most vulnerable records: {safe_line(title)}"]
             lines += _text_table(["record", "excess"], rows)
         notes = self._footnotes()
         if notes:
-            lines += ["", *notes]
+            lines += ["", *(safe_line(n) for n in notes)]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -260,11 +262,11 @@ class RobustnessReport:
         lines += ["", "### Quality per variant", ""]
         lines += _md_table(self._QUALITY_HEAD, self._quality_rows())
         for title, rows in self._vulnerable_sections():
-            lines += ["", f"### Most vulnerable records: {title}", ""]
+            lines += ["", f"### Most vulnerable records: {md_cell(title)}", ""]
             lines += _md_table(["record", "excess"], rows)
         notes = self._footnotes()
         if notes:
-            lines += [""] + [f"- {n}".replace("- * ", "- \\* ") for n in notes]
+            lines += [""] + [f"- {md_cell(n)}" for n in notes]
         return "\n".join(lines) + "\n"
 
     def to_html(self, title: str = "pydantic-aligner: schema robustness") -> str:
@@ -308,23 +310,23 @@ class RobustnessReport:
         if console.width < widest + 10:  # rich would wrap cells: the plain table reads better
             print(text, file=file)
             return
-        console.print(self._headline(), style="bold")
-        console.print(self._method(), style="dim")
+        console.print(rich_cell(self._headline(), "bold"))  # Text, never markup: names and ids come from the data
+        console.print(rich_cell(self._method(), "dim"))
         sections = [
             ("Excess disagreement", self._CONTRAST_HEAD, self._contrast_rows()),
             ("Quality per variant", self._QUALITY_HEAD, self._quality_rows()),
         ]
         sections += [(f"Most vulnerable records: {title}", ["record", "excess"], rows) for title, rows in self._vulnerable_sections()]
         for title, head, rows in sections:
-            table = Table(title=title, title_justify="left")
+            table = Table(title=rich_cell(title), title_justify="left")
             for i, h in enumerate(head):
-                table.add_column(h, justify="left" if i == 0 or h in ("verdict", "metric", "record") else "right", no_wrap=True)
+                table.add_column(rich_cell(h), justify="left" if i == 0 or h in ("verdict", "metric", "record") else "right", no_wrap=True)
             for row in rows:
                 style = "bold red" if row[-1] == "exceeds screen" else "yellow" if row[-1].startswith("detected") else None
-                table.add_row(*row, style=style)
+                table.add_row(*(rich_cell(c) for c in row), style=style)
             console.print(table)
         for n in self._footnotes():
-            console.print(n, style="dim")
+            console.print(rich_cell(n, "dim"))
 
 
 _VERDICT_COLOURS = {"no effect": "#57606a", "detected, below screen": "#bf8700", "exceeds screen": "#cf222e"}
@@ -333,7 +335,7 @@ _VERDICT_COLOURS = {"no effect": "#57606a", "detected, below screen": "#bf8700",
 def _html_escape(x: Any) -> str:
     import html
 
-    return html.escape(str(x), quote=True)
+    return html.escape(safe_text(x), quote=True)
 
 
 def _forest_svg(contrasts: list[ContrastResult], screen: float, width: int = 760) -> str:
@@ -380,6 +382,7 @@ def _forest_svg(contrasts: list[ContrastResult], screen: float, width: int = 760
 
 
 def _text_table(head: list[str], rows: list[list[str]]) -> list[str]:
+    rows = [[safe_line(c) for c in r] for r in rows]  # variant names and record ids come from the data
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(head)]
 
     left = [i == 0 or h in ("verdict", "record", "metric") for i, h in enumerate(head)]
@@ -392,7 +395,8 @@ def _text_table(head: list[str], rows: list[list[str]]) -> list[str]:
 
 def _md_table(head: list[str], rows: list[list[str]]) -> list[str]:
     def esc(c: str) -> str:
-        return c.replace("|", "\\|")
+        return md_cell(c)
 
     align = ["---" if i == 0 or h in ("verdict", "record", "metric") else "---:" for i, h in enumerate(head)]
-    return ["| " + " | ".join(head) + " |", "| " + " | ".join(align) + " |", *("| " + " | ".join(esc(c) for c in r) + " |" for r in rows)]
+    rows_md = ("| " + " | ".join(esc(c) for c in r) + " |" for r in rows)
+    return ["| " + " | ".join(esc(h) for h in head) + " |", "| " + " | ".join(align) + " |", *rows_md]
