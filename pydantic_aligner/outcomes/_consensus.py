@@ -50,9 +50,9 @@ class ConsensusResult:
     ``value`` is the consensus output (a copy of the chosen candidate for the
     medoids; ``None`` when no candidate could be read). ``method`` is the
     method's full name (``"majority"`` for ``"maj"``). ``index`` is the
-    medoid's index among the candidates (the leaf-level medoid, or the graded
-    one for ``"medoid_graded"``; also computed for the voting methods, where
-    it is the pivot lists are aligned to). ``matrix[i, j]`` is
+    medoid's index among the candidates (the leaf-level medoid for
+    ``"medoid"``; the graded one for ``"medoid_graded"`` and for the voting
+    methods, where it is the pivot lists are aligned to). ``matrix[i, j]`` is
     ``score(gold=candidates[i], pred=candidates[j])`` (NaN for unreadable
     candidates); ``mean_scores[j]`` the mean of column ``j`` over the other
     readable candidates. ``leaf_disagreements[i, j]`` is the number of leaves
@@ -426,10 +426,10 @@ def consensus(
         others = [M[i, j] for i in readable if i != j]
         means.append(float(np.mean(others)) if j in readable and others else (1.0 if j in readable else float("nan")))
     totals = [float(sum(D[i, j] for j in readable if j != i)) if i in readable else float("nan") for i in range(n)]
-    if method == "medoid_graded":
-        order = sorted(readable, key=lambda j: (-means[j], j))
-    else:
+    if method == "medoid":
         order = sorted(readable, key=lambda j: (totals[j], j))
+    else:  # the graded medoid, also the voting methods' pivot (graded means rarely tie, so the vote hardly depends on order)
+        order = sorted(readable, key=lambda j: (-means[j], j))
     index = order[0] if order else None
     rank = {j: r for r, j in enumerate(order)}
     undecided: tuple[str, ...] = ()
