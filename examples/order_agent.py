@@ -44,7 +44,7 @@ RULES = SeverityRules(
 )
 
 FENCE = "`" * 3
-# (gold, stored model answer): raw JSON, fenced in prose, cut off by a token limit, a refusal, a verdict in capitals
+# (gold, stored model answer): raw JSON, fenced in prose, cut off by a token limit, a verdict in capitals, a refusal
 CASES = [
     ({"verdict": "confirm", "details": {"boxes": 0, "units": 250}}, '{"verdict": "confirm", "details": {"boxes": 0, "units": 250}}'),
     (
@@ -56,8 +56,8 @@ CASES = [
     ({"verdict": "needs_confirmation", "details": {"boxes": 1, "units": 0}}, '{"verdict": "confirm", "details": {"boxes": 1, "units": 0}}'),
     ({"verdict": "confirm", "details": {"boxes": 3, "units": 0}}, '{"verdict": "reject", "details": {"boxes": 3, "units": 0}}'),
     ({"verdict": "reject", "details": {"boxes": 0, "units": 40}}, '{"verdict": "reject", "details": {"boxes": 0, "units": 4}}'),
-    ({"verdict": "confirm", "details": {"boxes": 5, "units": 0}}, "I am sorry, I cannot process this order."),
     ({"verdict": "confirm", "details": {"boxes": 6, "units": 0}}, '{"verdict": " CONFIRM ", "details": {"boxes": 6, "units": 0}}'),
+    ({"verdict": "confirm", "details": {"boxes": 5, "units": 0}}, "I am sorry, I cannot process this order."),
 ]
 
 
