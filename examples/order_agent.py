@@ -24,18 +24,27 @@ class OrderDecision(BaseModel):
     details: Details
 
 
+# The published order-agent scorer, as rules (docs/severity.md#the-published-order-agent-labels says which of its
+# 18 verdict x details labels are sourced and which inferred). It lower-cases and strips the verdict before comparing
+# (normalize="casefold_strip"), labels by the action the answer takes, and never calls an answer CORRECT just because
+# it scores 1.0 (correct=None): a correct needs_confirmation is HARMLESS.
+N = "casefold_strip"
 RULES = SeverityRules(
     [
-        Rule("FATAL", When("/verdict", gold="reject", pred="confirm"), name="confirmed a rejected order"),
-        Rule("FATAL", When("/verdict", gold="confirm", pred="confirm"), When("/details", matched=False), name="confirmed the wrong goods"),
-        Rule("RISKY", When("/verdict", gold="needs_confirmation", pred="confirm"), name="confirmed without asking"),
-        Rule("MISSED", When("/verdict", gold="confirm", pred_in=["reject", "needs_confirmation"]), name="lost a sale"),
+        Rule("CORRECT", When("/verdict", gold="confirm", pred="confirm", normalize=N), When("/details", matched=True),
+             name="confirmed the right order"),
+        Rule("CORRECT", When("/verdict", gold="reject", pred="reject", normalize=N), When("/details", matched=True),
+             name="rejected a rejected order"),
+        Rule("FATAL", When("/verdict", pred="confirm", normalize=N), name="shipped what must not ship as it is"),
+        Rule("MISSED", When("/verdict", pred="reject", normalize=N), name="rejected an order that was not a plain rejection"),
+        Rule("FATAL", When("/verdict", gold="confirm", pred="needs_confirmation", normalize=N), name="held up an order to confirm"),
     ],
     default="HARMLESS",
+    correct=None,
 )
 
 FENCE = "`" * 3
-# (gold, stored model answer): raw JSON, fenced in prose, cut off by a token limit, a refusal
+# (gold, stored model answer): raw JSON, fenced in prose, cut off by a token limit, a verdict in capitals, a refusal
 CASES = [
     ({"verdict": "confirm", "details": {"boxes": 0, "units": 250}}, '{"verdict": "confirm", "details": {"boxes": 0, "units": 250}}'),
     (
@@ -47,6 +56,7 @@ CASES = [
     ({"verdict": "needs_confirmation", "details": {"boxes": 1, "units": 0}}, '{"verdict": "confirm", "details": {"boxes": 1, "units": 0}}'),
     ({"verdict": "confirm", "details": {"boxes": 3, "units": 0}}, '{"verdict": "reject", "details": {"boxes": 3, "units": 0}}'),
     ({"verdict": "reject", "details": {"boxes": 0, "units": 40}}, '{"verdict": "reject", "details": {"boxes": 0, "units": 4}}'),
+    ({"verdict": "confirm", "details": {"boxes": 6, "units": 0}}, '{"verdict": " CONFIRM ", "details": {"boxes": 6, "units": 0}}'),
     ({"verdict": "confirm", "details": {"boxes": 5, "units": 0}}, "I am sorry, I cannot process this order."),
 ]
 

@@ -76,14 +76,25 @@ def test_majority_recovers_the_true_answer(seed):
 
 
 def test_majority_beats_the_medoid_and_the_medoid_beats_the_average_candidate():
-    gains = []
+    # issue 25: "medoid" is the published leaf-level medoid; the graded one (what "medoid" was) is "medoid_graded".
+    # Each beats the average candidate in its own utility: graded score, leaf-level disagreement with the truth.
+    from pydantic_aligner.outcomes._consensus import leaf_disagreement
+
+    def leaves_wrong(c):
+        return (leaf_disagreement(ALIGNER.align(TRUTH, c).root) + leaf_disagreement(ALIGNER.align(c, TRUTH).root)) / 2
+
+    gains, leaf_gains = [], []
     for seed in range(6):
         cands = noisy_candidates(seed)
-        medoid = consensus(cands, Invoice).value
+        medoid = consensus(cands, Invoice, method="medoid_graded").value
         scores = [ALIGNER.score(TRUTH, c) for c in cands]
         gains.append((ALIGNER.score(TRUTH, medoid), sum(scores) / len(scores), max(scores)))
+        wrong = [leaves_wrong(c) for c in cands]
+        leaf_gains.append((leaves_wrong(consensus(cands, Invoice).value), sum(wrong) / len(wrong)))
     assert all(m >= mean for m, mean, _ in gains)
     assert sum(m for m, _, _ in gains) / 6 > sum(mean for _, mean, _ in gains) / 6
+    assert all(m <= mean for m, mean in leaf_gains)
+    assert sum(m for m, _ in leaf_gains) / 6 < sum(mean for _, mean in leaf_gains) / 6
 
 
 def test_all_keeps_only_what_every_candidate_agrees_on_and_any_keeps_everything_proposed():
@@ -111,8 +122,8 @@ def test_medoid_index_matrix_and_ties():
 
 def test_medoid_uses_the_candidate_as_prediction_and_the_other_as_gold():
     schema = {"type": "array", "order": "align", "ignoreExcess": True, "items": {"type": "string", "score": "exact"}}
-    # with ignoreExcess the superset scores 1 as a prediction: it is the medoid
-    r = consensus([["a"], ["a", "b", "c"], ["b"]], schema)
+    # with ignoreExcess the superset scores 1 as a prediction: it is the graded medoid
+    r = consensus([["a"], ["a", "b", "c"], ["b"]], schema, method="medoid_graded")
     assert r.index == 1
     assert r.matrix[0, 1] == 1.0 and r.matrix[1, 0] == pytest.approx(1 / 3)
 
@@ -192,7 +203,7 @@ def test_revision_patch_problems_are_reported():
 
 
 def test_bad_arguments():
-    with pytest.raises(SchemaError, match="method must be one of medoid, majority, all, any"):
+    with pytest.raises(SchemaError, match=r"method must be one of medoid, medoid_graded, majority, all, any \(or the published names med, maj, and, or\)"):
         consensus([{}], method="mean")
     with pytest.raises(SchemaError, match="candidates must be a list"):
         consensus({"a": 1})
@@ -250,3 +261,46 @@ def test_two_of_three_is_a_majority_under_any_schema(case):
     for order in ([gold, other, gold], [other, gold, gold], [gold, gold, other]):
         value = consensus(copy.deepcopy(order), schema, method="majority").value
         assert aligner.score(gold, value) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# issue 25: the published medoid (leaf-level disagreement) and the published method names
+
+ISSUE_CANDIDATES = [
+    {"a": "0", "b": "1", "n": {"x": "1", "y": "1", "z": "0"}},
+    {"a": "0", "b": "0", "n": {"x": "0", "y": "0", "z": "1"}},
+    {"a": "1", "b": "0", "n": {"x": "1", "y": "0", "z": "0"}},
+]
+
+
+def test_the_medoid_minimises_leaf_level_disagreement_as_published():
+    r = consensus(ISSUE_CANDIDATES)
+    assert r.disagreements == (7.0, 7.0, 6.0)
+    assert (r.index, r.value, r.method) == (2, ISSUE_CANDIDATES[2], "medoid")
+    assert r.leaf_disagreements.tolist() == [[0, 4, 3], [4, 0, 3], [3, 3, 0]]
+    assert consensus(ISSUE_CANDIDATES, method="med").index == 2
+    # the graded variant weighs nested leaves less (1/3 of one top-level field each) and picks 1
+    g = consensus(ISSUE_CANDIDATES, method="medoid_graded")
+    assert (g.index, g.method) == (1, "medoid_graded")
+    assert g.mean_scores[1] > g.mean_scores[2]
+
+
+def test_leaf_disagreement_counts_whole_missing_and_excess_subtrees():
+    cands = [{"a": 1, "n": {"x": 1, "y": 2}}, {"a": 1}, {"a": 1, "n": {"x": 1, "y": 2}, "m": [1, 2, 3]}]
+    r = consensus(cands)
+    assert r.leaf_disagreements.tolist() == [[0, 2, 3], [2, 0, 5], [3, 5, 0]]
+    assert r.index == 0
+
+
+@pytest.mark.parametrize(("short", "full"), [("or", "any"), ("and", "all"), ("maj", "majority"), ("med", "medoid")])
+def test_the_published_method_names_are_aliases(short, full):
+    cands = noisy_candidates(2)
+    a, b = consensus(cands, Invoice, method=short), consensus(cands, Invoice, method=full)
+    assert (a.value, a.index, a.undecided, a.method) == (b.value, b.index, b.undecided, full)
+
+
+def test_ties_in_or_go_to_the_first_proposer():
+    schema = {"type": "object", "properties": {"v": {"type": "string", "score": "exact"}}}
+    assert consensus([{"v": "x"}, {"v": "y"}], schema, method="or").value == {"v": "x"}
+    assert consensus([{"v": "y"}, {"v": "x"}], schema, method="or").value == {"v": "y"}
+    assert consensus([{"v": "y"}, {"v": "x"}, {"v": "x"}], schema, method="or").value == {"v": "x"}  # most proposers first

@@ -19,7 +19,8 @@ from order_agent import CASES, RULES, OrderDecision
 
 GOLDS = [g for g, _ in CASES]
 TEXTS = [t for _, t in CASES]
-EXPECTED = ["CORRECT", "FATAL", "FATAL", "FATAL", "RISKY", "MISSED", "HARMLESS", "UNREADABLE"]
+# issue 25: the example now has the published order-agent rules (and a ninth answer, " CONFIRM ", which they normalise)
+EXPECTED = ["CORRECT", "FATAL", "FATAL", "FATAL", "FATAL", "MISSED", "MISSED", "CORRECT", "UNREADABLE"]
 
 
 def test_score_batch_labels_each_item_with_the_aligners_rules():
@@ -36,8 +37,8 @@ def test_score_batch_labels_each_item_with_the_aligners_rules():
 
 def test_report_counts_labels_with_examples():
     report = evaluate(GOLDS, TEXTS, OrderDecision, severity=RULES, ids=[f"o{i}" for i in range(len(CASES))], lenient=True)
-    assert report.labels == {"CORRECT": 1, "FATAL": 3, "HARMLESS": 1, "RISKY": 1, "MISSED": 1, "UNREADABLE": 1}
-    assert report.label_examples["FATAL"] == ["o1", "o2", "o3"]
+    assert report.labels == {"CORRECT": 2, "FATAL": 4, "MISSED": 2, "UNREADABLE": 1}
+    assert report.label_examples["FATAL"] == ["o1", "o2", "o3", "o4"]
     assert "FATAL" in report.to_markdown()
 
 
@@ -76,11 +77,12 @@ def test_cli_writes_labels_and_gates_on_them(order_files, capsys):
     assert [r.label for r in sorted(results, key=lambda r: r.index)] == EXPECTED
     assert header["severity"] == str((d / "rules.json").resolve())
     summary = json.loads(capsys.readouterr().out)
-    assert summary["labels"]["FATAL"] == 3
+    assert summary["labels"]["FATAL"] == 4
     # --fail-on a label some item has: exit 1 naming the items; a label no item has: exit 0
     assert main(_score(d, "--severity", str(d / "rules.json"), "--fail-on", "FATAL", "--quiet")) == 1
-    assert "3 items labelled 'FATAL'" in capsys.readouterr().err
-    assert main(_score(d, "--severity", str(d / "rules.json"), "--fail-on", "RISKY", "--fail-on", "CORRECT", "--quiet")) == 1
+    assert "4 items labelled 'FATAL'" in capsys.readouterr().err
+    assert main(_score(d, "--severity", str(d / "rules.json"), "--fail-on", "HARMLESS", "--fail-on", "CORRECT", "--quiet")) == 1
+    assert main(_score(d, "--severity", str(d / "rules.json"), "--fail-on", "HARMLESS", "--quiet")) == 0
     # a label the rules cannot give is a usage error, not a silent pass
     assert main(_score(d, "--severity", str(d / "rules.json"), "--fail-on", "FATALL", "--quiet")) == 2
     assert "'FATALL' is not a label" in capsys.readouterr().err

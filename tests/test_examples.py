@@ -35,7 +35,10 @@ def module(name: str) -> dict:
         ("invoice.py", 0.8269, ["read: extracted", "/number", "/lines", "/total"]),
         ("knowledge_graph.py", 0.7917, ["entity: ada -> n2, babbage -> n3, london -> n1, rs -> None", "/entities", "/relations"]),
         ("ordered_plan.py", 0.6708, ["/steps", "missing  #3 verify", "score if the order did not matter: 0.8486"]),
-        ("order_agent.py", 0.5813, ["0.75  FATAL      rule 2 ('confirmed the wrong goods')", "labels: FATAL 3, RISKY 1, MISSED 1, CORRECT 1, HARMLESS 1, UNREADABLE 1"]),
+        # issue 25: the published order-agent labels (and a ninth answer, " CONFIRM ", labelled CORRECT after normalising)
+        ("order_agent.py", 0.5722, ["0.75  FATAL      rule 3 ('shipped what must not ship as it is')",
+                                    "0.50  CORRECT    rule 1 ('confirmed the right order')",
+                                    "labels: CORRECT 2, FATAL 4, MISSED 2, UNREADABLE 1"]),
     ],
 )
 def test_example_prints_its_score_and_breakdown(name, expected, lines):

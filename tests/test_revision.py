@@ -487,3 +487,37 @@ def consensus_of_strings():
     from pydantic_aligner.outcomes import consensus
 
     return consensus([[{"op": "replace", "path": "", "value": "x"}]] * 2, {"type": "object"}, method="majority", base={"a": 1}).value
+
+
+# ---------------------------------------------------------------------------
+# issue 25: explicit keywords of several words (numbers with punctuation, phrases) match like single words
+
+KEYWORD_SCHEMA = {"type": "object", "properties": {"t": {"type": "string", "revision": {"judge": "keywords"}}}}
+KW_BASE, KW_GOLD = {"t": "Monday 8:00 room 4 fax"}, {"t": "Tuesday 9:00 room 5 e-mail"}
+
+
+@pytest.mark.parametrize("keyword", ["9:00", "room 5", "e-mail", "Tuesday", "ROOM 5", " E-Mail ", "9.00", "room, 5"])
+def test_a_candidate_identical_to_the_gold_passes_multi_token_keywords(keyword):
+    r = score_revision(KW_BASE, KW_GOLD, KW_GOLD, schema=KEYWORD_SCHEMA, keywords={"/t": [keyword]})
+    assert r.complete and [(e.kind, e.score) for e in r.elements] == [("correct_edit", 1.0)]
+
+
+@pytest.mark.parametrize(
+    ("candidate", "keywords", "kind", "score"),
+    [
+        ("Tuesday at 9 room 5 email", ["9:00", "room 5", "e-mail"], "wrong_value", pytest.approx(1 / 3)),  # 9 00, e mail: absent
+        ("tuesday 9:00, Room 5 (e-mail)", ["9:00", "room 5", "e-mail"], "correct_edit", 1.0),
+        ("room 55 at 9:00", ["room 5"], "wrong_value", 0.0),  # words are whole: room 55 is not room 5
+        ("5 room at 9:00", ["room 5"], "wrong_value", 0.0),  # a phrase is consecutive words in order
+        ("the meeting moved to room 5", ["move to room 5", "room 5"], "wrong_value", 0.5),
+    ],
+)
+def test_multi_token_keywords_need_their_words_consecutively(candidate, keywords, kind, score):
+    r = score_revision(KW_BASE, KW_GOLD, {"t": candidate}, schema=KEYWORD_SCHEMA, keywords={"/t": keywords})
+    assert [(e.kind, e.score) for e in r.elements] == [(kind, score)]
+
+
+def test_a_keyword_without_letters_or_digits_is_refused():
+    with pytest.raises(SchemaError, match="keyword '--' has no letters or digits") as e:
+        score_revision(KW_BASE, KW_GOLD, KW_GOLD, schema=KEYWORD_SCHEMA, keywords={"/t": ["--"]})
+    assert e.value.path == "/t"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import pathlib
 import re
+import runpy
 from typing import Annotated, Literal
 
 import pytest
@@ -339,10 +341,8 @@ def test_the_toml_file_of_the_docs_is_the_python_rules_of_the_docs(tmp_path):
     path = tmp_path / "rules.toml"
     path.write_text(toml, encoding="utf-8")
     loaded = SeverityRules.from_file(path).to_dict()
-    expected = ORDER_RULES.to_dict()
-    for rule in expected["rules"][2:]:
-        rule.pop("name")
-    assert loaded == expected
+    # issue 25: the page's rules are the published order-agent rules of examples/order_agent.py (defined below)
+    assert loaded == ORDER_EXAMPLE["RULES"].to_dict()
 
 
 def test_rules_pickle_for_worker_processes():
@@ -353,3 +353,87 @@ def test_rules_pickle_for_worker_processes():
     aligner = Aligner(OrderDecision, severity=copy)
     assert aligner.align(CONFIRM_250_UNITS, {"verdict": "reject", "details": {"boxes": 0, "units": 250}}).label == "MISSED"
     assert pickle.loads(pickle.dumps(When("/a", pred_missing=True))).gold is When("/a", gold=1).pred  # the UNSET singleton
+
+
+# ---------------------------------------------------------------------------
+# issue 25: the published order-agent scorer, all 18 verdict x details combinations, and text normalisation
+ORDER_EXAMPLE = runpy.run_path(str(pathlib.Path(__file__).resolve().parents[1] / "examples" / "order_agent.py"), run_name="example")
+VERDICTS = ("confirm", "reject", "needs_confirmation")
+# (gold verdict, answered verdict, details right?) -> the published label. Sourced from the issue: the four cells marked
+# "issue"; the rest is inferred (docs/severity.md#the-published-order-agent-labels explains how).
+PUBLISHED = {
+    ("confirm", "confirm", True): "CORRECT",
+    ("confirm", "confirm", False): "FATAL",
+    ("confirm", "reject", True): "MISSED",
+    ("confirm", "reject", False): "MISSED",
+    ("confirm", "needs_confirmation", True): "FATAL",  # issue
+    ("confirm", "needs_confirmation", False): "FATAL",  # issue
+    ("reject", "confirm", True): "FATAL",
+    ("reject", "confirm", False): "FATAL",
+    ("reject", "reject", True): "CORRECT",
+    ("reject", "reject", False): "MISSED",  # issue
+    ("reject", "needs_confirmation", True): "HARMLESS",
+    ("reject", "needs_confirmation", False): "HARMLESS",
+    ("needs_confirmation", "confirm", True): "FATAL",
+    ("needs_confirmation", "confirm", False): "FATAL",
+    ("needs_confirmation", "reject", True): "MISSED",
+    ("needs_confirmation", "reject", False): "MISSED",
+    ("needs_confirmation", "needs_confirmation", True): "HARMLESS",  # issue
+    ("needs_confirmation", "needs_confirmation", False): "HARMLESS",
+}
+
+
+def _order_label(gold_verdict, verdict, right, spelled=None):
+    aligner = Aligner(ORDER_EXAMPLE["OrderDecision"], severity=ORDER_EXAMPLE["RULES"], lenient=True)
+    gold = {"verdict": gold_verdict, "details": {"boxes": 0, "units": 250}}
+    details = {"boxes": 0, "units": 250} if right else {"boxes": 250, "units": 0}
+    return aligner.align(gold, json.dumps({"verdict": spelled or verdict, "details": details})).label
+
+
+def test_the_order_agent_example_gives_the_published_label_on_all_18_combinations():
+    assert len(PUBLISHED) == 18
+    got = {(g, v, right): _order_label(g, v, right) for g in VERDICTS for v in VERDICTS for right in (True, False)}
+    assert got == PUBLISHED
+    # the old rules differed on 8 of the 18 (the issue's count)
+    old_aligner = Aligner(OrderDecision)
+    old = {(g, v, right): ORDER_RULES.label(old_aligner.align({"verdict": g, "details": {"boxes": 0, "units": 250}},
+                                                          {"verdict": v, "details": {"boxes": 0, "units": 250} if right else {"boxes": 250, "units": 0}}))
+           for g in VERDICTS for v in VERDICTS for right in (True, False)}
+    assert sum(old[k] != PUBLISHED[k] for k in PUBLISHED) == 8
+
+
+@pytest.mark.parametrize("spelled", ["CONFIRM", " confirm ", "Confirm\n", "\tcOnFiRm"])
+def test_the_order_agent_rules_lower_case_and_strip_the_verdict(spelled):
+    assert _order_label("confirm", "confirm", True, spelled) == "CORRECT"
+    assert _order_label("reject", "confirm", True, spelled) == "FATAL"
+
+
+def test_normalize_compares_text_after_casefolding_and_stripping():
+    schema = {"type": "object", "properties": {"v": {"type": "string"}, "n": {"type": "integer"}}}
+    rules = SeverityRules([Rule("HIT", When("/v", pred_in=["Yes", "ok"], gold=" YES", normalize="casefold_strip"))], correct=None)
+    aligner = Aligner(schema, severity=rules)
+    assert aligner.align({"v": "yes"}, {"v": " OK "}).label == "HIT"
+    assert aligner.align({"v": "yes"}, {"v": "o k"}).label == "HARMLESS"
+    plain = SeverityRules([Rule("HIT", When("/v", pred="ok"))], correct=None)
+    assert Aligner(schema, severity=plain).align({"v": "yes"}, {"v": " OK "}).label == "HARMLESS"  # without it: exact
+    only_case = SeverityRules([Rule("HIT", When("/v", pred="ok", normalize="casefold"))], correct=None)
+    assert Aligner(schema, severity=only_case).align({"v": "yes"}, {"v": " OK "}).label == "HARMLESS"
+    assert Aligner(schema, severity=only_case).align({"v": "yes"}, {"v": "OK"}).label == "HIT"
+    numbers = SeverityRules([Rule("HIT", When("/n", pred=1, normalize="strip"))], correct=None)
+    assert Aligner(schema, severity=numbers).align({"n": 2}, {"n": 1}).label == "HIT"  # non-strings compared as they are
+    # the file form round-trips, and mistakes name the rule
+    rules2 = SeverityRules.from_dict({"rules": [{"label": "HIT", "when": [{"path": "/v", "pred": "ok", "normalize": "casefold_strip"}]}]})
+    assert rules2.rules[0].when[0] == When("/v", pred="ok", normalize="casefold_strip")
+    assert rules2.to_dict()["rules"][0]["when"][0]["normalize"] == "casefold_strip"
+    with pytest.raises(SchemaError, match="normalize must be one of casefold_strip, casefold, strip, got 'lower'"):
+        When("/v", pred="ok", normalize="lower")
+    with pytest.raises(SchemaError, match=r"rule 1 \('x'\), condition 1: normalize applies to the value tests"):
+        SeverityRules.from_dict({"rules": [{"label": "HIT", "name": "x", "when": [{"path": "/v", "matched": False, "normalize": "strip"}]}]})
+
+
+def test_normalize_applies_to_the_schema_check_of_gold_values():
+    rules = SeverityRules([Rule("FATAL", When("/verdict", gold=" REJECT", pred="confirm", normalize="casefold_strip"))])
+    Aligner(OrderDecision, severity=rules)  # " REJECT" is "reject" once normalised: accepted
+    with pytest.raises(SchemaError, match="gold value ' REJECT' at '/verdict' is not one of the schema's values"):
+        Aligner(OrderDecision, severity=SeverityRules([Rule("FATAL", When("/verdict", gold=" REJECT", pred="confirm"))]))
+

@@ -8,12 +8,15 @@ Built on the core's public API (:class:`~pydantic_aligner.Aligner`,
   own); ``Aligner(schema, severity=rules)`` puts it on ``Alignment.label``;
 * :func:`score_revision`: per-element outcomes (correct edit, miss, over-edit,
   wrong value) of a revised artifact against the gold revision;
-* :func:`consensus`: the medoid of several candidates, or a new output built
-  by majority, unanimity or any-vote over aligned elements;
+* :func:`consensus`: the medoid of several candidates (leaf-level, as
+  published, or graded), or a new output built by majority, unanimity or
+  any-vote over aligned elements (``METHODS``; the published short names in
+  ``CONSENSUS_ALIASES``);
 * :func:`register_cli`: the ``revision`` subcommand for the command-line tool.
 """
 
 from ._cli import register_cli
+from ._consensus import ALIASES as CONSENSUS_ALIASES
 from ._consensus import METHODS, ConsensusResult, consensus
 from ._revision import (
     OUTCOMES,
@@ -28,6 +31,7 @@ from ._revision import (
 from ._severity import LabelDecision, Rule, SeverityRules, When
 
 __all__ = [
+    "CONSENSUS_ALIASES",
     "ConsensusResult",
     "LabelDecision",
     "METHODS",

@@ -1,13 +1,18 @@
 """Consensus over several outputs: the medoid, or a new output voted element by element.
 
 Sampling several outputs and combining them buys accuracy (test-time compute).
-:func:`consensus` offers four methods:
+:func:`consensus` offers these methods (the published short names are aliases):
 
-* ``"medoid"``: the candidate with the highest mean alignment score against
-  the others (minimum Bayes risk with a graded, schema-aware utility);
-* ``"majority"``, ``"all"``, ``"any"``: a new output, built by aligning the
-  candidates (list items matched by the aligner, not by position) and keeping,
-  per element, what a strict majority / all / at least one of them propose.
+* ``"medoid"`` (``"med"``): the candidate with the least *leaf-level*
+  disagreement with the others (the number of leaves where two candidates
+  differ, summed over the others), as published;
+* ``"medoid_graded"``: the candidate with the highest mean alignment score
+  against the others (minimum Bayes risk with a graded, schema-aware utility;
+  a departure from the published medoid, in which nested leaves weigh less);
+* ``"majority"`` (``"maj"``), ``"all"`` (``"and"``), ``"any"`` (``"or"``): a
+  new output, built by aligning the candidates (list items matched by the
+  aligner, not by position) and keeping, per element, what a strict majority /
+  all / at least one of them propose.
 
 With ``base=`` the candidates are revisions of that artifact (patches or full
 artifacts) and the vote is about *changes*: an element differs from the base
@@ -29,10 +34,12 @@ from .._errors import ParseError, SchemaError
 if TYPE_CHECKING:  # pragma: no cover
     from .._aligner import Aligner
 
-__all__ = ["METHODS", "ConsensusResult", "consensus"]
+__all__ = ["ALIASES", "METHODS", "ConsensusResult", "consensus"]
 
 #: The consensus methods.
-METHODS = ("medoid", "majority", "all", "any")
+METHODS = ("medoid", "medoid_graded", "majority", "all", "any")
+#: The published short names, accepted for the methods they name.
+ALIASES = {"med": "medoid", "maj": "majority", "and": "all", "or": "any"}
 _MISSING: Any = object()
 
 
@@ -40,13 +47,18 @@ _MISSING: Any = object()
 class ConsensusResult:
     """The consensus of several candidates.
 
-    ``value`` is the consensus output (a copy of the chosen candidate for
-    ``"medoid"``; ``None`` when no candidate could be read). ``index`` is the
-    medoid's index among the candidates (also computed for the voting
+    ``value`` is the consensus output (a copy of the chosen candidate for the
+    medoids; ``None`` when no candidate could be read). ``method`` is the
+    method's full name (``"majority"`` for ``"maj"``). ``index`` is the
+    medoid's index among the candidates (the leaf-level medoid for
+    ``"medoid"``; the graded one for ``"medoid_graded"`` and for the voting
     methods, where it is the pivot lists are aligned to). ``matrix[i, j]`` is
     ``score(gold=candidates[i], pred=candidates[j])`` (NaN for unreadable
     candidates); ``mean_scores[j]`` the mean of column ``j`` over the other
-    readable candidates. ``undecided`` lists the paths (in the output's
+    readable candidates. ``leaf_disagreements[i, j]`` is the number of leaves
+    where candidates ``i`` and ``j`` differ (symmetric) and
+    ``disagreements[i]`` its sum over the other readable candidates (what
+    ``"medoid"`` minimises). ``undecided`` lists the paths (in the output's
     terms) where no value met the rule and the element was left out (or kept
     as in the base); ``unreadable`` the indices of candidates that could not
     be read; ``problems`` ``(index, message)`` for candidate patch operations
@@ -61,6 +73,8 @@ class ConsensusResult:
     undecided: tuple[str, ...] = ()
     unreadable: tuple[int, ...] = ()
     problems: tuple[tuple[int, str], ...] = ()
+    leaf_disagreements: np.ndarray | None = field(default=None, repr=False)
+    disagreements: tuple[float, ...] = ()
 
     def to_dict(self) -> dict:
         """Plain-data form (the matrix as nested lists, NaN as ``None``)."""
@@ -73,7 +87,47 @@ class ConsensusResult:
             "undecided": list(self.undecided),
             "unreadable": list(self.unreadable),
             "problems": [list(p) for p in self.problems],
+            "leaf_disagreements": None
+            if self.leaf_disagreements is None
+            else [[None if v != v else float(v) for v in row] for row in self.leaf_disagreements.tolist()],
+            "disagreements": [None if v != v else v for v in self.disagreements],
         }
+
+
+# ---------------------------------------------------------------------------
+# leaf-level disagreement (the published medoid)
+
+
+def _json_leaf_count(v: Any) -> int:
+    if isinstance(v, dict):
+        return sum(_json_leaf_count(x) for x in v.values())
+    if isinstance(v, list):
+        return sum(_json_leaf_count(x) for x in v)
+    return 1
+
+
+def leaf_disagreement(root: Any) -> int:
+    """The number of leaves where the two sides of an alignment tree differ.
+
+    A paired leaf differs when it scores below 1.0 under the schema's
+    comparator (exact by default); a value only one side has (missing or
+    excess, whatever ``ignoreMissing``/``ignoreExcess`` say) counts all its
+    leaves; a value paired with one of another type counts the leaves of the
+    larger side.
+    """
+    n = 0
+    for node in root.leaves():
+        if node.kind == "absent":
+            continue
+        if node.kind == "missing":
+            n += _json_leaf_count(node.gold)
+        elif node.kind == "excess":
+            n += _json_leaf_count(node.pred)
+        elif node.kind == "mismatch":
+            n += max(_json_leaf_count(node.gold), _json_leaf_count(node.pred))
+        else:
+            n += node.score < 1.0
+    return n
 
 
 # ---------------------------------------------------------------------------
@@ -301,9 +355,14 @@ def consensus(
     With ``base``, each candidate may be an RFC 6902 patch against it or the
     full revised artifact, and the voting methods vote on changes.
 
-    Deterministic. Ties: the medoid is the lowest index among equal means;
-    ``"any"`` takes the value most candidates propose, then the one proposed
-    first; lists are aligned to the medoid's list (to the base's with
+    ``method`` is one of :data:`METHODS` or a published short name
+    (``"med"``, ``"maj"``, ``"and"``, ``"or"``; see :data:`ALIASES`).
+
+    Deterministic. Ties: the medoid is the lowest index among equal
+    disagreement totals (equal means for ``"medoid_graded"``); where
+    candidates propose different values, ``"any"`` (``"or"``) takes the value
+    most candidates propose, then the one proposed first (the lowest candidate
+    index: the paper is silent on ties); lists are aligned to the medoid's list (to the base's with
     ``base=``); an order-agnostic list follows that list's order (elements
     only other candidates have come after it), an ordered one the mean
     position of each element's items.
@@ -315,11 +374,17 @@ def consensus(
     >>> consensus(answers, schema, method="majority").value
     {'city': 'Oslo', 'tags': ['a', 'b']}
     >>> r = consensus(answers, schema)
-    >>> r.index, r.value
-    (0, {'city': 'Oslo', 'tags': ['a', 'b']})
+    >>> r.index, r.value, r.disagreements
+    (0, {'city': 'Oslo', 'tags': ['a', 'b']}, (3.0, 5.0, 4.0))
+    >>> consensus(answers, schema, method="maj").method
+    'majority'
+
     """
+    method = ALIASES.get(method, method) if isinstance(method, str) else method
     if method not in METHODS:
-        raise SchemaError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+        raise SchemaError(
+            f"method must be one of {', '.join(METHODS)} (or the published names {', '.join(ALIASES)}), got {method!r}"
+        )
     if isinstance(candidates, (str, bytes, dict)) or not isinstance(candidates, Sequence):
         raise SchemaError(f"candidates must be a list of outputs, got {type(candidates).__name__}")
     aligner = _aligner(schema, options)
@@ -346,20 +411,31 @@ def consensus(
     readable = [i for i, d in enumerate(docs) if d is not _MISSING]
     n = len(docs)
     M = np.full((n, n), np.nan)
+    D = np.full((n, n), np.nan)
     for i in readable:
+        D[i, i] = 0.0
+        M[i, i] = 1.0
         for j in readable:
-            M[i, j] = 1.0 if i == j else aligner.score(*values(aligner, docs[i], docs[j]))
+            if i != j:
+                a = aligner.align(*values(aligner, docs[i], docs[j]))
+                M[i, j] = a.score
+                D[i, j] = leaf_disagreement(a.root)
+    D = (D + D.T) / 2  # the alignment is asymmetric (gold vs candidate): symmetrised
     means = []
     for j in range(n):
         others = [M[i, j] for i in readable if i != j]
         means.append(float(np.mean(others)) if j in readable and others else (1.0 if j in readable else float("nan")))
-    order = sorted(readable, key=lambda j: (-means[j], j))
+    totals = [float(sum(D[i, j] for j in readable if j != i)) if i in readable else float("nan") for i in range(n)]
+    if method == "medoid":
+        order = sorted(readable, key=lambda j: (totals[j], j))
+    else:  # the graded medoid, also the voting methods' pivot (graded means rarely tie, so the vote hardly depends on order)
+        order = sorted(readable, key=lambda j: (-means[j], j))
     index = order[0] if order else None
     rank = {j: r for r, j in enumerate(order)}
     undecided: tuple[str, ...] = ()
     if index is None:
         value = None if base_doc is _MISSING else copy.deepcopy(base_doc)
-    elif method == "medoid":
+    elif method in ("medoid", "medoid_graded"):
         value = copy.deepcopy(docs[index])
     else:
         merger = _Merger(aligner, method, rank)
@@ -377,4 +453,6 @@ def consensus(
         undecided=undecided,
         unreadable=tuple(unreadable),
         problems=tuple(problems),
+        leaf_disagreements=D,
+        disagreements=tuple(totals),
     )

@@ -74,7 +74,9 @@ class Revision(AlignMarker):
     edited it to another value. ``judge="keywords"``: free text counts as
     equal to the gold when it contains the words the gold revision added and
     none of the words it removed (or the words given per call with
-    ``score_revision(..., keywords={path: [...]})``), case-insensitively.
+    ``score_revision(..., keywords={path: [...]})``: words, numbers such as
+    ``"9:00"`` or phrases such as ``"room 5"``, found as consecutive words),
+    case- and punctuation-insensitively.
 
     >>> from typing import Annotated
     >>> from pydantic import BaseModel
@@ -543,25 +545,34 @@ def _words(text: str) -> list[str]:
     return [w.casefold() for w in _WORD.findall(text)]
 
 
+def _contains(words: list[str], phrase: tuple[str, ...]) -> bool:
+    """Whether ``phrase`` (normalised words) occurs as consecutive words of ``words``."""
+    n = len(phrase)
+    return any(tuple(words[i : i + n]) == phrase for i in range(len(words) - n + 1))
+
+
 def _keyword_score(base: Any, gold: str, pred: str, explicit: list[str] | None) -> float:
     """Required words present and forbidden words absent, as a fraction (1.0: the text passes).
 
-    Required: the ``explicit`` words, or else the words the gold text has and the base text has
+    Required: the ``explicit`` keywords, or else the words the gold text has and the base text has
     not; forbidden (only without ``explicit``): the words the base text has and the gold has not.
+    Every keyword and text goes through the same normalisation (:func:`_words`: runs of letters
+    and digits, case-folded), and a keyword of several words (``"9:00"``, ``"room 5"``,
+    ``"e-mail"``, a phrase) must occur as consecutive words of the candidate.
     """
-    pw = set(_words(pred))
+    pw = _words(pred)
     if explicit is not None:
-        required = list(dict.fromkeys(w.casefold() for w in explicit))
-        forbidden: list[str] = []
+        required = list(dict.fromkeys(tuple(_words(w)) for w in explicit))
+        forbidden: list[tuple[str, ...]] = []
     else:
         bw = _words(base) if isinstance(base, str) else []
         gw = _words(gold)
-        required = [w for w in dict.fromkeys(gw) if w not in set(bw)]
-        forbidden = [w for w in dict.fromkeys(bw) if w not in set(gw)]
+        required = [(w,) for w in dict.fromkeys(gw) if w not in set(bw)]
+        forbidden = [(w,) for w in dict.fromkeys(bw) if w not in set(gw)]
     total = len(required) + len(forbidden)
     if total == 0:
         return 1.0
-    ok = sum(1 for w in required if w in pw) + sum(1 for w in forbidden if w not in pw)
+    ok = sum(1 for w in required if _contains(pw, w)) + sum(1 for w in forbidden if not _contains(pw, w))
     return ok / total
 
 
@@ -705,7 +716,9 @@ def score_revision(
     ``"artifact"``). ``schema`` is what :class:`~pydantic_aligner.Aligner`
     takes (a JSON Schema dict, a Pydantic model, or an ``Aligner``);
     ``options`` are Aligner options. ``keywords`` maps gold paths of
-    keyword-judged text to the words it must contain. A candidate patch
+    keyword-judged text to the keywords it must contain (a word, a number
+    such as ``"9:00"``, or a phrase such as ``"room 5"``: compared as
+    consecutive words, case- and punctuation-insensitively). A candidate patch
     operation that cannot be applied is reported in ``patch_problems`` and
     skipped; unreadable candidate text counts as no edit (``read`` says
     ``"unreadable"``). A gold revision or base that cannot be read or applied
@@ -741,6 +754,9 @@ def score_revision(
     for k, v in keywords.items():
         if not isinstance(k, str) or not all(isinstance(w, str) for w in v):
             raise SchemaError(f"keywords maps gold paths to lists of words, got {k!r}: {v!r}")
+        empty = [w for w in v if not _words(w)]
+        if empty:
+            raise SchemaError(f"keyword {empty[0]!r} has no letters or digits: it could never be matched", k)
 
     bg = aligner.align(*values(aligner, base_doc, gold_doc))
     pi = _PredIndex(aligner.align(*values(aligner, base_doc, pred_doc)))

@@ -157,8 +157,11 @@ def _additional_allowed(schema: Any, pos: Pos) -> bool:
     return isinstance(node, Mapping) and node.get("additionalProperties") is True
 
 
-def check_path(aligner: Aligner, path: str, gold_values: list) -> str | None:
-    """``None`` when ``path`` can exist under the aligner's schema and every gold value fits; else the problem."""
+def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = None) -> str | None:
+    """``None`` when ``path`` can exist under the aligner's schema and every gold value fits; else the problem.
+
+    ``normalize`` (a text function) compares string values after normalising both sides, as the condition will.
+    """
     if aligner.schema is None:
         return None
     positions, problem = positions_at(aligner, path)
@@ -172,8 +175,13 @@ def check_path(aligner: Aligner, path: str, gold_values: list) -> str | None:
         allowed.extend(vals)
     from ._severity import _json_eq
 
+    def eq(a: Any, b: Any) -> bool:
+        if normalize is not None and isinstance(a, str) and isinstance(b, str):
+            return normalize(a) == normalize(b)
+        return _json_eq(a, b)
+
     for v in gold_values:
-        if not any(_json_eq(v, a) for a in allowed):
+        if not any(eq(v, a) for a in allowed):
             shown = ", ".join(repr(a) for a in dict.fromkeys(a for a in allowed if isinstance(a, (str, int, float, bool)) or a is None))
             return f"gold value {v!r} at {path!r} is not one of the schema's values ({shown}); the condition could never hold"
     return None

@@ -53,7 +53,14 @@ __all__ = ["LabelDecision", "Rule", "SeverityRules", "When", "as_rules"]
 CORRECT, HARMLESS, MISSED, RISKY, FATAL, UNREADABLE = "CORRECT", "HARMLESS", "MISSED", "RISKY", "FATAL", "UNREADABLE"
 _READ_FLAGS = ("extracted", "truncated", "repaired", "unrepaired")
 _PREDICATES = ("gold", "gold_in", "pred", "pred_in", "matched", "gold_missing", "pred_missing", "score_below", "score_at_least", "read")
-_CONDITION_KEYS = ("path", *_PREDICATES)
+_CONDITION_KEYS = ("path", *_PREDICATES, "normalize")
+_VALUE_TESTS = ("gold", "gold_in", "pred", "pred_in")
+#: Text normalisations a condition can apply before comparing values (strings only; other values as they are).
+NORMALIZERS = {
+    "casefold_strip": lambda s: s.strip().casefold(),
+    "casefold": str.casefold,
+    "strip": str.strip,
+}
 _RULE_KEYS = ("label", "name", "when")
 _TOP_KEYS = ("rules", "default", "correct", "unreadable")
 
@@ -116,6 +123,12 @@ class When:
     * ``score_below=x`` / ``score_at_least=x``: the field's score is ``< x`` / ``>= x``;
     * ``read="truncated"`` (or ``"extracted"``, ``"repaired"``, ``"unrepaired"``): how candidate text was read.
 
+    ``normalize`` makes the value tests (``gold``, ``gold_in``, ``pred``,
+    ``pred_in``) compare text after normalising both the field's strings and
+    the condition's: ``"casefold_strip"`` (surrounding whitespace removed,
+    then case-folded: ``" CONFIRM "`` equals ``"confirm"``), ``"casefold"`` or
+    ``"strip"``. Values that are not strings are compared as they are.
+
     A path that neither side has counts as matched, with both sides missing.
 
     >>> from pydantic_aligner.outcomes import When
@@ -123,6 +136,8 @@ class When:
     When('/verdict', gold='reject', pred='confirm')
     >>> When("/verdict", gold="x").to_dict()
     {'path': '/verdict', 'gold': 'x'}
+    >>> When("/verdict", pred="confirm", normalize="casefold_strip")
+    When('/verdict', pred='confirm', normalize='casefold_strip')
     """
 
     path: str
@@ -136,6 +151,7 @@ class When:
     score_below: float | None
     score_at_least: float | None
     read: str | None
+    normalize: str | None
 
     def __init__(
         self,
@@ -151,6 +167,7 @@ class When:
         score_below: float | None = None,
         score_at_least: float | None = None,
         read: str | None = None,
+        normalize: str | None = None,
     ) -> None:
         d = {
             "path": path,
@@ -164,6 +181,7 @@ class When:
             "score_below": score_below,
             "score_at_least": score_at_least,
             "read": read,
+            "normalize": normalize,
         }
         given = {k: v for k, v in d.items() if v is not UNSET and (v is not None or k in ("gold", "pred"))}
         for k, v in _check_condition(given, "When").items():
@@ -180,6 +198,8 @@ class When:
             if v is UNSET or (v is None and k not in ("gold", "pred")):
                 continue
             out[k] = list(v) if k in ("gold_in", "pred_in") else v
+        if self.normalize is not None:
+            out["normalize"] = self.normalize
         return out
 
     def __repr__(self) -> str:
@@ -193,19 +213,26 @@ class When:
         """Whether the condition holds on ``alignment``."""
         if self.read is not None and self.read not in alignment.read:
             return False
-        if not any(k not in ("path", "read") for k in self.to_dict()):
+        if not any(k not in ("path", "read", "normalize") for k in self.to_dict()):
             return True  # only a read test
         return any(self._view_holds(v) for v in _views(alignment.root, _tokens(self.path)))
 
     def _view_holds(self, view: _View) -> bool:
+        n = NORMALIZERS[self.normalize] if self.normalize is not None else None
+
+        def eq(a: Any, b: Any) -> bool:
+            if n is not None and isinstance(a, str) and isinstance(b, str):
+                return n(a) == n(b)
+            return _json_eq(a, b)
+
         g, p = view.gold, view.pred
-        if self.gold is not UNSET and (g is _MISSING or not _json_eq(g, self.gold)):
+        if self.gold is not UNSET and (g is _MISSING or not eq(g, self.gold)):
             return False
-        if self.gold_in is not None and (g is _MISSING or not any(_json_eq(g, v) for v in self.gold_in)):
+        if self.gold_in is not None and (g is _MISSING or not any(eq(g, v) for v in self.gold_in)):
             return False
-        if self.pred is not UNSET and (p is _MISSING or not _json_eq(p, self.pred)):
+        if self.pred is not UNSET and (p is _MISSING or not eq(p, self.pred)):
             return False
-        if self.pred_in is not None and (p is _MISSING or not any(_json_eq(p, v) for v in self.pred_in)):
+        if self.pred_in is not None and (p is _MISSING or not any(eq(p, v) for v in self.pred_in)):
             return False
         if self.matched is not None and (view.score >= 1.0) != self.matched:
             return False
@@ -261,6 +288,12 @@ def _check_condition(d: Any, where: str) -> dict[str, Any]:
         if d["read"] not in _READ_FLAGS:
             raise SchemaError(f"read must be one of {', '.join(_READ_FLAGS)}, got {d['read']!r}", where)
         out["read"] = d["read"]
+    if d.get("normalize") is not None:
+        if not isinstance(d["normalize"], str) or d["normalize"] not in NORMALIZERS:
+            raise SchemaError(f"normalize must be one of {', '.join(NORMALIZERS)}, got {d['normalize']!r}", where)
+        if not any(k in out for k in _VALUE_TESTS):
+            raise SchemaError(f"normalize applies to the value tests ({', '.join(_VALUE_TESTS)}); the condition has none", where)
+        out["normalize"] = d["normalize"]
     if out.get("gold_missing") is True and ("gold" in out or "gold_in" in out):
         raise SchemaError("gold_missing=true with a gold value could never hold", where)
     if out.get("pred_missing") is True and ("pred" in out or "pred_in" in out):
@@ -587,7 +620,8 @@ class SeverityRules:
         for i, rule in enumerate(self.rules):
             for j, cond in enumerate(rule.when):
                 gold_values = [cond.gold] if cond.gold is not UNSET else list(cond.gold_in or ())
-                problem = check_path(aligner, cond.path, gold_values)
+                normalize = NORMALIZERS[cond.normalize] if cond.normalize is not None else None
+                problem = check_path(aligner, cond.path, gold_values, normalize)
                 if problem is not None:
                     raise SchemaError(f"{_describe_rule(i, rule.to_dict())}, condition {j + 1}: {problem}", f"/rules/{i}/when/{j}")
 

@@ -6,8 +6,8 @@ validation-equivalent serialisations of a schema (:func:`schema_variants`),
 runs your LLM function over records, variants and repeats with a resumable
 JSONL cache (:func:`run_schema_robustness`), and estimates the *excess*
 disagreement each reordering causes beyond repeat-call noise, with
-record-cluster bootstrap intervals, Holm correction and a practical screen
-(:class:`RobustnessReport`). :func:`canonical_schema` is the conservative
+Holm-adjusted record-cluster bootstrap intervals (an effect is detected when
+the lower bound is positive) and a practical screen (:class:`RobustnessReport`). :func:`canonical_schema` is the conservative
 normaliser for build pipelines. See ``docs/schema-robustness.md``.
 
 >>> from pydantic import BaseModel

@@ -14,7 +14,7 @@ from pydantic_aligner import SchemaError
 from ._cache import CacheContents, read_cache
 from ._reading import Reader, Reading
 from ._report import ContrastResult, RobustnessReport, VariantQuality
-from ._stats import bootstrap_mean, cross, exact_components, holm, within
+from ._stats import bootstrap_means, bootstrap_p, cross, exact_components, holm, holm_intervals, percentile_interval, within
 
 __all__ = ["analyze", "analyze_schema_robustness", "parse_contrasts"]
 
@@ -124,6 +124,7 @@ def analyze(
     results: list[ContrastResult] = []
     for metric in metrics:
         family: list[ContrastResult] = []
+        samples: list[np.ndarray | None] = []
         for a, b in pairs:
             per_record: dict[str, float] = {}
             parts = []
@@ -138,12 +139,10 @@ def analyze(
                     x, wa, wb = cross(d_ab), within(d_aa), within(d_bb)
                 per_record[rid] = x - (wa + wb) / 2
                 parts.append((x, wa, wb))
-            family.append(_contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed))
-        if family:
-            adjusted = holm(np.array([c.p_value for c in family]))
-            for c, p in zip(family, adjusted):
-                c.p_holm = float(p)
-                c.verdict = _verdict(c, float(p), screen, alpha)
+            c, means = _contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed)
+            family.append(c)
+            samples.append(means)
+        _detect(family, samples, screen, alpha)
         results.extend(family)
 
     quality = [_quality(v, rids, readings, contents, reader) for v in names]
@@ -193,24 +192,28 @@ def _matrices(ra: list[Reading], rb: list[Reading], reader: Reader) -> tuple[np.
     return mat(ra, ra), mat(rb, rb), mat(ra, rb)
 
 
-def _contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed) -> ContrastResult:
+def _contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed) -> tuple[ContrastResult, np.ndarray | None]:
     ids = list(per_record)
     values = np.array([per_record[i] for i in ids])
     if values.size == 0:
-        return ContrastResult(a, b, metric, math.nan, math.nan, math.nan, 1.0, 1.0, "no effect", 0, math.nan, math.nan, math.nan, [], {})
-    boot = bootstrap_mean(values, n_resamples=n_resamples, confidence=confidence, seed=seed)
+        nan = math.nan
+        empty = ContrastResult(a, b, metric, nan, nan, nan, 1.0, 1.0, VERDICTS[0], 0, nan, nan, nan, [], {}, nan, nan, nan)
+        return empty, None
+    means = bootstrap_means(values, n_resamples=n_resamples, seed=seed)
+    estimate = float(values.mean())
+    low, high = percentile_interval(means, confidence, estimate)
     arr = np.array(parts)
     order = sorted(range(len(ids)), key=lambda i: (-values[i], ids[i]))
     top = order[: max(1, math.ceil(len(ids) / 10))]
-    return ContrastResult(
+    result = ContrastResult(
         a=a,
         b=b,
         metric=metric,
-        estimate=boot.estimate,
-        low=boot.low,
-        high=boot.high,
-        p_value=boot.p_value,
-        p_holm=boot.p_value,
+        estimate=estimate,
+        low=low,
+        high=high,
+        p_value=bootstrap_p(means),
+        p_holm=1.0,
         verdict="",
         n_records=len(ids),
         cross=float(arr[:, 0].mean()),
@@ -218,11 +221,35 @@ def _contrast(a, b, metric, per_record, parts, n_resamples, confidence, seed) ->
         within_b=float(arr[:, 2].mean()),
         vulnerable=[(ids[i], float(values[i])) for i in top],
         per_record=dict(per_record),
+        low_unadjusted=low,
+        high_unadjusted=high,
+        level=confidence,
     )
+    return result, means
 
 
-def _verdict(c: ContrastResult, p_holm: float, screen: float, alpha: float) -> str:
-    if c.n_records == 0 or not p_holm < alpha:
+def _detect(family: list[ContrastResult], samples: list[np.ndarray | None], screen: float, alpha: float) -> None:
+    """Holm-adjusted p-values, the Holm step-down simultaneous intervals (``low``/``high``) and the verdicts of one family.
+
+    One rule: a contrast is detected exactly when the lower bound of its
+    adjusted interval is positive (so a zero or negative estimate never is,
+    and the printed interval and the verdict always agree).
+    """
+    live = [i for i, m in enumerate(samples) if m is not None]
+    if not live:
+        return
+    p = np.array([family[i].p_value for i in live])
+    for i, ph in zip(live, holm(p)):
+        family[i].p_holm = float(ph)
+    intervals = holm_intervals([samples[i] for i in live], p, alpha, [family[i].estimate for i in live])
+    for i, (low, high, level) in zip(live, intervals):
+        c = family[i]
+        c.low, c.high, c.level = low, high, level
+        c.verdict = _verdict(c, screen)
+
+
+def _verdict(c: ContrastResult, screen: float) -> str:
+    if c.n_records == 0 or not c.low > 0:
         return VERDICTS[0]
     return VERDICTS[2] if c.estimate >= screen else VERDICTS[1]
 

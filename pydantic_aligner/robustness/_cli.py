@@ -64,10 +64,16 @@ def register_cli(subparsers: Any) -> None:
     p.add_argument("--contrast", action="append", metavar="A:B", help="a contrast to test (repeatable; default: original vs each variant)")
     p.add_argument("--exact-only", action="store_true", help="skip the graded (alignment-score) disagreement")
     p.add_argument("--resamples", type=int, default=5000, help="bootstrap resamples (default: 5000)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default: 0.95)")
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the unadjusted intervals in the JSON (default: 0.95)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--screen", type=float, default=0.05, help="practical screen on the excess (default: 0.05)")
-    p.add_argument("--alpha", type=float, default=0.05, help="family-wise error rate for Holm (default: 0.05)")
+    p.add_argument(
+        "--alpha",
+        type=float,
+        default=0.05,
+        help="family-wise error rate: the printed CI is the Holm-adjusted simultaneous interval at 1-ALPHA, "
+        "and an effect is detected when its lower bound is > 0 (default: 0.05)",
+    )
     p.add_argument("--fail-on-exceeds", action="store_true", help="exit 1 when a contrast exceeds the screen (a CI gate)")
     p.set_defaults(func=_schema_robustness)
 

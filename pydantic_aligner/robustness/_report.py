@@ -19,10 +19,15 @@ class ContrastResult:
     """Excess disagreement between variants ``a`` and ``b`` under one ``metric`` (``"exact"`` or ``"graded"``).
 
     ``estimate`` is the mean over records of cross-variant minus within-variant
-    disagreement, with the bootstrap interval ``[low, high]``; ``p_value`` is
-    the two-sided bootstrap p-value for no excess and ``p_holm`` its Holm
-    adjustment across the contrasts of the same metric; ``verdict`` is ``"no
-    effect"``, ``"detected, below screen"`` or ``"exceeds screen"``.
+    disagreement. ``[low, high]`` is its Holm-adjusted (simultaneous) bootstrap
+    interval across the contrasts of the same metric, at confidence ``level``
+    (``1 - alpha / (m - i)`` for the i-th smallest p-value while the step-down
+    goes on); ``[low_unadjusted, high_unadjusted]`` is the plain interval at the
+    run's ``confidence``. ``verdict`` is ``"no effect"``, ``"detected, below
+    screen"`` or ``"exceeds screen"``, and an effect is detected exactly when
+    ``low > 0`` (so never for a zero or negative estimate). ``p_value`` is the
+    two-sided bootstrap p-value for no difference and ``p_holm`` its Holm
+    adjustment, for reference.
     ``cross``, ``within_a`` and ``within_b`` are the mean disagreements the
     excess is made of. ``vulnerable`` lists the top decile of records by
     excess (``(record id, excess)``, largest first); ``per_record`` has every
@@ -44,6 +49,9 @@ class ContrastResult:
     within_b: float
     vulnerable: list[tuple[str, float]] = field(default_factory=list)
     per_record: dict[str, float] = field(default_factory=dict, repr=False)
+    low_unadjusted: float = math.nan
+    high_unadjusted: float = math.nan
+    level: float = math.nan
 
     @property
     def name(self) -> str:
@@ -56,6 +64,8 @@ class ContrastResult:
             "metric": self.metric,
             "estimate": _num(self.estimate),
             "ci": [_num(self.low), _num(self.high)],
+            "ci_level": _num(self.level),
+            "ci_unadjusted": [_num(self.low_unadjusted), _num(self.high_unadjusted)],
             "p_value": self.p_value,
             "p_holm": self.p_holm,
             "verdict": self.verdict,
@@ -173,10 +183,12 @@ class RobustnessReport:
         s = self.settings
         n = len(self._pairs())
         level = round(100 * s["confidence"])
+        family = round(100 * (1 - s["alpha"]), 2)
         return (
-            f"Excess disagreement = cross-variant minus within-variant disagreement; {level}% record-cluster bootstrap "
-            f"interval ({s['n_resamples']} resamples, seed {s['seed']}); Holm-adjusted p over {n} contrast{'' if n == 1 else 's'}; "
-            f"detected when p(Holm) < {s['alpha']}; screen {s['screen']}."
+            f"Excess disagreement = cross-variant minus within-variant disagreement; record-cluster bootstrap "
+            f"({s['n_resamples']} resamples, seed {s['seed']}); CI = Holm-adjusted simultaneous {family:g}% interval over "
+            f"{n} contrast{'' if n == 1 else 's'} (unadjusted {level}% intervals in the JSON); "
+            f"detected when the CI's lower bound is > 0; screen {s['screen']}."
         )
 
     def _pairs(self) -> list[tuple[str, str]]:
@@ -204,7 +216,7 @@ class RobustnessReport:
             )
         return rows
 
-    _CONTRAST_HEAD = ["contrast", "metric", "excess", "CI", "cross", "within", "p (Holm)", "verdict"]
+    _CONTRAST_HEAD = ["contrast", "metric", "excess", "CI (Holm)", "cross", "within", "p (Holm)", "verdict"]
     _QUALITY_HEAD = ["variant", "outputs", "unreadable", "pass rate", "mean score", "leaf acc.", "token F1"]
 
     def _quality_rows(self) -> list[list[str]]:
@@ -236,6 +248,12 @@ class RobustnessReport:
         notes = list(self.notes)
         if any(c.verdict == "no effect" and c.n_records and c.high >= self.settings["screen"] for c in self.contrasts):
             notes.append("* no effect detected, but the interval reaches the screen: more records or repeats are needed to rule it out")
+        negative = [f"{c.name} ({c.metric})" for c in self.contrasts if c.n_records and c.high < 0]
+        if negative:
+            notes.append(
+                f"negative excess beyond noise in {', '.join(negative)}: repeats disagree more within a variant than across "
+                "variants, which independent repeats cannot do (does the call alternate, cache or see earlier answers?)"
+            )
         return notes
 
     def to_text(self) -> str:

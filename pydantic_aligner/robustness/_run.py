@@ -189,7 +189,10 @@ def run_schema_robustness(
 
     The analysis options (``contrasts``, ``graded``, ``n_resamples``,
     ``confidence``, ``seed``, ``screen``, ``alpha``) are described in
-    ``docs/schema-robustness.md``.
+    ``docs/schema-robustness.md``. A contrast is detected when the lower bound
+    of its Holm-adjusted interval (family-wise level ``1 - alpha``) is
+    positive; ``confidence`` is the level of the unadjusted intervals kept
+    beside it.
     """
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 2:
         raise SchemaError(f"repeats must be an int >= 2 (within-variant disagreement needs two repeats), got {repeats!r}")

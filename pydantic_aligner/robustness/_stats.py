@@ -23,12 +23,15 @@ import numpy as np
 __all__ = [
     "BootstrapResult",
     "bootstrap_mean",
+    "bootstrap_means",
     "cross",
     "excess",
     "exact_components",
     "exact_disagreements",
     "half_squared_l2",
     "holm",
+    "holm_intervals",
+    "percentile_interval",
     "within",
 ]
 
@@ -136,6 +139,60 @@ class BootstrapResult:
     confidence: float
 
 
+def bootstrap_means(values: np.ndarray, *, n_resamples: int = 5000, seed: int = 0, chunk: int = 1000) -> np.ndarray:
+    """The means of ``n_resamples`` record-cluster resamples of ``values`` (seeded; drawn in chunks of ``chunk``).
+
+    >>> import numpy as np
+    >>> from pydantic_aligner.robustness._stats import bootstrap_means
+    >>> bootstrap_means(np.array([0.5, 0.5]), n_resamples=3).tolist()
+    [0.5, 0.5, 0.5]
+    """
+    x = np.asarray(values, dtype=float)
+    if x.ndim != 1 or x.size == 0:
+        raise ValueError("bootstrap needs a non-empty 1-d array")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
+    n = x.size
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_resamples)
+    for start in range(0, n_resamples, chunk):
+        stop = min(start + chunk, n_resamples)
+        idx = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = x[idx].mean(axis=1)
+    return means
+
+
+def percentile_interval(means: np.ndarray, confidence: float, estimate: float | None = None) -> tuple[float, float]:
+    """The two-sided percentile interval of bootstrap ``means`` at ``confidence``.
+
+    With ``estimate``, the interval is widened to contain it (a percentile
+    interval that excludes its own point estimate only happens on degenerate,
+    extremely skewed resamples; containing it keeps "the lower bound is
+    positive" from ever holding for an estimate that is not).
+
+    >>> import numpy as np
+    >>> from pydantic_aligner.robustness._stats import percentile_interval
+    >>> [round(x, 6) for x in percentile_interval(np.arange(101), 0.9)]
+    [5.0, 95.0]
+    """
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    alpha = 1 - confidence
+    low, high = (float(v) for v in np.quantile(np.asarray(means, dtype=float), [alpha / 2, 1 - alpha / 2]))
+    if estimate is not None:
+        low, high = min(low, estimate), max(high, estimate)
+    return low, high
+
+
+def bootstrap_p(means: np.ndarray) -> float:
+    """Two-sided bootstrap p-value for ``mean == 0``: ``2 * min(P*(m* <= 0), P*(m* >= 0))`` with the ``+1`` correction."""
+    means = np.asarray(means, dtype=float)
+    r = means.size
+    below = (1 + np.count_nonzero(means <= 0)) / (r + 1)
+    above = (1 + np.count_nonzero(means >= 0)) / (r + 1)
+    return float(min(1.0, 2 * min(below, above)))
+
+
 def bootstrap_mean(
     values: np.ndarray,
     *,
@@ -163,21 +220,10 @@ def bootstrap_mean(
         raise ValueError("bootstrap_mean needs a non-empty 1-d array")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1, got {n_resamples!r}")
-    n = x.size
-    rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
-    for start in range(0, n_resamples, chunk):
-        stop = min(start + chunk, n_resamples)
-        idx = rng.integers(0, n, size=(stop - start, n))
-        means[start:stop] = x[idx].mean(axis=1)
-    alpha = 1 - confidence
-    low, high = np.quantile(means, [alpha / 2, 1 - alpha / 2])
-    below = (1 + np.count_nonzero(means <= 0)) / (n_resamples + 1)
-    above = (1 + np.count_nonzero(means >= 0)) / (n_resamples + 1)
-    p = min(1.0, 2 * min(below, above))
-    return BootstrapResult(float(x.mean()), float(low), float(high), float(p), n, n_resamples, confidence)
+    means = bootstrap_means(x, n_resamples=n_resamples, seed=seed, chunk=chunk)
+    estimate = float(x.mean())
+    low, high = percentile_interval(means, confidence, estimate)
+    return BootstrapResult(estimate, low, high, bootstrap_p(means), x.size, n_resamples, confidence)
 
 
 def holm(p_values: np.ndarray) -> np.ndarray:
@@ -203,3 +249,41 @@ def holm(p_values: np.ndarray) -> np.ndarray:
     out = np.empty(m)
     out[order] = adjusted
     return out
+
+
+def holm_intervals(
+    means: list[np.ndarray], p_values: np.ndarray, alpha: float, estimates: list[float] | None = None
+) -> list[tuple[float, float, float]]:
+    """Holm step-down simultaneous intervals: ``(low, high, level)`` per contrast, in the input order.
+
+    Contrasts are taken in order of increasing ``p_values`` (ties: input
+    order). The i-th (0-based) of ``m`` gets the percentile interval at level
+    ``1 - alpha / (m - i)``; the step-down goes on while each interval excludes
+    0 and stops at the first that does not: that contrast and every later one
+    keep the level at which it stopped (Holm's procedure read as intervals, so
+    "the interval excludes 0" is the test; with one contrast this is the plain
+    ``1 - alpha`` interval). An effect is *detected* exactly when ``low > 0``.
+
+    >>> import numpy as np
+    >>> from pydantic_aligner.robustness._stats import holm_intervals
+    >>> clear, noise = np.linspace(0.1, 0.3, 201), np.linspace(-0.1, 0.1, 201)
+    >>> [(round(lo, 3), round(hi, 3), round(lv, 3)) for lo, hi, lv in holm_intervals([clear, noise], np.array([0.001, 0.9]), 0.05)]
+    [(0.103, 0.298, 0.975), (-0.095, 0.095, 0.95)]
+    """
+    m = len(means)
+    p = np.asarray(p_values, dtype=float)
+    if p.shape != (m,):
+        raise ValueError(f"need one p-value per contrast, got {p.shape} for {m}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r}")
+    out: list[tuple[float, float, float] | None] = [None] * m
+    a = alpha / m if m else alpha
+    stopped = False
+    for rank, j in enumerate(np.argsort(p, kind="stable")):
+        if not stopped:
+            a = alpha / (m - rank)
+        low, high = percentile_interval(means[j], 1 - a, None if estimates is None else estimates[j])
+        out[j] = (low, high, 1 - a)
+        if not stopped and low <= 0 <= high:
+            stopped = True
+    return out  # type: ignore[return-value]

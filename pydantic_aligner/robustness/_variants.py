@@ -50,7 +50,9 @@ def _variant_schemas(schema: Any, names: Iterable[str], random_count: int, seed:
         elif name == "required_reversed":
             out.append((name, rewrite(schema, required=reverse)))
         elif name == "keywords_reversed":
-            out.append((name, rewrite(schema, keywords=reverse)))
+            # every member of every schema object and every name map, nested properties included: property order is
+            # then the same as in properties_reversed, so properties_reversed vs keywords_reversed isolates the other members
+            out.append((name, rewrite(schema, keywords=reverse, properties=reverse, names=reverse)))
         elif name == "descriptions_first":
             out.append((name, rewrite(schema, keywords=descriptions_first)))
         else:
@@ -100,9 +102,12 @@ def schema_variants(
     * ``original``: as generated;
     * ``properties_reversed``: every ``properties`` map reversed, at every depth;
     * ``required_reversed``: every ``required`` array (of unique names) reversed;
-    * ``keywords_reversed``: the members of every schema object reversed, at
-      every depth, with property order held fixed (so property-order and
-      keyword-order effects can be told apart);
+    * ``keywords_reversed``: every member of every schema object reversed, at
+      every depth: keywords, ``properties`` and the other name maps (``$defs``,
+      ...), as the protocol defines it. Its property order is that of
+      ``properties_reversed``, so the contrast ``properties_reversed`` vs
+      ``keywords_reversed`` isolates the order of the *other* members, and
+      ``original`` vs ``properties_reversed`` the property order;
     * ``descriptions_first``: ``description`` moved to the front of every schema object;
 
     then ``random`` seeded permutations (``random_1``, ``random_2``, ...: keywords,
