@@ -294,7 +294,8 @@ def feedback(
         v = shown.get(op.kind)
         if v is None:
             v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
-        return v
+        # an identifier rewrite worth nothing only relabels (the references follow it): not a fix to show
+        return v and not (op.kind == "id_fix" and op.delta <= 0.0)
 
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
@@ -321,7 +322,7 @@ def feedback(
                     text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
                 elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
                     text = _render(tpl["feedback.op.key_add.default"], fields)
-                else:
+                elif visible(o):
                     text = _render(tpl[f"feedback.op.{o.kind}"], fields)
                 if text:
                     lines.append(text)
@@ -341,7 +342,7 @@ def feedback(
     if not lines:
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
-        if all(visible(o) for o in {o.kind: o for o in ops}.values()):
+        if all(visible(o) for o in ops):
             n_total = count_units(ops)  # every kind has a line
         else:
             n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))

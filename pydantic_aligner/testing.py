@@ -94,10 +94,12 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
     ops = result.repairs(top_k=limit)
     for op in ops:
-        if op.kind in ("key_rename_remove", "id_fix"):
+        if op.kind == "key_rename_remove" or (op.kind == "id_fix" and op.delta <= 0.0):  # a relabelling gains nothing
             continue
         where = display_path(op.path)
-        if op.op == "replace":
+        if op.kind == "id_fix":
+            what = f"identifier {format_value(op.pred)} should be {format_value(op.value)}"
+        elif op.op == "replace":
             what = f"expected {format_value(op.gold)}, got {format_value(op.pred)}"
         elif op.op == "add":
             what = f"missing {format_value(op.gold)}"
