@@ -107,6 +107,10 @@ STRING_METRICS = ("exact", *_RF_STRING, "date")
 NUMBER_METRICS = ("invdiff", "relative", "exact", "abs_tol", "rel_tol")
 #: Comparators that read the ``tolerance`` keyword.
 TOLERANCE_METRICS = frozenset({"abs_tol", "rel_tol", "date"})
+#: Built-in comparators that cannot work without a parameter: name -> (keyword, what it means). ``abs_tol``
+#: without a tolerance would be ``exact``; ``rel_tol`` defaults to ``math.isclose``'s 1e-9 (equal up to float
+#: rounding) and ``date`` to 0 days (the same instant, however written), both meaningful on their own.
+REQUIRED_PARAMETERS = {"abs_tol": ("tolerance", "the largest absolute difference that still scores 1")}
 
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:

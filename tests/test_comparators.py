@@ -155,9 +155,49 @@ def test_integer_threshold_spec_examples():
 # tolerance comparators: abs_tol / rel_tol with the `tolerance` keyword
 
 
-def test_abs_tol_default_tolerance_is_zero():
-    # math.isclose's default abs_tol is 0.0: only equal numbers score 1
-    aligner = leaf("number", "abs_tol")
+def test_abs_tol_needs_its_tolerance():
+    # issue 22: without a tolerance abs_tol silently acted as exact; now the schema is refused, naming the field
+    with pytest.raises(SchemaError) as info:
+        Aligner({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
+            "price": {"type": "number", "score": "abs_tol"}}}}}})  # fmt: skip
+    assert info.value.path == "#/properties/items/items/properties/price"
+    assert "'abs_tol' comparator needs a \"tolerance\"" in str(info.value)
+    for schema in ({"type": "integer", "score": "abs_tol"}, {"type": ["number", "string"], "score": "abs_tol"}):
+        with pytest.raises(SchemaError, match="needs a \"tolerance\""):
+            Aligner(schema)
+    # a custom comparator's name is never a built-in: nothing to require; the other tolerance comparators have
+    # meaningful defaults (rel_tol: math.isclose's 1e-9; date: the same instant)
+    assert Aligner({"type": "number", "score": "rel_tol"}).score(1e9, 1e9 + 1) == 1.0
+    assert Aligner({"type": "string", "score": "date"}).score("2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00") == 1.0
+
+
+def test_abs_tol_needs_its_tolerance_from_a_marker():
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Align, Comparator
+
+    class Item(BaseModel):
+        price: Annotated[float, Comparator("abs_tol")]
+
+    class Invoice(BaseModel):
+        items: list[Item]
+
+    class Total(BaseModel):
+        total: Annotated[float, Align(comparator="abs_tol")]
+
+    with pytest.raises(SchemaError) as info:
+        Aligner(Invoice)
+    assert info.value.path == "Invoice.items[*].price"
+    assert "Comparator('abs_tol') needs tolerance=..." in str(info.value)
+    with pytest.raises(SchemaError, match=r"^Total\.total: .*needs tolerance="):
+        Aligner(Total)
+
+
+def test_abs_tol_zero_tolerance_is_exact():
+    # a tolerance of 0.0 (math.isclose's default abs_tol), written out: only equal numbers score 1
+    aligner = leaf("number", "abs_tol", tolerance=0)
     assert aligner.score(1, 1.0) == 1.0
     assert aligner.score(1, 1.0000001) == 0.0
     assert aligner.score(0.1 + 0.2, 0.3) == 0.0
@@ -253,7 +293,7 @@ NUMBER_METRICS = ["invdiff", "relative", "exact", "abs_tol", "rel_tol"]
 
 @pytest.mark.parametrize("metric", NUMBER_METRICS)
 def test_nan_and_inf_rules(metric):
-    aligner = leaf("number", metric)
+    aligner = leaf("number", metric, **({"tolerance": 0} if metric == "abs_tol" else {}))
     assert aligner.score(NAN, NAN) == 1.0
     assert aligner.score(NAN, 1.0) == 0.0
     assert aligner.score(1.0, NAN) == 0.0
@@ -268,7 +308,7 @@ def test_nan_and_inf_rules(metric):
 @pytest.mark.parametrize("metric", NUMBER_METRICS)
 def test_nan_and_inf_rules_in_lists(metric):
     # lists of numbers are scored through the vectorised matrix path: same rules
-    schema = {"type": "array", "items": {"type": "number", "score": metric}}
+    schema = {"type": "array", "items": {"type": "number", "score": metric, **({"tolerance": 0} if metric == "abs_tol" else {})}}
     aligner = Aligner(schema)
     assert aligner.score([NAN, INF, -INF, 2], [NAN, INF, -INF, 2]) == 1.0
     # NaN vs 1.0 is 0: the pair splits into a missing and an excess row
