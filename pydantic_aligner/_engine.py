@@ -24,7 +24,7 @@ from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
 from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
-from ._errors import DataError, LimitError
+from ._errors import ComparatorError, DataError, LimitError
 from ._limits import BLOCK, DP_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import LazyMatch, Match, Row
@@ -121,6 +121,37 @@ def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
     if loc is None:
         return ScoreContext(None, None, ctx.gold_root, ctx.pred_root, ())
     return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
+
+
+def _located(e: ComparatorError, loc: Any) -> ComparatorError:
+    """``e`` with the path of ``loc`` (a gold pointer), unless it has one or ``loc`` is unknown (``None``)."""
+    if e.path is None and loc is not None:
+        e.path = _pointer(_loc_path(loc))
+    return e
+
+
+def locate_comparator_error(e: ComparatorError, pos: Pos, golds: list, preds: list, ctx: Ctx, loc_of: Any) -> ComparatorError:
+    """The error of a custom comparator inside a matrix (computed without locations), with its path.
+
+    Scores the pairs again one at a time, each gold value at ``loc_of(i)``,
+    until the comparator fails again (then its path is known); a comparator
+    that does not fail again leaves ``e`` as it is. Only on the error path.
+    """
+    saved = ctx.max_cells
+    ctx.max_cells = math.inf  # the work was allowed the first time
+    try:
+        for i, g in enumerate(golds):
+            for p in preds:
+                try:
+                    score(pos, g, p, ctx, loc_of(i))
+                except ComparatorError as again:
+                    if again.path is not None:
+                        return again
+                except Exception:  # another failure is not the one being located
+                    continue
+    finally:
+        ctx.max_cells = saved
+    return e
 
 
 def charge(ctx: Ctx, cells: int, loc: Any) -> None:
@@ -251,7 +282,11 @@ def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
         c = h.cmp
         if c.block and (len(g) > BLOCK or len(p) > BLOCK):
             string_cells(c.block, (g,), (p,), ctx, loc)
-        s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        try:
+            s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        except ComparatorError as e:
+            _located(e, loc)
+            raise
         return 0.0 if s < h.threshold else s
     if t == BOOL:
         return 1.0 if g == p else 0.0
@@ -396,13 +431,19 @@ def _key_rows(
         else:
             charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
         charge(ctx, assign_cells(len(G), len(P)), loc)
-    if cmp.matrix is not None:
-        K = cmp.matrix(G, P)
-    elif cmp.wants_context:
-        sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
-        K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
-    else:
-        K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    try:
+        if cmp.matrix is not None:
+            K = cmp.matrix(G, P)
+        elif cmp.wants_context:
+            sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
+            K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+        else:
+            K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    except ComparatorError as e:  # a custom key comparator: the path of the object whose keys it compared
+        if loc is None and e.path is None and ctx is not None and g is ctx.gold_root:
+            e.path = ""
+        _located(e, loc)
+        raise
     if h.key_threshold > 0.0:
         K[h.key_threshold > K] = 0.0
     out = []
@@ -543,12 +584,19 @@ def sim_matrix(
     pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
 ) -> np.ndarray:
     """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
-    known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
-    if known is not None and offset == 0:
-        S = known(golds, preds)
-        if S is not None:
-            return S
-    return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    try:
+        known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
+        if known is not None and offset == 0:
+            S = known(golds, preds)
+            if S is not None:
+                return S
+        return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    except ComparatorError as e:
+        if e.path is not None:
+            raise
+        first = e
+    # outside the handler: the error raised again is chained to the comparator's exception only
+    raise locate_comparator_error(first, pos, golds, preds, ctx, lambda i: (loc, offset + i, gfull, pfull))
 
 
 def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:

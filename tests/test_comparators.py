@@ -14,6 +14,7 @@ import pytest
 
 from pydantic_aligner import (
     Aligner,
+    AlignerError,
     AlignerWarning,
     ComparatorError,
     SchemaError,
@@ -567,3 +568,88 @@ def test_large_integers_are_compared_exactly(metric, expected):
 def test_integers_beyond_the_float_range_do_not_raise():
     big = 10**400
     assert leaf("integer").score(big, big) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# an exception inside a custom comparator: a ComparatorError naming the path, the comparator and both values (issue 22)
+
+
+def _ratio(g, p):
+    return min(g, p) / max(g, p)  # ZeroDivisionError on 0 and 0
+
+
+RATIO = {"type": "number", "score": "ratio"}
+
+
+def _raised(aligner, gold, pred, how="align"):
+    with pytest.raises(ComparatorError) as info:
+        getattr(aligner, how)(gold, pred)
+    e = info.value
+    assert isinstance(e, AlignerError) and isinstance(e.__cause__, ZeroDivisionError)
+    assert e.comparator == "ratio"
+    return e
+
+
+@pytest.mark.parametrize("how", ["align", "score"])
+def test_a_raising_comparator_names_the_path_and_both_values(how):
+    one = Aligner({"type": "object", "properties": {"n": RATIO}}, comparators={"ratio": _ratio})
+    e = _raised(one, {"n": 0}, {"n": 0}, how)
+    assert (e.path, e.gold, e.pred) == ("/n", 0, 0)
+    assert str(e) == "/n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)"
+    # the root value
+    assert _raised(Aligner(RATIO, comparators={"ratio": _ratio}), 0, 0, how).path == ""
+    # records of a list: the vectorised matrix path scores them without locations; the error still has its path
+    items = {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string", "score": "exact"}, "n": RATIO}}}
+    lines = Aligner({"type": "object", "properties": {"lines": items}}, comparators={"ratio": _ratio})
+    gold = {"lines": [{"k": "a", "n": 1}, {"k": "b", "n": 0}, {"k": "c", "n": 3}]}
+    pred = {"lines": [{"k": "a", "n": 1}, {"k": "b", "n": 0}]}
+    e = _raised(lines, gold, pred, how)
+    assert (e.path, e.gold, e.pred) == ("/lines/1/n", 0, 0)
+    # a list of numbers
+    nums = Aligner({"type": "array", "items": RATIO}, comparators={"ratio": _ratio})
+    assert _raised(nums, [5, 0, 7], [0, 2], how).path == "/1"
+
+
+def test_a_raising_comparator_in_referential_records():
+    schema = {"type": "object", "properties": {
+        "entities": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "e"}, "n": RATIO}}},
+        "rels": {"type": "array", "items": {"type": "object", "properties": {"s": {"type": "string", "ref": "e"}}}}}}  # fmt: skip
+    a = Aligner(schema, comparators={"ratio": _ratio})
+    gold = {"entities": [{"id": "e1", "n": 2}, {"id": "e2", "n": 0}], "rels": [{"s": "e1"}]}
+    pred = {"entities": [{"id": "x1", "n": 2}, {"id": "x2", "n": 0}], "rels": [{"s": "x1"}]}
+    for how in ("align", "score"):
+        e = _raised(a, gold, pred, how)
+        assert (e.path, e.gold, e.pred) == ("/entities/1/n", 0, 0)
+
+
+def test_a_comparator_error_truncates_long_values_and_keeps_the_original_exception():
+    def picky(g, p):
+        raise KeyError("no")
+
+    a = Aligner({"type": "object", "properties": {"t": {"type": "string", "score": "picky"}}}, comparators={"picky": picky})
+    with pytest.raises(ComparatorError) as info:
+        a.align({"t": "x" * 500}, {"t": "y" * 500})
+    text = str(info.value)
+    assert text.startswith("/t: comparator 'picky' raised KeyError: 'no' (gold 'xxx")
+    assert len(text) < 200 and "..." in text
+    assert info.value.gold == "x" * 500  # the values themselves are kept whole
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_a_raising_key_comparator_names_the_object():
+    a = Aligner({"type": "object", "properties": {"o": {"type": "object", "keyScore": "kb"}}}, comparators={"kb": lambda g, p: 1 / 0})
+    with pytest.raises(ComparatorError) as info:
+        a.score({"o": {"k": 1}}, {"o": {"j": 1}})
+    assert info.value.path == "/o" and "comparator 'kb' raised ZeroDivisionError" in str(info.value)
+
+
+def test_a_raising_comparator_becomes_an_item_error_in_evaluate():
+    from pydantic_aligner import evaluate
+
+    report = evaluate([{"n": 1}, {"n": 0}], [{"n": 1}, {"n": 0}], {"type": "object", "properties": {"n": RATIO}},
+                      comparators={"ratio": _ratio})  # fmt: skip
+    ok, bad = report.items
+    assert ok.score == 1.0
+    assert (bad.score, bad.error_kind) == (None, "ComparatorError")
+    assert bad.error == "/n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)"
