@@ -239,7 +239,9 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
         mapped = mapping.get(g)
         if mapped is None:
             return 0.0, None
-        ok = _id_like(p) and mapped == p and _KIND[type(p)] == _KIND[type(mapped)]
+        # the candidate's identifier, of the declared JSON type (unless the gold's is not either): an identifier of
+        # the wrong type ("1" for 1) costs its field here, while the references that use it still resolve
+        ok = _id_like(p) and mapped == p and (kp := _KIND[type(p)]) == _KIND[type(mapped)] and (kp == sp.kind or _KIND[type(g)] != sp.kind)
         return (1.0 if ok else 0.0), mapped
     if g is None or p is None:
         return (1.0 if g is None and p is None else pos.null_score), None
@@ -250,7 +252,9 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
         mapped = mapping.get(g)
     except TypeError:
         return 0.0, None
-    if mapped is None or _KIND.get(type(p)) != sp.kind:
+    # a reference of the identifier's own type; in the reference's scoring (identifiers are free labels), of the
+    # declared type, or an identifier of the wrong type would cost nothing
+    if mapped is None or _KIND.get(type(p)) != (_KIND.get(type(mapped)) if ctx.ids_mapped else sp.kind):
         return 0.0, mapped
     try:
         ok = mapped == p and p in ctx.pred_ids[sp.scope]

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
-from ._plan import RefSpec
+from ._plan import RefSpec, kind_of
 from ._repairs import Repair, check_options, count_units, diagnostics, first_fixes, units
 from ._templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
@@ -59,6 +59,9 @@ KIND_BUCKETS = {
 }
 
 _MAX = 80
+
+#: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
+_FOLLOWERS = ("id_fix", "ref_fix")
 
 
 def format_value(v: Any) -> str:
@@ -294,8 +297,9 @@ def feedback(
         v = shown.get(op.kind)
         if v is None:
             v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
-        # an identifier rewrite worth nothing only relabels (the references follow it): not a fix to show
-        return v and not (op.kind == "id_fix" and op.delta <= 0.0)
+        # an identifier rewrite worth nothing only relabels, and a reference rewrite worth nothing follows an
+        # identifier's rewrite: not fixes to show
+        return v and not (op.delta <= 0.0 and op.kind in _FOLLOWERS)
 
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
@@ -322,6 +326,8 @@ def feedback(
                     text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
                 elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
                     text = _render(tpl["feedback.op.key_add.default"], fields)
+                elif o.kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
+                    text = _render(tpl["feedback.op.id_fix.type"], {**fields, "expected_type": kind_of(o.value)})
                 elif visible(o):
                     text = _render(tpl[f"feedback.op.{o.kind}"], fields)
                 if text:

@@ -98,6 +98,8 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.empty": "The prediction scored {score:.2f}; no individually significant fix locations under the current filter.",
     "feedback.validation_error": "Prediction failed schema validation at {path}: {message}",
     # a missing model field whose gold value is the field's default (fill_defaults=False, partial instances)
+    # an identifier that is not of the declared JSON type: {expected_type} is "string" or "number"
+    "feedback.op.id_fix.type": "{rank}. {path}: expected a {expected_type} identifier, got {pred} (change to {value}). " + _D,
     "feedback.op.key_add.default": (
         '{rank}. {path}: missing field "{key}" (expected {gold}, its default). Adding it recovers +{score_delta:.3f}.'
     ),
@@ -148,6 +150,7 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.primitive_replace.table": "{rank}. {path}: {gold} (got {pred}, table credit {similarity:.2f}) " + _C,
     "feedback.op.primitive_replace_reorder.table": "{rank}. {list_path}: replace {pred}->{gold} (table credit {similarity:.2f}) " + _C,
     "feedback.op.key_add.default": '{rank}. {path}: add "{key}"={gold} (default) ' + _C,
+    "feedback.op.id_fix.type": "{rank}. {path}: id {pred}->{value} ({expected_type}) " + _C,
     "feedback.invalid.intro": "\nRejected by the model:",
     "feedback.read.truncated": "Note: output cut off.",
     "feedback.read.repaired": "Note: output repaired.",
@@ -221,6 +224,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.empty": _SCORE,
     "feedback.validation_error": frozenset({"path", "message"}),
     "feedback.op.key_add.default": _OP_FIELDS,
+    "feedback.op.id_fix.type": _OP_FIELDS | {"expected_type"},
     "feedback.invalid.intro": frozenset(),
     "feedback.invalid.item": frozenset({"path", "message", "input", "type"}),
     "feedback.invalid.missing": frozenset({"path", "message", "input", "type"}),

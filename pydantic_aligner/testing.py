@@ -90,15 +90,18 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     ['alignment score 0.500 < min_score 1.000', '  /a: expected 1, got 2 (+0.500)']
     """
     from ._feedback import display_path, format_value
+    from ._plan import kind_of
 
     lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
     ops = result.repairs(top_k=limit)
     for op in ops:
-        if op.kind == "key_rename_remove" or (op.kind == "id_fix" and op.delta <= 0.0):  # a relabelling gains nothing
+        if op.kind == "key_rename_remove" or (op.kind in ("id_fix", "ref_fix") and op.delta <= 0.0):  # relabellings gain nothing
             continue
         where = display_path(op.path)
         if op.kind == "id_fix":
             what = f"identifier {format_value(op.pred)} should be {format_value(op.value)}"
+            if op.pred is not None and kind_of(op.pred) != kind_of(op.value):
+                what = f"expected a {kind_of(op.value)} identifier, got {format_value(op.pred)} (change to {format_value(op.value)})"
         elif op.op == "replace":
             what = f"expected {format_value(op.gold)}, got {format_value(op.pred)}"
         elif op.op == "add":
