@@ -408,11 +408,16 @@ class Aligner:
         ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
         if tree and self.options["compute_confidence"]:
             ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
-        if self._referential is not None:
-            self._referential.prepare(ctx, gold, pred)
-        if not tree:
-            return _score_only(self.plan.root, gold, pred, ctx)
-        root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
+        try:
+            if self._referential is not None:
+                self._referential.prepare(ctx, gold, pred)
+            if not tree:
+                return _score_only(self.plan.root, gold, pred, ctx)
+            root = _align_tree(self.plan.root, gold, pred, ctx, None, "", "")
+        except ComparatorError as e:
+            if e.path is None and not isinstance(gold, (dict, list)):
+                e.path = ""  # a comparator of the root value (everything below has a location)
+            raise
         return Alignment(
             root.score,
             root,

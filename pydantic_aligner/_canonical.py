@@ -314,7 +314,7 @@ class _Doc:
 def _targets(doc: _Doc, spec: RefSpec, value: Any) -> list[int] | None:
     t = type(value)
     rid = value if t is int or t is str else _id_of(value)  # (an int or a string identifies itself)
-    if rid is None or _KIND.get(t) != spec.kind:
+    if rid is None or _KIND.get(t) not in ("string", "number"):  # any id-like kind: "7" reaches the record "7" only
         return None
     return doc.records[spec.scope].get(rid)
 
@@ -680,7 +680,7 @@ class _Rebuild:
         rid = value if t is int or t is str else _id_of(value)  # (an int or a string identifies itself)
         if rid is None:
             return value
-        if _KIND.get(t) == spec.kind:
+        if _KIND.get(t) in ("string", "number"):  # (the lookup keeps kinds apart: "7" is not 7)
             new = self.to_canon[spec.scope].get(rid)
             if new is not None:
                 return new

@@ -36,7 +36,7 @@ from rapidfuzz.distance import (
     Levenshtein,
 )
 
-from ._errors import ComparatorError
+from ._errors import AlignerError, ComparatorError, _short
 
 __all__ = [
     "BoundComparator",
@@ -107,6 +107,10 @@ STRING_METRICS = ("exact", *_RF_STRING, "date")
 NUMBER_METRICS = ("invdiff", "relative", "exact", "abs_tol", "rel_tol")
 #: Comparators that read the ``tolerance`` keyword.
 TOLERANCE_METRICS = frozenset({"abs_tol", "rel_tol", "date"})
+#: Built-in comparators that cannot work without a parameter: name -> (keyword, what it means). ``abs_tol``
+#: without a tolerance would be ``exact``; ``rel_tol`` defaults to ``math.isclose``'s 1e-9 (equal up to float
+#: rounding) and ``date`` to 0 days (the same instant, however written), both meaningful on their own.
+REQUIRED_PARAMETERS = {"abs_tol": ("tolerance", "the largest absolute difference that still scores 1")}
 
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
@@ -415,33 +419,46 @@ def check_custom_comparators(comparators: Mapping[str, Callable] | None) -> dict
 
 
 def _checked_custom(name: str, fn: Callable, wants_context: bool) -> Callable:
-    def check(value: Any) -> float:
+    def check(value: Any, a: Any, b: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise ComparatorError(
-                f"comparator {name!r} returned {value!r} ({type(value).__name__}); it must return a real number in [0, 1]"
-            )
+                f"comparator {name!r} returned {_short(value)} ({type(value).__name__}); it must return a real number in [0, 1]",
+                comparator=name, gold=a, pred=b,
+            )  # fmt: skip
         value = float(value)
         if not 0.0 <= value <= 1.0:  # also rejects NaN
-            raise ComparatorError(f"comparator {name!r} returned {value!r}; it must return a real number in [0, 1]")
+            raise ComparatorError(
+                f"comparator {name!r} returned {value!r}; it must return a real number in [0, 1]", comparator=name, gold=a, pred=b
+            )
         return value
+
+    def failed(e: Exception, a: Any, b: Any) -> Exception:
+        if isinstance(e, RecursionError):
+            return CustomRecursion(name)
+        # the engine adds the path where it knows it (see _engine.located)
+        return ComparatorError(f"comparator {name!r} raised {type(e).__name__}: {e}", comparator=name, gold=a, pred=b)
 
     if wants_context:
 
         def pair(a, b, ctx):
             try:
                 value = fn(a, b, ctx)
-            except RecursionError as e:
-                raise CustomRecursion(name) from e
-            return check(value)
+            except (AlignerError, MemoryError):
+                raise
+            except Exception as e:
+                raise failed(e, a, b) from e
+            return check(value, a, b)
 
     else:
 
         def pair(a, b):
             try:
                 value = fn(a, b)
-            except RecursionError as e:
-                raise CustomRecursion(name) from e
-            return check(value)
+            except (AlignerError, MemoryError):
+                raise
+            except Exception as e:
+                raise failed(e, a, b) from e
+            return check(value, a, b)
 
     return pair
 

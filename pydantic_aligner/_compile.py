@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._comparators import (
+    REQUIRED_PARAMETERS,
     TOLERANCE_METRICS,
     BoundComparator,
     known_names,
@@ -475,6 +476,13 @@ class _Compiler:
                 types = "/".join("integer" if k == KIND_NUMBER and node.get("type") == "integer" else k for k in leaf_kinds)
                 known = sorted({n for k in leaf_kinds for n in known_names(k, self.custom)})
                 raise self.error(path, f'Unsupported score "{name}" for schema type "{types}"; known comparators: {", ".join(known)}')
+            needs = REQUIRED_PARAMETERS.get(name) if name not in self.custom else None
+            if needs is not None and tolerance is None:
+                raise self.error(
+                    path,
+                    f'the {name!r} comparator needs a "{needs[0]}" ({needs[1]}); without one it would be "exact", '
+                    f'so write "{needs[0]}": <number> next to "score": "{name}" (or "score": "exact")',
+                )
             if tolerance is not None and name not in TOLERANCE_METRICS and name not in self.custom:
                 self.warn(f"{path}: tolerance is ignored by the {name!r} comparator (it applies to {sorted(TOLERANCE_METRICS)})")
         for k in leaf_kinds:

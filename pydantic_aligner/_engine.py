@@ -24,7 +24,7 @@ from ._assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
 from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
-from ._errors import DataError, LimitError
+from ._errors import ComparatorError, DataError, LimitError
 from ._limits import BLOCK, DP_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import LazyMatch, Match, Row
@@ -123,6 +123,37 @@ def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
     return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
 
 
+def _located(e: ComparatorError, loc: Any) -> ComparatorError:
+    """``e`` with the path of ``loc`` (a gold pointer), unless it has one or ``loc`` is unknown (``None``)."""
+    if e.path is None and loc is not None:
+        e.path = _pointer(_loc_path(loc))
+    return e
+
+
+def locate_comparator_error(e: ComparatorError, pos: Pos, golds: list, preds: list, ctx: Ctx, loc_of: Any) -> ComparatorError:
+    """The error of a custom comparator inside a matrix (computed without locations), with its path.
+
+    Scores the pairs again one at a time, each gold value at ``loc_of(i)``,
+    until the comparator fails again (then its path is known); a comparator
+    that does not fail again leaves ``e`` as it is. Only on the error path.
+    """
+    saved = ctx.max_cells
+    ctx.max_cells = math.inf  # the work was allowed the first time
+    try:
+        for i, g in enumerate(golds):
+            for p in preds:
+                try:
+                    score(pos, g, p, ctx, loc_of(i))
+                except ComparatorError as again:
+                    if again.path is not None:
+                        return again
+                except Exception:  # another failure is not the one being located
+                    continue
+    finally:
+        ctx.max_cells = saved
+    return e
+
+
 def charge(ctx: Ctx, cells: int, loc: Any) -> None:
     """Count ``cells`` of pairwise work against ``max_cells`` (raises :class:`LimitError` past it)."""
     w = ctx.work + cells
@@ -208,7 +239,9 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
         mapped = mapping.get(g)
         if mapped is None:
             return 0.0, None
-        ok = _id_like(p) and mapped == p and _KIND[type(p)] == _KIND[type(mapped)]
+        # the candidate's identifier, of the declared JSON type (unless the gold's is not either): an identifier of
+        # the wrong type ("1" for 1) costs its field here, while the references that use it still resolve
+        ok = _id_like(p) and mapped == p and (kp := _KIND[type(p)]) == _KIND[type(mapped)] and (kp == sp.kind or _KIND[type(g)] != sp.kind)
         return (1.0 if ok else 0.0), mapped
     if g is None or p is None:
         return (1.0 if g is None and p is None else pos.null_score), None
@@ -219,7 +252,9 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
         mapped = mapping.get(g)
     except TypeError:
         return 0.0, None
-    if mapped is None or _KIND.get(type(p)) != sp.kind:
+    # a reference of the identifier's own type; in the reference's scoring (identifiers are free labels), of the
+    # declared type, or an identifier of the wrong type would cost nothing
+    if mapped is None or _KIND.get(type(p)) != (_KIND.get(type(mapped)) if ctx.ids_mapped else sp.kind):
         return 0.0, mapped
     try:
         ok = mapped == p and p in ctx.pred_ids[sp.scope]
@@ -251,7 +286,11 @@ def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
         c = h.cmp
         if c.block and (len(g) > BLOCK or len(p) > BLOCK):
             string_cells(c.block, (g,), (p,), ctx, loc)
-        s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        try:
+            s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        except ComparatorError as e:
+            _located(e, loc)
+            raise
         return 0.0 if s < h.threshold else s
     if t == BOOL:
         return 1.0 if g == p else 0.0
@@ -396,13 +435,19 @@ def _key_rows(
         else:
             charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
         charge(ctx, assign_cells(len(G), len(P)), loc)
-    if cmp.matrix is not None:
-        K = cmp.matrix(G, P)
-    elif cmp.wants_context:
-        sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
-        K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
-    else:
-        K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    try:
+        if cmp.matrix is not None:
+            K = cmp.matrix(G, P)
+        elif cmp.wants_context:
+            sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
+            K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+        else:
+            K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    except ComparatorError as e:  # a custom key comparator: the path of the object whose keys it compared
+        if loc is None and e.path is None and ctx is not None and g is ctx.gold_root:
+            e.path = ""
+        _located(e, loc)
+        raise
     if h.key_threshold > 0.0:
         K[h.key_threshold > K] = 0.0
     out = []
@@ -543,12 +588,19 @@ def sim_matrix(
     pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
 ) -> np.ndarray:
     """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
-    known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
-    if known is not None and offset == 0:
-        S = known(golds, preds)
-        if S is not None:
-            return S
-    return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    try:
+        known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
+        if known is not None and offset == 0:
+            S = known(golds, preds)
+            if S is not None:
+                return S
+        return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    except ComparatorError as e:
+        if e.path is not None:
+            raise
+        first = e
+    # outside the handler: the error raised again is chained to the comparator's exception only
+    raise locate_comparator_error(first, pos, golds, preds, ctx, lambda i: (loc, offset + i, gfull, pfull))
 
 
 def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:

@@ -59,8 +59,54 @@ class DataError(AlignerError, ValueError):
         super().__init__(f"{where}{message}")
 
 
+_UNSET = object()
+
+
+def _short(value: object, limit: int = 60) -> str:
+    """``repr(value)`` cut to ``limit`` characters."""
+    try:
+        s = repr(value)
+    except Exception:  # a value whose repr fails: its type is enough
+        s = f"<{type(value).__name__}>"
+    return s if len(s) <= limit else s[: limit - 3] + "..."
+
+
 class ComparatorError(AlignerError, ValueError):
-    """A custom comparator returned something other than a real number in [0, 1]."""
+    """A custom comparator failed: it raised, or returned something other than a real number in [0, 1].
+
+    ``comparator`` is its name; ``gold`` and ``pred`` are the two values it
+    was called with (shown as reprs cut to 60 characters); ``path`` is the JSON
+    Pointer of the position in the gold document (``""`` is the root), or
+    ``None`` where the aligner could not tell. When the comparator raised,
+    its exception is chained as ``__cause__``.
+
+    >>> from pydantic_aligner import Aligner, ComparatorError
+    >>> a = Aligner({"type": "object", "properties": {"n": {"type": "number", "score": "ratio"}}},
+    ...             comparators={"ratio": lambda g, p: min(g, p) / max(g, p)})
+    >>> try:
+    ...     a.score({"n": 0}, {"n": 0})
+    ... except ComparatorError as e:
+    ...     print(e)
+    ...     print(e.path, e.comparator, type(e.__cause__).__name__)
+    /n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)
+    /n ratio ZeroDivisionError
+    """
+
+    def __init__(self, message: str, *, comparator: str | None = None, gold: object = _UNSET, pred: object = _UNSET,
+                 path: str | None = None) -> None:  # fmt: skip
+        self.problem = message
+        self.comparator = comparator
+        self.gold = None if gold is _UNSET else gold
+        self.pred = None if pred is _UNSET else pred
+        self._values = gold is not _UNSET
+        self.path = path
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        text = self.problem
+        if self._values:
+            text = f"{text} (gold {_short(self.gold)}, pred {_short(self.pred)})"
+        return text if self.path is None else f"{self.path or '/'}: {text}"
 
 
 class ParseError(AlignerError, ValueError):

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ._errors import SchemaError
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
-from ._plan import RefSpec
+from ._plan import RefSpec, kind_of
 from ._repairs import Repair, check_options, count_units, diagnostics, first_fixes, units
 from ._templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
@@ -59,6 +59,9 @@ KIND_BUCKETS = {
 }
 
 _MAX = 80
+
+#: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
+_FOLLOWERS = ("id_fix", "ref_fix")
 
 
 def format_value(v: Any) -> str:
@@ -294,7 +297,9 @@ def feedback(
         v = shown.get(op.kind)
         if v is None:
             v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
-        return v
+        # an identifier rewrite worth nothing only relabels, and a reference rewrite worth nothing follows an
+        # identifier's rewrite: not fixes to show
+        return v and not (op.delta <= 0.0 and op.kind in _FOLLOWERS)
 
     semantic = referential == "semantic"
     sem = _Semantic(alignment) if semantic else None
@@ -321,7 +326,9 @@ def feedback(
                     text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
                 elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
                     text = _render(tpl["feedback.op.key_add.default"], fields)
-                else:
+                elif o.kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
+                    text = _render(tpl["feedback.op.id_fix.type"], {**fields, "expected_type": kind_of(o.value)})
+                elif visible(o):
                     text = _render(tpl[f"feedback.op.{o.kind}"], fields)
                 if text:
                     lines.append(text)
@@ -341,7 +348,7 @@ def feedback(
     if not lines:
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
-        if all(visible(o) for o in {o.kind: o for o in ops}.values()):
+        if all(visible(o) for o in ops):
             n_total = count_units(ops)  # every kind has a line
         else:
             n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))

@@ -43,6 +43,7 @@ import typing_extensions
 from pydantic import BaseModel, PydanticUserError
 from pydantic.errors import PydanticUndefinedAnnotation
 
+from ._comparators import REQUIRED_PARAMETERS
 from ._errors import SchemaError
 from ._markers import (
     _NUMBER_ONLY,
@@ -342,6 +343,13 @@ class _Linter:
                     self.problem(path, f"{label} needs a string or number field, not {what}{hint}")
                     continue
                 self.check_comparator_name(m.name, leaves, path, label)
+                needs = REQUIRED_PARAMETERS.get(m.name) if m.name not in self.custom else None
+                if needs is not None and getattr(m, needs[0]) is None:
+                    self.problem(
+                        path,
+                        f"{label} needs {needs[0]}=... ({needs[1]}); without one it would be 'exact', "
+                        f"so write Comparator({m.name!r}, {needs[0]}=...) (or Comparator('exact'))",
+                    )
             elif isinstance(m, Weight):
                 if where != "field":
                     place = _PLACES[where]

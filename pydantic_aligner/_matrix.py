@@ -37,6 +37,7 @@ __all__ = ["Kept", "pos_matrix", "handler_matrix"]
 
 _F64 = np.float64
 _KIND = E._KIND
+_ID_KINDS = ("string", "number")  # the JSON kinds an identifier or a reference can have
 _NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag
 #: cells charged per pair when a leaf comparator is called one pair at a time
 LEAF_PAIR_CELLS = 16
@@ -303,7 +304,8 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
         codes: dict = {}
         pc = np.full(m, -2, dtype=np.int64)
         for j, p in enumerate(P):
-            if _KIND.get(type(p)) == sp.kind and p in ids:  # a str/number kind: hashable
+            kp = _KIND.get(type(p))
+            if (kp in _ID_KINDS if ctx.ids_mapped else kp == sp.kind) and p in ids:  # (see _engine._special)
                 pc[j] = codes.setdefault(p, len(codes))
         gc = np.full(n, -1, dtype=np.int64)
         for i, g in enumerate(G):
@@ -328,19 +330,24 @@ def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
         return np.ones((n, m), dtype=_F64)
     codes: dict = {}
     pc = np.full(m, -2, dtype=np.int64)
+    mistyped = np.zeros(m, dtype=bool)  # a candidate identifier not of the declared type
     for j, p in enumerate(P):
         if E._id_like(p):
             pc[j] = codes.setdefault(p, len(codes))
+            mistyped[j] = _KIND[type(p)] != sp.kind
     gc = np.full(n, -1, dtype=np.int64)
     unlabelled = np.zeros(n, dtype=bool)
+    typed = np.zeros(n, dtype=bool)  # a gold identifier of the declared type
     for i, g in enumerate(G):
         if not E._id_like(g):
             unlabelled[i] = True
             continue
+        typed[i] = _KIND[type(g)] == sp.kind
         mapped = mapping.get(g)
         if mapped is not None:
             gc[i] = codes.get(mapped, -1)
     X = (gc[:, None] == pc[None, :]).astype(_F64)
+    X[np.ix_(typed, mistyped)] = 0.0
     X[unlabelled, :] = 1.0
     return X
 

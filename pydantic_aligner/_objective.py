@@ -553,7 +553,7 @@ TABLE_CELLS = 2_000_000
 class _Field:
     """An identifier or reference field of a block, on codes (``_matrix._special_matrix`` / ``_id_matrix``)."""
 
-    __slots__ = ("any_gnull", "any_pnull", "gcode", "gnull", "is_id", "null_score", "pcode", "pnull")
+    __slots__ = ("any_gnull", "any_pnull", "any_wrong", "gcode", "gnull", "gtyped", "is_id", "mistyped", "null_score", "pcode", "pnull")
 
     def __init__(self, vpos: Any, gvals: list, pvals: list, obj: Objective) -> None:
         sp = vpos.special
@@ -563,9 +563,13 @@ class _Field:
         ids = obj.ctx.pred_ids.get(scope, ())
         pc = np.full(len(pvals), -2, dtype=np.int64)
         for j, p in enumerate(pvals):
-            if (_id_like(p) if self.is_id else (_KIND.get(type(p)) == sp.kind and p in ids)):
+            if (_id_like(p) if self.is_id else (_KIND.get(type(p)) in ("string", "number") and p in ids)):
                 pc[j] = obj.pcode.get((scope, p), -2)
         self.pcode = pc
+        # an identifier not of the declared type never matches a gold one that is (``_engine._special``)
+        self.mistyped = np.array([self.is_id and _id_like(p) and _KIND[type(p)] != sp.kind for p in pvals], dtype=bool)
+        self.gtyped = np.array([_id_like(g) and _KIND[type(g)] == sp.kind for g in gvals], dtype=bool)
+        self.any_wrong = bool(self.mistyped.any()) and bool(self.gtyped.any())
         gc = np.full(len(gvals), -1, dtype=np.int64)
         for i, g in enumerate(gvals):
             if _id_like(g):
@@ -596,6 +600,8 @@ class _Field:
                 free = np.zeros(len(pc), dtype=bool)
                 free[known] = obj.avail[pc[known]]
                 X[opt] = free
+        if self.any_wrong:
+            X &= ~(self.gtyped[sel][:, None] & self.mistyped[None, :])
         return X
 
     def fixed(self, sel: Any, bits: Any) -> np.ndarray:

@@ -132,11 +132,14 @@ class IdSpace:
     False
     """
 
-    __slots__ = ("active", "scopes", "table")
+    __slots__ = ("active", "retyped", "scopes", "table")
 
     def __init__(self, alignment: Alignment) -> None:
         self.table: dict[str, dict] = {}
         self.scopes: frozenset[str] = frozenset()
+        #: scope -> {candidate id of the wrong JSON type: the id it is rewritten to}: the candidate's references
+        #: that use it resolve (they cost nothing) and are rewritten with it (zero-delta ``ref_fix``)
+        self.retyped: dict[str, dict] = {}
         aligner = alignment.aligner
         plan = aligner.plan if aligner is not None else None
         self.active = bool(plan is not None and (plan.id_sites or plan.ref_sites) and alignment.mappings)
@@ -163,11 +166,14 @@ class IdSpace:
             t: dict = {}
             fresh = _Fresh(used)
             kind = kinds.get(scope)
+            retyped: dict = {}
             for g in golds:
                 m = mapping.get(g)
                 if m is not None and ((kind is not None and kind_of(m) != kind) or m != m):
                     # a candidate id of the wrong JSON type ("7" for 7) or NaN (equal to nothing): rewritten
                     # (id_fix), else the references to it never match
+                    if m == m and kind_of(g) == kind:
+                        retyped[m] = g  # (its references follow it: see retyped)
                     m = None
                 if m is not None:
                     t[g] = m
@@ -176,6 +182,8 @@ class IdSpace:
                 else:
                     t[g] = fresh.next(g)
             self.table[scope] = t
+            if retyped:
+                self.retyped[scope] = {m: t[g] for m, g in retyped.items()}
 
     def __call__(self, scope: str, gold_id: Any) -> Any:
         """The candidate-space id of ``gold_id`` in ``scope`` (``gold_id`` itself when untranslated)."""

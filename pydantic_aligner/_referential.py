@@ -38,7 +38,7 @@ from . import _matrix
 from ._assign import assign, quantize
 from ._compile import any_pos, escape_token
 from ._engine import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, summed, tagged_branch
-from ._errors import AlignerWarning, DataError, SchemaError
+from ._errors import AlignerWarning, ComparatorError, DataError, SchemaError
 from ._matrix import handler_matrix
 from ._plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from ._wl import Graph, individualize, refine
@@ -546,9 +546,22 @@ class Referential:
             gc.disable()
         try:
             self._prepare(ctx, gold, pred)
+        except ComparatorError as e:
+            # a custom comparator failed while the records were compared: on canonical copies, or with record
+            # locations relative to their list; find the pair again in the documents themselves (the error path only)
+            e.path = None
+            first = e
+        else:
+            return
         finally:
             if paused:
                 gc.enable()
+        gidx, pidx = self.index(gold), self.index(pred)
+        for name in self.scopes:
+            found = _locate_in_records(first, gidx.records[name], pidx.records[name], ctx)
+            if found is not first:
+                raise found
+        raise first
 
     def _prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
         mode = self.options.get("bijection_search", "reference")
@@ -1163,6 +1176,39 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
 
 def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
     """Masked record similarity matrix (SPEC 9.4 step 2)."""
+    return _record_matrix_of(grecs, precs, ctx, leaves)
+
+
+def _locate_in_records(e: ComparatorError, grecs: list, precs: list, ctx: Ctx) -> ComparatorError:
+    """``e`` with the gold path of a record pair where the comparator fails again (``e`` itself if none does)."""
+    from ._engine import score
+
+    saved = ctx.max_cells
+    ctx.max_cells = np.inf  # the work was allowed the first time
+    try:
+        for g, _, dpath, dg in grecs:
+            loc = None
+            for t in dpath:
+                loc = (loc, t, None, None)
+            for p, _, _, dp in precs:
+                if dp is not dg:
+                    continue
+                try:
+                    if isinstance(dg, Pos):
+                        score(dg, g, p, ctx, loc)
+                    elif kind_of(g) == kind_of(p):
+                        _score_h(dg, g, p, ctx, loc)
+                except ComparatorError as again:
+                    if again.path is not None:
+                        return again
+                except Exception:  # another failure is not the one being located
+                    continue
+    finally:
+        ctx.max_cells = saved
+    return e
+
+
+def _record_matrix_of(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
     G = [r[0] for r in grecs]
     P = [r[0] for r in precs]
     definers = {id(r[3]) for r in grecs} | {id(r[3]) for r in precs}

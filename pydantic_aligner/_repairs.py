@@ -27,8 +27,8 @@ from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError
 from ._limits import deep_entry
-from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer
-from ._plan import ARR, UNION
+from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer, walk_specials
+from ._plan import ARR, UNION, RefSpec, kind_of
 from ._tree import CONTAINER_KINDS, LazyMatch, Match
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -249,6 +249,23 @@ class _Builder:
 
     def conf(self, node: Match) -> float:
         return self.confs.get(id(node), node.confidence)
+
+    def follow_retyped_ids(self) -> None:
+        """Zero-delta ``ref_fix`` operations for the candidate's references to an identifier rewritten to its declared
+        JSON type: they resolve (and cost nothing), and must name the identifier's new spelling after the patch.
+        A reference inside a position another operation already rewrites is left to that operation."""
+        plan = self.alignment.aligner.plan
+        taken = {o.path for o in self.ops}
+        for sp, v, ptr, *_ in walk_specials(plan.root, self.alignment.pred):
+            if sp.__class__ is not RefSpec or not _hashable(v) or v.__class__ is bool:
+                continue
+            new = self.ids.retyped.get(sp.scope, {}).get(v)
+            if new is None or kind_of(new) == kind_of(v):
+                continue
+            tokens = tuple(parse_pointer(ptr))
+            if any(pointer(tokens[:k]) in taken for k in range(len(tokens) + 1)):
+                continue
+            self.ops.append(_Raw("replace", ptr, "ref_fix", 0.0, new, None, v, None, ptr, None, "", 1.0, tokens, tokens))
 
     def tr(self, node: Match) -> Any:
         return self.ids.translate(node.pos, node.gold)
@@ -633,6 +650,8 @@ def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> t
             b.subtree(root, 1.0, (), (), "")
     else:
         b.visit(root, 1.0, (), (), "", False, None)
+        if b.ids.retyped:
+            b.follow_retyped_ids()
     notes = []
     if b.has_reorder:
         notes.append("order-agnostic lists: paths point at the candidate's own elements (original indices); additions append ('<list>/-')")

@@ -55,7 +55,8 @@ _OPS = (
 
 _D = "Fixing this recovers +{score_delta:.3f}."
 
-#: The default ("gepa") feedback templates, verbatim from SPEC 13.1 (plus ``op.id_fix``, silenced).
+#: The default ("gepa") feedback templates, verbatim from SPEC 13.1 (plus ``op.id_fix``: an identifier rewrite that
+#: recovers score, a repeated or wrongly typed id; one that recovers nothing, a relabelling, is never shown).
 DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.intro.perfect": "The prediction perfectly matches the gold (score 1.00).",
     "feedback.intro.imperfect": "The prediction scored {score:.2f} (deficit {deficit:.2f}). Top {n_shown} of {n_total} fix locations:\n",
@@ -73,7 +74,7 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.ref_fix_no_target": (
         "{rank}. {path}: reference {pred} cannot be resolved against any entity in the prediction. Recovers +{score_delta:.3f}."
     ),
-    "feedback.op.id_fix": "",
+    "feedback.op.id_fix": "{rank}. {path}: wrong identifier (got {pred}, change to {value}). " + _D,
     "feedback.op.subtree_replace": "{rank}. {path}: subtree differs. Replacing it recovers +{score_delta:.3f}.",
     "feedback.op.null_value_replace": "{rank}. {path}: null/value mismatch (expected {gold}, got {pred}). " + _D,
     # a leaf scored by a score table (scoreTable / ScoreTable): {similarity} is the table's credit for the pair
@@ -97,6 +98,8 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.empty": "The prediction scored {score:.2f}; no individually significant fix locations under the current filter.",
     "feedback.validation_error": "Prediction failed schema validation at {path}: {message}",
     # a missing model field whose gold value is the field's default (fill_defaults=False, partial instances)
+    # an identifier that is not of the declared JSON type: {expected_type} is "string" or "number"
+    "feedback.op.id_fix.type": "{rank}. {path}: expected a {expected_type} identifier, got {pred} (change to {value}). " + _D,
     "feedback.op.key_add.default": (
         '{rank}. {path}: missing field "{key}" (expected {gold}, its default). Adding it recovers +{score_delta:.3f}.'
     ),
@@ -140,12 +143,14 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.op.list_item_excess": "{rank}. {list_path}: remove item {pred} " + _C,
     "feedback.op.ref_fix": "{rank}. {path}: ref {pred}->{value} " + _C,
     "feedback.op.ref_fix_no_target": "{rank}. {path}: ref {pred} unresolved " + _C,
+    "feedback.op.id_fix": "{rank}. {path}: id {pred}->{value} " + _C,
     "feedback.op.subtree_replace": "{rank}. {path}: replace subtree " + _C,
     "feedback.op.null_value_replace": "{rank}. {path}: null<->{gold} (got {pred}) " + _C,
     "feedback.op.pairing_ambiguous": "~ {path}: ambiguous pairing [c={confidence:.2f}]",
     "feedback.op.primitive_replace.table": "{rank}. {path}: {gold} (got {pred}, table credit {similarity:.2f}) " + _C,
     "feedback.op.primitive_replace_reorder.table": "{rank}. {list_path}: replace {pred}->{gold} (table credit {similarity:.2f}) " + _C,
     "feedback.op.key_add.default": '{rank}. {path}: add "{key}"={gold} (default) ' + _C,
+    "feedback.op.id_fix.type": "{rank}. {path}: id {pred}->{value} ({expected_type}) " + _C,
     "feedback.invalid.intro": "\nRejected by the model:",
     "feedback.read.truncated": "Note: output cut off.",
     "feedback.read.repaired": "Note: output repaired.",
@@ -219,6 +224,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.empty": _SCORE,
     "feedback.validation_error": frozenset({"path", "message"}),
     "feedback.op.key_add.default": _OP_FIELDS,
+    "feedback.op.id_fix.type": _OP_FIELDS | {"expected_type"},
     "feedback.invalid.intro": frozenset(),
     "feedback.invalid.item": frozenset({"path", "message", "input", "type"}),
     "feedback.invalid.missing": frozenset({"path", "message", "input", "type"}),

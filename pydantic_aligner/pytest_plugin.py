@@ -36,7 +36,7 @@ def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> li
     if op != "==":
         return None
     m = _as_matches(right) or _as_matches(left)
-    if m is None or m.result is None or m._ok:
+    if m is None or m._ok is None or m._ok:
         return None
     limit = 20 if _verbosity(config) > 0 else 5
     from ._escape import safe_line  # keys and values from LLM output: no control sequence reaches the terminal

@@ -59,6 +59,29 @@ def _align(gold: Any, pred: Any, opts: dict):
     return align(gold, pred, schema, **opts)
 
 
+def _align_or_reason(gold: Any, pred: Any, opts: dict) -> tuple[Any, str | None]:
+    """``(alignment, None)``, or ``(None, reason)`` when the candidate itself cannot be scored.
+
+    A candidate that cannot be read or converted (an error of the package on
+    the ``pred`` side: unreadable text, a value with no JSON equivalent, a
+    candidate past a size limit) is a failed match, not an error of the test:
+    the reason is the error's message. Anything else (a bad gold, schema,
+    option or comparator) still raises.
+    """
+    from ._errors import AlignerError
+
+    try:
+        return _align(gold, pred, opts), None
+    except AlignerError as e:
+        if getattr(e, "side", None) != "pred":
+            raise
+        return None, f"{type(e).__name__}: {e}"
+
+
+def _reason_lines(reason: str) -> list[str]:
+    return [f"the prediction could not be scored: {reason}"]
+
+
 def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     """The lines that explain a failed match: the score, then the top ``limit`` repairs.
 
@@ -67,14 +90,19 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     ['alignment score 0.500 < min_score 1.000', '  /a: expected 1, got 2 (+0.500)']
     """
     from ._feedback import display_path, format_value
+    from ._plan import kind_of
 
     lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
     ops = result.repairs(top_k=limit)
     for op in ops:
-        if op.kind in ("key_rename_remove", "id_fix"):
+        if op.kind == "key_rename_remove" or (op.kind in ("id_fix", "ref_fix") and op.delta <= 0.0):  # relabellings gain nothing
             continue
         where = display_path(op.path)
-        if op.op == "replace":
+        if op.kind == "id_fix":
+            what = f"identifier {format_value(op.pred)} should be {format_value(op.value)}"
+            if op.pred is not None and kind_of(op.pred) != kind_of(op.value):
+                what = f"expected a {kind_of(op.value)} identifier, got {format_value(op.pred)} (change to {format_value(op.value)})"
+        elif op.op == "replace":
             what = f"expected {format_value(op.gold)}, got {format_value(op.pred)}"
         elif op.op == "add":
             what = f"missing {format_value(op.gold)}"
@@ -102,7 +130,10 @@ def assert_matches(pred: Any, gold: Any, *, min_score: float = 1.0, **opts: Any)
     :class:`Aligner`; without it, a model instance on either side makes its
     model the schema) and :class:`Aligner` options. The score is
     ``align(gold, pred, **opts).score``. The ``AssertionError`` lists the
-    score, the top repairs and what the model rejected.
+    score, the top repairs and what the model rejected; a candidate that
+    cannot be scored at all (unreadable text, a value with no JSON
+    equivalent) fails it too, with the error's message. Errors in the gold,
+    the schema or the options still raise: they are mistakes in the test.
 
     >>> from pydantic_aligner.testing import assert_matches
     >>> assert_matches({"name": "Ada", "age": 63}, {"name": "Ada", "age": 36})
@@ -113,7 +144,9 @@ def assert_matches(pred: Any, gold: Any, *, min_score: float = 1.0, **opts: Any)
     """
     __tracebackhide__ = True
     min_score = _check_min_score(min_score)
-    result = _align(gold, pred, opts)
+    result, reason = _align_or_reason(gold, pred, opts)
+    if result is None:
+        raise AssertionError("\n".join(_reason_lines(reason)))
     if result.score < min_score:
         raise AssertionError("\n".join(failure_lines(result, min_score)))
     return result
@@ -124,12 +157,17 @@ class Matches:
 
     After a comparison, ``result`` holds the :class:`Alignment`. When the
     comparison succeeded, ``repr`` is the compared value (so pytest's diff
-    hides matching parts, as dirty-equals does).
+    hides matching parts, as dirty-equals does). A candidate that cannot be
+    scored at all (unreadable text, a value with no JSON equivalent) is not
+    equal: ``result`` is then ``None`` and ``reason`` holds the error message,
+    which :meth:`explain` and the pytest plugin show.
 
     >>> from pydantic_aligner.testing import Matches
     >>> m = Matches({"a": 1, "b": 2}, min_score=0.5)
     >>> {"a": 1, "b": 3} == m, round(m.result.score, 3)
     (True, 0.75)
+    >>> "I'm sorry, I can't help." == m, m.reason.split(":")[0]
+    (False, 'ParseError')
     """
 
     __hash__ = None  # type: ignore[assignment]
@@ -140,13 +178,14 @@ class Matches:
         self.min_score = _check_min_score(min_score)
         self.opts = opts
         self.result = None
+        self.reason: str | None = None
         self._other: Any = None
         self._ok: bool | None = None
 
     def __eq__(self, other: Any) -> bool:
         self._other = other
-        self.result = _align(self.gold, other, self.opts)
-        self._ok = self.result.score >= self.min_score
+        self.result, self.reason = _align_or_reason(self.gold, other, self.opts)
+        self._ok = self.result is not None and self.result.score >= self.min_score
         return self._ok
 
     def __ne__(self, other: Any) -> bool:
@@ -159,6 +198,8 @@ class Matches:
 
     def explain(self, limit: int = 10) -> list[str]:
         """Why the last comparison failed (empty before any comparison or after a success)."""
-        if self.result is None or self._ok:
+        if self._ok is None or self._ok:
             return []
+        if self.result is None:
+            return _reason_lines(self.reason or "")
         return failure_lines(self.result, self.min_score, limit)

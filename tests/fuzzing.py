@@ -91,7 +91,7 @@ def leaf_schema(r: random.Random) -> dict:
             s["tolerance"] = r.choice([0, 1, 2.5])
     elif k < 0.7:
         s = {"type": r.choice(["integer", "number"]), "score": r.choice(NUMBER_CMPS)}
-        if s["score"] in ("abs_tol", "rel_tol") and r.random() < 0.7:
+        if s["score"] in ("abs_tol", "rel_tol") and (r.random() < 0.7 or s["score"] == "abs_tol"):  # abs_tol needs one
             s["tolerance"] = r.choice([0, 0.5, 1, 1e-9, 2])
     elif k < 0.8:
         s = {"type": "boolean"}
@@ -659,6 +659,8 @@ def _leaf_type(spec: tuple) -> Any:
             return base
         if cmp not in ("abs_tol", "rel_tol", "date"):
             tolerance = None
+        elif cmp == "abs_tol" and tolerance is None:  # abs_tol needs a tolerance
+            tolerance = 0.5
         return Annotated[base, Comparator(cmp, threshold=threshold, tolerance=tolerance)]
     _, pairs, default = marker
     table = {(g if name == "literal" else Colour(g), p if name == "literal" else Colour(p)): s for g, p, s in pairs}

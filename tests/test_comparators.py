@@ -14,6 +14,7 @@ import pytest
 
 from pydantic_aligner import (
     Aligner,
+    AlignerError,
     AlignerWarning,
     ComparatorError,
     SchemaError,
@@ -155,9 +156,49 @@ def test_integer_threshold_spec_examples():
 # tolerance comparators: abs_tol / rel_tol with the `tolerance` keyword
 
 
-def test_abs_tol_default_tolerance_is_zero():
-    # math.isclose's default abs_tol is 0.0: only equal numbers score 1
-    aligner = leaf("number", "abs_tol")
+def test_abs_tol_needs_its_tolerance():
+    # issue 22: without a tolerance abs_tol silently acted as exact; now the schema is refused, naming the field
+    with pytest.raises(SchemaError) as info:
+        Aligner({"type": "object", "properties": {"items": {"type": "array", "items": {"type": "object", "properties": {
+            "price": {"type": "number", "score": "abs_tol"}}}}}})  # fmt: skip
+    assert info.value.path == "#/properties/items/items/properties/price"
+    assert "'abs_tol' comparator needs a \"tolerance\"" in str(info.value)
+    for schema in ({"type": "integer", "score": "abs_tol"}, {"type": ["number", "string"], "score": "abs_tol"}):
+        with pytest.raises(SchemaError, match="needs a \"tolerance\""):
+            Aligner(schema)
+    # a custom comparator's name is never a built-in: nothing to require; the other tolerance comparators have
+    # meaningful defaults (rel_tol: math.isclose's 1e-9; date: the same instant)
+    assert Aligner({"type": "number", "score": "rel_tol"}).score(1e9, 1e9 + 1) == 1.0
+    assert Aligner({"type": "string", "score": "date"}).score("2024-01-01T00:00:00Z", "2024-01-01T01:00:00+01:00") == 1.0
+
+
+def test_abs_tol_needs_its_tolerance_from_a_marker():
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Align, Comparator
+
+    class Item(BaseModel):
+        price: Annotated[float, Comparator("abs_tol")]
+
+    class Invoice(BaseModel):
+        items: list[Item]
+
+    class Total(BaseModel):
+        total: Annotated[float, Align(comparator="abs_tol")]
+
+    with pytest.raises(SchemaError) as info:
+        Aligner(Invoice)
+    assert info.value.path == "Invoice.items[*].price"
+    assert "Comparator('abs_tol') needs tolerance=..." in str(info.value)
+    with pytest.raises(SchemaError, match=r"^Total\.total: .*needs tolerance="):
+        Aligner(Total)
+
+
+def test_abs_tol_zero_tolerance_is_exact():
+    # a tolerance of 0.0 (math.isclose's default abs_tol), written out: only equal numbers score 1
+    aligner = leaf("number", "abs_tol", tolerance=0)
     assert aligner.score(1, 1.0) == 1.0
     assert aligner.score(1, 1.0000001) == 0.0
     assert aligner.score(0.1 + 0.2, 0.3) == 0.0
@@ -253,7 +294,7 @@ NUMBER_METRICS = ["invdiff", "relative", "exact", "abs_tol", "rel_tol"]
 
 @pytest.mark.parametrize("metric", NUMBER_METRICS)
 def test_nan_and_inf_rules(metric):
-    aligner = leaf("number", metric)
+    aligner = leaf("number", metric, **({"tolerance": 0} if metric == "abs_tol" else {}))
     assert aligner.score(NAN, NAN) == 1.0
     assert aligner.score(NAN, 1.0) == 0.0
     assert aligner.score(1.0, NAN) == 0.0
@@ -268,7 +309,7 @@ def test_nan_and_inf_rules(metric):
 @pytest.mark.parametrize("metric", NUMBER_METRICS)
 def test_nan_and_inf_rules_in_lists(metric):
     # lists of numbers are scored through the vectorised matrix path: same rules
-    schema = {"type": "array", "items": {"type": "number", "score": metric}}
+    schema = {"type": "array", "items": {"type": "number", "score": metric, **({"tolerance": 0} if metric == "abs_tol" else {})}}
     aligner = Aligner(schema)
     assert aligner.score([NAN, INF, -INF, 2], [NAN, INF, -INF, 2]) == 1.0
     # NaN vs 1.0 is 0: the pair splits into a missing and an excess row
@@ -527,3 +568,88 @@ def test_large_integers_are_compared_exactly(metric, expected):
 def test_integers_beyond_the_float_range_do_not_raise():
     big = 10**400
     assert leaf("integer").score(big, big) == 1.0
+
+
+# ---------------------------------------------------------------------------
+# an exception inside a custom comparator: a ComparatorError naming the path, the comparator and both values (issue 22)
+
+
+def _ratio(g, p):
+    return min(g, p) / max(g, p)  # ZeroDivisionError on 0 and 0
+
+
+RATIO = {"type": "number", "score": "ratio"}
+
+
+def _raised(aligner, gold, pred, how="align"):
+    with pytest.raises(ComparatorError) as info:
+        getattr(aligner, how)(gold, pred)
+    e = info.value
+    assert isinstance(e, AlignerError) and isinstance(e.__cause__, ZeroDivisionError)
+    assert e.comparator == "ratio"
+    return e
+
+
+@pytest.mark.parametrize("how", ["align", "score"])
+def test_a_raising_comparator_names_the_path_and_both_values(how):
+    one = Aligner({"type": "object", "properties": {"n": RATIO}}, comparators={"ratio": _ratio})
+    e = _raised(one, {"n": 0}, {"n": 0}, how)
+    assert (e.path, e.gold, e.pred) == ("/n", 0, 0)
+    assert str(e) == "/n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)"
+    # the root value
+    assert _raised(Aligner(RATIO, comparators={"ratio": _ratio}), 0, 0, how).path == ""
+    # records of a list: the vectorised matrix path scores them without locations; the error still has its path
+    items = {"type": "array", "items": {"type": "object", "properties": {"k": {"type": "string", "score": "exact"}, "n": RATIO}}}
+    lines = Aligner({"type": "object", "properties": {"lines": items}}, comparators={"ratio": _ratio})
+    gold = {"lines": [{"k": "a", "n": 1}, {"k": "b", "n": 0}, {"k": "c", "n": 3}]}
+    pred = {"lines": [{"k": "a", "n": 1}, {"k": "b", "n": 0}]}
+    e = _raised(lines, gold, pred, how)
+    assert (e.path, e.gold, e.pred) == ("/lines/1/n", 0, 0)
+    # a list of numbers
+    nums = Aligner({"type": "array", "items": RATIO}, comparators={"ratio": _ratio})
+    assert _raised(nums, [5, 0, 7], [0, 2], how).path == "/1"
+
+
+def test_a_raising_comparator_in_referential_records():
+    schema = {"type": "object", "properties": {
+        "entities": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "e"}, "n": RATIO}}},
+        "rels": {"type": "array", "items": {"type": "object", "properties": {"s": {"type": "string", "ref": "e"}}}}}}  # fmt: skip
+    a = Aligner(schema, comparators={"ratio": _ratio})
+    gold = {"entities": [{"id": "e1", "n": 2}, {"id": "e2", "n": 0}], "rels": [{"s": "e1"}]}
+    pred = {"entities": [{"id": "x1", "n": 2}, {"id": "x2", "n": 0}], "rels": [{"s": "x1"}]}
+    for how in ("align", "score"):
+        e = _raised(a, gold, pred, how)
+        assert (e.path, e.gold, e.pred) == ("/entities/1/n", 0, 0)
+
+
+def test_a_comparator_error_truncates_long_values_and_keeps_the_original_exception():
+    def picky(g, p):
+        raise KeyError("no")
+
+    a = Aligner({"type": "object", "properties": {"t": {"type": "string", "score": "picky"}}}, comparators={"picky": picky})
+    with pytest.raises(ComparatorError) as info:
+        a.align({"t": "x" * 500}, {"t": "y" * 500})
+    text = str(info.value)
+    assert text.startswith("/t: comparator 'picky' raised KeyError: 'no' (gold 'xxx")
+    assert len(text) < 200 and "..." in text
+    assert info.value.gold == "x" * 500  # the values themselves are kept whole
+    assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_a_raising_key_comparator_names_the_object():
+    a = Aligner({"type": "object", "properties": {"o": {"type": "object", "keyScore": "kb"}}}, comparators={"kb": lambda g, p: 1 / 0})
+    with pytest.raises(ComparatorError) as info:
+        a.score({"o": {"k": 1}}, {"o": {"j": 1}})
+    assert info.value.path == "/o" and "comparator 'kb' raised ZeroDivisionError" in str(info.value)
+
+
+def test_a_raising_comparator_becomes_an_item_error_in_evaluate():
+    from pydantic_aligner import evaluate
+
+    report = evaluate([{"n": 1}, {"n": 0}], [{"n": 1}, {"n": 0}], {"type": "object", "properties": {"n": RATIO}},
+                      comparators={"ratio": _ratio})  # fmt: skip
+    ok, bad = report.items
+    assert ok.score == 1.0
+    assert (bad.score, bad.error_kind) == (None, "ComparatorError")
+    assert bad.error == "/n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)"

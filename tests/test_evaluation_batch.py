@@ -51,10 +51,10 @@ def test_every_kind_of_bad_item_becomes_that_items_result():
     assert "not JSON" in b.error
     # c: the gold text is truncated to {} -> scored, the candidate has an extra key
     assert results[2].score == 0.0 and results[2].error_kind is None
-    # d: the comparator raised: not scored, the error names the exception
+    # d: the comparator raised: not scored, a ComparatorError naming the path, the comparator, the exception and both values
     d = results[3]
-    assert (d.score, d.verdict, d.outcome, d.error_kind) == (None, "error", "error", "ZeroDivisionError")
-    assert d.error == "comparator bug"
+    assert (d.score, d.verdict, d.outcome, d.error_kind) == (None, "error", "error", "ComparatorError")
+    assert d.error == "/s: comparator 'boom' raised ZeroDivisionError: comparator bug (gold 'a', pred 'b')"
     # e: fenced JSON read like Aligner.align reads it
     assert (results[4].score, results[4].outcome, results[4].read) == (1.0, "fenced", ("extracted",))
 

@@ -92,6 +92,46 @@ def test_rename_is_one_fix_with_its_silenced_half():
     assert '1. rename key "phone" -> "phoneNumber" at /phoneNumber' in str(fb)
 
 
+ENTITIES = {
+    "type": "object",
+    "properties": {
+        "entities": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "id": {"type": "string", "idScope": "e"}, "name": {"type": "string", "score": "exact"}}}},
+        "relations": {"type": "array", "order": "align", "items": {"type": "object", "properties": {
+            "source": {"type": "string", "ref": "e"}, "target": {"type": "string", "ref": "e"}}}},
+    },
+}  # fmt: skip
+
+
+def test_identifier_repairs_that_gain_score_are_shown():
+    # issue 22: a duplicated id's id_fix (the largest repair) was missing from feedback()
+    gold = {"entities": [{"id": "e1", "name": "Ann"}, {"id": "e2", "name": "Bob"}], "relations": [{"source": "e1", "target": "e2"}]}
+    pred = {"entities": [{"id": "e1", "name": "Ann"}, {"id": "e1", "name": "Bob"}], "relations": [{"source": "e1", "target": "e1"}]}
+    r = align(gold, pred, ENTITIES)
+    (fix,) = [o for o in r.repairs() if o.kind == "id_fix"]
+    assert (fix.path, fix.pred, fix.value, round(fix.delta, 3)) == ("/entities/1/id", "e1", "e2", 0.125)
+    fb = r.feedback()
+    line = "/entities/1/id: wrong identifier (got 'e1', change to 'e2'). Fixing this recovers +0.125."
+    assert line in str(fb)
+    entry = next(e for e in fb.entries if e.op_kind == "id_fix")
+    assert entry.rank is not None and entry.text.endswith(line)
+    assert f"Top {len([e for e in fb.entries if e.rank])} of" in str(fb)
+    assert "/entities/1/id: id 'e1'->'e2' [+0.125]" in str(r.feedback(style="compact"))
+    # ranked by its gain among the other fixes: top_k=1 keeps the largest repair only
+    top = max(r.repairs(), key=lambda o: o.delta)
+    first = str(r.feedback(top_k=1, include_synthesis_line=False)).splitlines()
+    assert len(first) == 2 and first[1].startswith(f"1. {top.path}: ")
+    # the records without any reference: the id_fix alone is the deficit
+    r2 = align({"entities": gold["entities"]}, {"entities": pred["entities"]}, ENTITIES)
+    assert "/entities/1/id: wrong identifier" in str(r2.feedback())
+    assert "no individually significant" not in str(r2.feedback())
+    assert "Focus on identifier errors" in str(r2.feedback())
+    # assert_matches lists it too
+    from pydantic_aligner.testing import failure_lines
+
+    assert "  /entities/1/id: identifier 'e1' should be 'e2' (+0.250)" in failure_lines(r2, 1.0)
+
+
 def test_user_templates_and_toml(tmp_path):
     r = align(GOLD, PRED, MOVIE)
     text = str(

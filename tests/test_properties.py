@@ -64,7 +64,9 @@ def number_schema(draw):
     name = draw(st.sampled_from([None, *NUMBER_METRICS]))
     if name is not None:
         out["score"] = name
-        if name in ("abs_tol", "rel_tol"):
+        if name == "abs_tol":  # needs its tolerance
+            out["tolerance"] = draw(st.sampled_from([0, 0.1, 0.5, 1, 2]))
+        elif name == "rel_tol":
             _maybe(draw, "tolerance", st.sampled_from([0, 0.1, 0.5, 1, 2]), out)
     _maybe(draw, "threshold", st.sampled_from([0.0, 0.25, 0.5]), out, 0.3)
     return out
@@ -556,6 +558,8 @@ def test_number_leaf_matrix_equals_per_pair_scores_bit_for_bit(metric, golds, pr
         item["threshold"] = threshold
     if tolerance is not None and metric in ("abs_tol", "rel_tol"):
         item["tolerance"] = tolerance
+    elif metric == "abs_tol":  # needs its tolerance
+        item["tolerance"] = 0
     check_matrix(item, golds, preds)
 
 

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from pydantic_aligner import (
     Aligner,
+    AlignerWarning,
     Comparator,
     DataError,
     KeyComparator,
@@ -332,11 +333,45 @@ def test_a_class_that_cannot_be_imported_is_stored_as_its_json_schema(tmp_path):
 
     ds = Dataset[str, dict, dict](name="local", cases=[Case(name="c", inputs="x", expected_output={"city": "Paris"})], evaluators=[AlignmentScore(schema=Local)])
     path = tmp_path / "local.json"
-    ds.to_file(path)
+    with pytest.warns(AlignerWarning, match="cannot be imported by name"):
+        ds.to_file(path)
     loaded = Dataset[str, dict, dict].from_file(path, custom_evaluator_types=[AlignmentScore])
     assert loaded.evaluators[0].schema == to_json_schema(Local)
     report = loaded.evaluate_sync(lambda x: {"city": "Paris"}, progress=False)
     assert report.cases[0].scores["alignment"].value == 1.0
+
+
+def test_to_file_warns_when_the_stored_schema_changes_the_scores(tmp_path):
+    # issue 22: a model in __main__ (or a function) is stored as a plain schema; the scores change after
+    # from_file (the model no longer reads "3" as 3), so to_file says so and how to avoid it
+    pytest.importorskip("pydantic_evals")
+    import warnings
+
+    from pydantic_evals import Case, Dataset
+
+    from pydantic_aligner.integrations.pydantic_evals import AlignmentScore
+
+    class Stay(BaseModel):
+        city: str
+        nights: int
+
+    def task(inputs: str) -> str:
+        return '{"city": "Paris", "nights": "3"}'
+
+    ds = Dataset[str, dict, dict](name="stay", cases=[Case(name="c", inputs="x", expected_output={"city": "Paris", "nights": 3})], evaluators=[AlignmentScore(schema=Stay)])
+    assert ds.evaluate_sync(task, progress=False).cases[0].scores["alignment"].value == 1.0
+    path = tmp_path / "stay.json"
+    with pytest.warns(AlignerWarning) as caught:
+        ds.to_file(path)
+    text = str(caught[0].message)
+    assert "Stay" in text and "scores may change" in text and "importable module" in text
+    loaded = Dataset[str, dict, dict].from_file(path, custom_evaluator_types=[AlignmentScore])
+    assert loaded.evaluate_sync(task, progress=False).cases[0].scores["alignment"].value < 1.0  # what the warning is about
+    # a model stored by reference, a JSON Schema and no schema at all store without a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for schema in (Invoice, {"type": "object"}, None):
+            Dataset[str, dict, dict](name="x", cases=[], evaluators=[AlignmentScore(schema=schema)]).to_file(tmp_path / "x.json")
 
 
 # ---------------------------------------------------------------------------

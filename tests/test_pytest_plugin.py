@@ -110,3 +110,77 @@ def test_plugin_module_imports_nothing_beyond_the_package():
     )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout.strip()
     assert out == "['pydantic_aligner.pytest_plugin']"
+
+
+# ---------------------------------------------------------------------------
+# a candidate that cannot be scored fails the comparison; it does not raise (issue 22, item 6)
+
+REFUSAL = "I'm sorry, I can't help."
+
+
+def test_matches_is_false_on_unreadable_text():
+    m = Matches({"name": "Ada", "age": 36}, schema=SCHEMA)
+    assert (REFUSAL == m) is False  # noqa: SIM300 - the reflected comparison pytest sees
+    assert m != REFUSAL
+    assert m.result is None
+    assert m.reason.startswith("ParseError: candidate text")
+    assert m.explain() == [f"the prediction could not be scored: {m.reason}"]
+    assert (REFUSAL in [Matches({"name": "Ada", "age": 36}, schema=SCHEMA)]) is False
+    # a later readable comparison clears the reason
+    assert m == {"name": "Ada", "age": 36}
+    assert m.reason is None and m.explain() == []
+
+
+def test_matches_is_false_on_a_candidate_with_no_json_equivalent():
+    m = Matches({"a": 1})
+    assert ({"a": object()} == m) is False
+    assert m.reason.startswith("DataError: pred")
+
+
+def test_assert_matches_fails_with_the_reason_on_unreadable_text():
+    with pytest.raises(AssertionError) as info:
+        assert_matches(REFUSAL, {"name": "Ada", "age": 36}, schema=SCHEMA)
+    text = str(info.value)
+    assert text.startswith("the prediction could not be scored: ParseError: candidate text")
+    assert "(at character 0)" in text or "no JSON" in text
+
+
+def test_errors_of_the_test_itself_still_raise():
+    from pydantic_aligner import ParseError, SchemaError
+
+    with pytest.raises(ParseError):  # an unreadable gold is a mistake in the test
+        assert_matches({"a": 1}, "not json at all", schema={"type": "object"})
+    with pytest.raises(ParseError):
+        _ = {"a": 1} == Matches("not json at all", schema={"type": "object"})  # noqa: SIM300
+    with pytest.raises(SchemaError):
+        assert_matches({"a": 1}, {"a": 1}, schema={"type": "object", "properties": {"a": {"score": "nope"}}})
+
+
+def test_plugin_explains_unreadable_replies(pytester):
+    pytester.makepyfile(
+        """
+        from pydantic_aligner.testing import Matches, assert_matches
+
+        REPLY = "I'm sorry, I can't help."
+
+        def test_eq():
+            assert REPLY == Matches({"age": 36})
+
+        def test_in():
+            assert REPLY in [Matches({"age": 36})]
+
+        def test_helper():
+            assert_matches(REPLY, {"age": 36})
+        """
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=3)
+    out = result.stdout.str()
+    assert "ParseError" not in out.replace("could not be scored: ParseError", "")  # never raised, only quoted
+    result.stdout.fnmatch_lines(
+        [
+            "E       assert prediction does not match gold (min_score=1.0)",
+            "*the prediction could not be scored: ParseError: candidate text*",
+        ]
+    )
+    assert out.count("the prediction could not be scored: ParseError") == 2  # `in` is not explained by pytest hooks

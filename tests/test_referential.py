@@ -475,3 +475,93 @@ def test_twins_told_apart_only_by_their_place_in_an_ordered_list():
         r = Aligner(schema).align(gold, pred)
         assert r.mappings == {"p": {"a": "r", "b": "q"}}
         assert r.score == 1.0
+
+
+# ---------------------------------------------------------------------------
+# identifiers that fail the declared type (issue 22): charged on the id fields, references stay resolved
+
+TYPED = {"type": "object", "properties": {
+    "entities": {"type": "array", "items": {"type": "object", "properties": {
+        "id": {"type": "string", "idScope": "e"}, "name": {"type": "string", "score": "exact"}}}},
+    "relations": {"type": "array", "items": {"type": "object", "properties": {
+        "source": {"type": "string", "ref": "e"}, "target": {"type": "string", "ref": "e"}}}}}}  # fmt: skip
+TYPED_GOLD = {"entities": [{"id": "e1", "name": "Ann"}, {"id": "e2", "name": "Bob"}], "relations": [{"source": "e1", "target": "e2"}]}
+TYPED_PRED = {"entities": [{"id": 1, "name": "Ann"}, {"id": 2, "name": "Bob"}], "relations": [{"source": 1, "target": 2}]}
+
+
+def _typed_model():
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import IdScope, Ref
+
+    class Ent(BaseModel):
+        id: Annotated[str, IdScope("e")]
+        name: str
+
+    class Rel(BaseModel):
+        source: Annotated[str, Ref("e")]
+        target: Annotated[str, Ref("e")]
+
+    class Doc(BaseModel):
+        entities: list[Ent]
+        relations: list[Rel]
+
+    return Doc
+
+
+@pytest.mark.parametrize("mode", ["auto", "local", "exact"])
+def test_identifiers_of_the_wrong_type_are_charged_on_the_id_fields(mode):
+    a = Aligner(TYPED, bijection_search=mode)
+    r = a.align(TYPED_GOLD, TYPED_PRED)
+    assert r.mappings == {"e": {"e1": 1, "e2": 2}}  # the bijection still maps the candidate's 1 to the gold's e1
+    assert r.score == 0.75 == a.score(TYPED_GOLD, TYPED_PRED)  # each of two ids costs its field: 2 x 1/2 x 1/4
+    costly = [(o.kind, o.path, o.pred, o.value, o.delta) for o in r.repairs() if o.delta > 0]
+    assert costly == [("id_fix", "/entities/0/id", 1, "e1", 0.125), ("id_fix", "/entities/1/id", 2, "e2", 0.125)]
+    ref_nodes = [n for n in r.walk() if n.kind == "ref"]
+    assert [n.score for n in ref_nodes] == [1.0, 1.0]  # the references resolve through the mapping
+    assert abs(sum(o.delta for o in r.repairs()) - (1 - r.score)) < 1e-12
+    # the patch rewrites the references with their identifiers: it scores 1
+    assert r.patched() == {"entities": [{"id": "e1", "name": "Ann"}, {"id": "e2", "name": "Bob"}], "relations": [{"source": "e1", "target": "e2"}]}
+    assert a.score(TYPED_GOLD, r.patched()) == 1.0
+    text = str(r.feedback())
+    assert "1. /entities/0/id: expected a string identifier, got 1 (change to 'e1')" in text
+    assert "change to 'e2'. " not in text and "/relations" not in text.split("The model")[0]
+
+
+def test_identifiers_of_the_wrong_type_through_a_model():
+    Doc = _typed_model()
+    for pred in (TYPED_PRED, json.dumps(TYPED_PRED)):
+        r = align(TYPED_GOLD, pred, Doc)
+        assert r.score == 0.75
+        assert {i.path for i in r.validation_errors} == {"/entities/0/id", "/entities/1/id", "/relations/0/source", "/relations/0/target"}
+        assert [o.path for o in r.repairs() if o.delta > 0] == ["/entities/0/id", "/entities/1/id"]
+    from pydantic_aligner.testing import failure_lines
+
+    assert "  /entities/0/id: expected a string identifier, got 1 (change to 'e1') (+0.125)" in failure_lines(r, 1.0)
+
+
+def test_one_identifier_of_the_wrong_type_among_right_ones():
+    pred = {"entities": [{"id": 1, "name": "Ann"}, {"id": "x2", "name": "Bob"}], "relations": [{"source": 1, "target": "x2"}]}
+    r = Aligner(TYPED).align(TYPED_GOLD, pred)
+    assert r.score == 0.875
+    assert [(o.kind, o.path, o.delta) for o in r.repairs() if o.delta > 0] == [("id_fix", "/entities/0/id", 0.125)]
+    assert Aligner(TYPED).score(TYPED_GOLD, r.patched()) == 1.0
+    # a reference of another type than its identifier does not resolve ("1" is not 1)
+    pred["relations"][0]["source"] = "1"
+    assert Aligner(TYPED).score(TYPED_GOLD, pred) < 0.875
+    # integer scopes too: "7" for 7
+    ints = json.loads(json.dumps(TYPED).replace('"type": "string", "idScope"', '"type": "integer", "idScope"').replace(
+        '"type": "string", "ref"', '"type": "integer", "ref"'))  # fmt: skip
+    gold = {"entities": [{"id": 7, "name": "Ann"}, {"id": 8, "name": "Bob"}], "relations": [{"source": 7, "target": 8}]}
+    pred = {"entities": [{"id": "7", "name": "Ann"}, {"id": 8, "name": "Bob"}], "relations": [{"source": "7", "target": 8}]}
+    r = Aligner(ints).align(gold, pred)
+    assert (r.score, [o.path for o in r.repairs() if o.delta > 0]) == (0.875, ["/entities/0/id"])
+
+
+def test_the_reference_mode_keeps_the_references_scoring():
+    # bijection_search="reference" reproduces the reference's scoring: identifiers are free labels there, so
+    # references of the wrong type are what costs (as before)
+    r = Aligner(TYPED, bijection_search="reference").align(TYPED_GOLD, TYPED_PRED)
+    assert r.score == 0.5 and {o.kind for o in r.repairs() if o.delta > 0} == {"list_item_add", "list_item_remove"}

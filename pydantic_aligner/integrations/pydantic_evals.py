@@ -17,8 +17,10 @@ reads the inputs). A dataset file is data: without ``trusting`` a model named in
 is refused, not imported, and its ``options`` cannot raise limits or name files
 (``AlignmentScore.trusting`` and docs/limits.md, "Security model"). A class that cannot be imported by name (defined in a
 function or in ``__main__``) is stored as its translated JSON Schema instead
-(:func:`~pydantic_aligner.to_json_schema`): the keywords survive, the
-model's validation of inputs does not. A JSON Schema dict is stored as is.
+(:func:`~pydantic_aligner.to_json_schema`), with an
+:class:`~pydantic_aligner.AlignerWarning`: the keywords survive, the
+model's validation of inputs does not, so scores may change after loading.
+A JSON Schema dict is stored as is.
 
 >>> import importlib.util
 >>> from pydantic_aligner.integrations import pydantic_evals as pe
@@ -35,8 +37,11 @@ __all__ = ["AlignmentScore"]  # noqa: F822 - built on first access (module __get
 _CLASS: Any = None
 
 
-def _stored_schema(schema: Any) -> Any:
-    """``schema`` as JSON-serializable data: a model as ``"module:Class"``, else its translated JSON Schema."""
+def _stored_schema(schema: Any, warn: bool = False) -> Any:
+    """``schema`` as JSON-serializable data: a model as ``"module:Class"``, else its translated JSON Schema.
+
+    With ``warn`` (a dataset file is being written), storing a model as a plain schema warns.
+    """
     from .._aligner import Aligner, _is_model_type
     from .._translate import model_reference, to_json_schema
 
@@ -46,8 +51,43 @@ def _stored_schema(schema: Any) -> Any:
         return schema
     if _is_model_type(schema):
         ref = model_reference(schema)
-        return ref if ref is not None else to_json_schema(schema)
+        if ref is not None:
+            return ref
+        if warn:
+            _warn_plain_schema(schema)
+        return to_json_schema(schema)
     return schema
+
+
+def _writing_a_file() -> bool:
+    """Whether ``Dataset.to_file`` is on the stack (``evaluate`` builds the same arguments for its report)."""
+    import sys
+
+    f = sys._getframe(1)
+    for _ in range(40):
+        f = f.f_back
+        if f is None:
+            return False
+        if f.f_code.co_name == "to_file" and "pydantic_evals" in f.f_code.co_filename:
+            return True
+    return False
+
+
+def _warn_plain_schema(model: Any) -> None:
+    """Say that ``model`` is stored as a plain JSON Schema, what that changes and how to avoid it."""
+    import warnings
+
+    from .._errors import AlignerWarning
+
+    where = getattr(model, "__module__", "?")
+    name = getattr(model, "__qualname__", repr(model))
+    warnings.warn(
+        f"AlignmentScore: the model {where}.{name} cannot be imported by name (it is defined in __main__ or inside a function), "
+        "so the dataset file stores its translated JSON Schema: after Dataset.from_file the model no longer reads the "
+        "inputs, and scores may change. Define the model at the top level of an importable module to store it by reference.",
+        AlignerWarning,
+        stacklevel=5,
+    )
 
 
 def _build() -> Any:
@@ -155,7 +195,7 @@ def _build() -> Any:
             for key, default in defaults.items():
                 value = getattr(self, key)
                 if key == "schema":
-                    value = _stored_schema(value)
+                    value = _stored_schema(value, warn=_writing_a_file())
                 if value != default:
                     out[key] = value
             return out
