@@ -249,7 +249,20 @@ def _adapter(cls: type) -> TypeAdapter:
 
 def _dump_model(m: BaseModel) -> Any:
     spec = _placeholders(m)
-    return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_computed_fields=True)
+    try:
+        return m.model_dump(mode="python", by_alias=True, warnings=False, exclude=spec or None, exclude_computed_fields=True)
+    except (pydantic_core.PydanticSerializationError, TypeError, ValueError):
+        if type(m).model_config.get("root_model"):
+            raise
+        # a partial instance holding what the serializer cannot walk (a list in a discriminated union's tag): its
+        # fields one by one, by alias, placeholders left out (nested models and values converted by _jsonable)
+        values = m.__dict__
+        out = {}
+        for name, field in type(m).model_fields.items():
+            if name in values and not (spec and spec.get(name) is True) and not field.exclude:
+                out[field.serialization_alias or field.alias or name] = values[name]
+        out.update(m.__pydantic_extra__ or {})
+        return out
 
 
 def placeholders(value: Any) -> Any:

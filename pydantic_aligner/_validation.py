@@ -458,7 +458,14 @@ class ModelReader:
                     return self.instance(value), []
                 except (Miss, RecursionError):
                     pass  # something validation would not have put there: the serializer's way
-            return self.dump(value, side, placeholders(value) if isinstance(value, BaseModel) else None), []
+            try:
+                return self.dump(value, side, placeholders(value) if isinstance(value, BaseModel) else None), []
+            except DataError:
+                if side != "pred" or not isinstance(value, BaseModel):
+                    raise
+                # a partial candidate instance holding what the serializer cannot walk (a list in a discriminated
+                # union's tag): its data, read below as any candidate data (invalid parts keep graded credit)
+                value = to_jsonable(value, side)
         if type(value) in (list, tuple) and value and isinstance(value[0], BaseModel):
             ok, result, errors = validated if validated is not None else self.validate(value, side, json_mode=json_mode)
             if ok:

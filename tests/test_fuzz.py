@@ -134,6 +134,7 @@ def test_fuzz_scores_errors_identity_repairs_and_patches(seed):
 @given(SEEDS)
 @example(seed=214)  # a partial instance's date field held a string: reading it raised DataError
 @example(seed=216)  # ... a Decimal field held a string: DataError ("could not convert string to float")
+@example(seed=12884909987)  # ... a discriminated union's tag held a list: the serializer's TypeError became a DataError
 def test_fuzz_pydantic_models_instances_dumps_text_and_lax_inputs(seed):
     # a random annotated model (markers, score tables, defaults, aliases, extra policies, unions,
     # tuples; or a list of such models); every rendering of the gold (the instance, its JSON dump,
