@@ -25,7 +25,7 @@ from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
 from ._errors import DataError, LimitError
-from ._limits import BLOCK, DP_CELLS, assign_cells
+from ._limits import BLOCK, DP_CELLS, PATTERN_CELLS, assign_cells
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import LazyMatch, Match, Row
 
@@ -73,6 +73,7 @@ class Ctx:
         "mask_scope",
         "max_cells",
         "max_str",
+        "memo",
         "pred_ids",
         "pred_root",
         "problems",
@@ -99,6 +100,9 @@ class Ctx:
         self.work = 0
         self.max_cells = max_cells
         self.max_str = max_str
+        # union branch scores of this call, (branch, gold, candidate) -> score: nested unions without discriminator
+        # would otherwise score the same subtree once per branch of every union above it (exponential in depth)
+        self.memo: dict[tuple, tuple] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -278,12 +282,20 @@ def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float
     b = tagged_branch(h, g)
     if b is not None:
         return b, None
+    memo = ctx.memo if _matrix.pure_scores(h) else None
+    if memo is not None:
+        key = (id(h), id(g), id(p))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is g and hit[1] is p:
+            return hit[2], hit[3]
     charge(ctx, len(h.branches) * BRANCH_CELLS, loc)
     best, best_s = None, -1.0
     for b in h.branches:
         s = _score_h(b, g, p, ctx, loc)
         if s > best_s:
             best, best_s = b, s
+    if memo is not None:
+        memo[key] = (g, p, best, best_s)  # the values kept alive: their ids stay theirs for the call
     return best, best_s
 
 
@@ -465,12 +477,21 @@ def weight_scale(h: Any, keys: Any) -> float:
     return 2.0 ** -math.frexp(top)[1]
 
 
+def pattern_charge(h: Any, keys: Any, ctx: Ctx, loc: Any) -> None:
+    """Charge the ``patternProperties`` matching of ``keys`` (those not matched yet), before matching any."""
+    steps = h.pattern_steps(keys)
+    if steps:
+        charge(ctx, steps * PATTERN_CELLS, loc)
+
+
 def _object(
     h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, wscale: float = 1.0
 ) -> tuple[float, tuple]:
     tree = gptr is not None
     if not g and not p:
         return 1.0, ()
+    if h.patterns:
+        pattern_charge(h, g.keys() | p.keys(), ctx, loc)
     kconf: list | None = [] if tree and ctx.conf is not None else None
     rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
     props = h.props

@@ -53,6 +53,8 @@ ASSIGN_SCALE = 2_000
 def assign_cells(n: int, m: int) -> int:
     """Cells charged for the optimal assignment of an ``n`` x ``m`` similarity matrix."""
     return n * m + n * m * min(n, m) // ASSIGN_SCALE
+#: cells per automaton step of a ``patternProperties`` match (one pattern, one character of a key: ~2 us in Python)
+PATTERN_CELLS = 20
 #: characters per cell for the bit-parallel edit distances (rapidfuzz processes 64 characters per word)
 BLOCK = 64
 

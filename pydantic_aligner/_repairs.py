@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ._assign import EXCESS, MISSING, PAIR
 from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
-from ._errors import SchemaError
+from ._errors import SchemaError, safe_repr
 from ._limits import deep_entry
 from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
@@ -93,6 +93,10 @@ class Repair:
     confidence: float = 1.0
     _orig: tuple = field(default=(), repr=False, compare=False)
     _final: tuple = field(default=(), repr=False, compare=False)
+
+    def __repr__(self) -> str:  # the dataclass's own, with values past the int-to-text limit abbreviated
+        fields = ("op", "path", "kind", "delta", "value", "gold", "pred", "gold_path", "pred_path", "list_path", "pair_id", "confidence")
+        return "Repair(" + ", ".join(f"{f}={safe_repr(getattr(self, f))}" for f in fields) + ")"
 
     @property
     def score_delta(self) -> float:
