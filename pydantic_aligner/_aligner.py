@@ -298,6 +298,20 @@ class Aligner:
         """
         return self._align(gold, pred, tree=True)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its schema (or model) and options, compiled again when loaded (Dask, multiprocessing).
+
+        >>> import pickle
+        >>> from pydantic_aligner import Aligner
+        >>> a = pickle.loads(pickle.dumps(Aligner({"type": "string", "score": "levenshtein"}, max_cells=10_000)))
+        >>> a.score("kitten", "sitting"), a.limits["max_cells"]
+        (0.5714285714285714, 10000)
+        """
+        options = {**self._kwargs, "bijection_search": self.options["bijection_search"]}
+        state = (self.model if self.model is not None else self.schema, options)
+        _check_picklable(state)
+        return (_rebuild_aligner, state)
+
     def score(self, gold: Any, pred: Any) -> float:
         """The score of ``pred`` against ``gold``: ``align(gold, pred).score``, without building the tree.
 
@@ -479,6 +493,26 @@ class Aligner:
         if not errors:
             return None
         return [Problem("pred", "".join(f"/{t}" for t in e.absolute_path), e.message) for e in errors]
+
+
+def _rebuild_aligner(schema: Any, options: dict) -> Aligner:
+    return Aligner(schema, **options)
+
+
+def _check_picklable(state: tuple) -> None:
+    """Refuse (``pickle.PicklingError``, naming the part) an Aligner whose model or options do not pickle."""
+    import pickle
+
+    schema, options = state
+    for what, part in (("model", schema), *((f"option {k}=", v) for k, v in options.items())):
+        try:
+            pickle.dumps(part)
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            name = what if what == "model" else f"{what}{part!r:.60}"
+            raise pickle.PicklingError(
+                f"this Aligner cannot be pickled: its {name} does not pickle ({e}); define models and custom "
+                "comparators at module level, or build the Aligner where it is used"
+            ) from None
 
 
 def _recursion_error(e: RecursionError) -> Exception:

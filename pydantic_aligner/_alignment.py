@@ -67,6 +67,25 @@ class Alignment:
     def __float__(self) -> float:
         return self.score
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its data: the aligner (by schema and options), both documents as read, how the candidate
+        was read, the problems and validation errors; the match tree is built again when loaded (it refers to the
+        compiled schema, which is not pickled), with the same score.
+
+        >>> import pickle
+        >>> from pydantic_aligner import align
+        >>> r = pickle.loads(pickle.dumps(align({"a": 1, "b": "x"}, {"a": 2, "b": "x"})))
+        >>> r.score, [(n.path, n.score) for n in r.root.leaves()]
+        (0.5, [('/a', 0.0), ('/b', 1.0)])
+        """
+        if self.aligner is None:
+            import pickle
+
+            raise pickle.PicklingError("an Alignment built without an Aligner cannot be pickled")
+        rebuilt = not (self.root.kind == "mismatch" and self.root.gold_path == "" and not self.root.children)
+        state = (self.aligner, self.score, self.gold, self.pred, self.read, list(self.problems), list(self.validation_errors), rebuilt)
+        return (_rebuild_alignment, state)
+
     def __repr__(self) -> str:
         extra = f", problems={len(self.problems)}" if self.problems else ""
         return f"Alignment(score={self.score!r}{extra})"
@@ -282,3 +301,13 @@ class Alignment:
 
         visit(self.root, 1.0, 0)
         return out
+
+
+def _rebuild_alignment(aligner: Any, score: float, gold: Any, pred: Any, read: Any, problems: list, issues: list, rebuilt: bool) -> Alignment:
+    if rebuilt:  # the tree again, from the data as read (deterministic: the same tree and score)
+        out = aligner._run(gold, pred, read, True, issues)
+        out.problems = problems
+        return out
+    # a candidate refused as a whole (strict mode, unreadable text under lenient): its one mismatch node
+    root = Match("mismatch", 0.0, gold, pred, "", "", pos=aligner.plan.root)
+    return Alignment(score, root, problems=problems, gold=gold, pred=pred, read=read, aligner=aligner, validation_errors=issues)

@@ -25,7 +25,7 @@ from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
 from ._errors import DataError, LimitError
-from ._limits import BLOCK, DP_CELLS, PATTERN_CELLS, assign_cells
+from ._limits import BLOCK, DEEP, DP_CELLS, PATTERN_CELLS, assign_cells, deep_frames, on_fresh_thread
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import LazyMatch, Match, Row
 
@@ -238,6 +238,8 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
 
 def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
     """The score of ``p`` against ``g`` at ``pos`` (no tree)."""
+    if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+        return on_fresh_thread(score, pos, g, p, ctx, loc)
     if pos.special is not None:
         return _special(pos, g, p, ctx)[0]
     if g is None or p is None:
@@ -305,6 +307,8 @@ def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float
 
 def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
     """The match tree of ``p`` against ``g`` at ``pos``."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(align, pos, g, p, ctx, loc, gptr, pptr)
     if pos.special is not None:
         s, mapped = _special(pos, g, p, ctx)
         kind = "id" if pos.special.__class__ is IdSpec else "ref"
@@ -564,6 +568,8 @@ def sim_matrix(
     pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
 ) -> np.ndarray:
     """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(sim_matrix, pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
     known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
     if known is not None and offset == 0:
         S = known(golds, preds)

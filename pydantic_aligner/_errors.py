@@ -148,8 +148,11 @@ def safe_repr(value: object) -> str:
     try:
         return repr(value)
     except ValueError:  # an integer past the conversion limit, somewhere inside
-        pass
-    return _SafeRepr().repr(value)
+        return _SafeRepr().repr(value)
+    except RecursionError:  # nested deeper than this thread's frames allow: the outer levels, then "..."
+        r = _SafeRepr()
+        r.maxlevel = 20
+        return r.repr(value)
 
 
 def _int_digits(n: int) -> int:
@@ -172,6 +175,8 @@ def _make_safe_repr() -> type:
         def repr_dict(self, x: dict, level: int) -> str:  # in the dict's own order (reprlib sorts)
             if not x:
                 return "{}"
+            if level <= 0:
+                return "{...}"
             return "{" + ", ".join(f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in x.items()) + "}"
 
         def repr_int(self, x: int, level: int) -> str:

@@ -26,7 +26,7 @@ from ._assign import EXCESS, MISSING, PAIR
 from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from ._errors import SchemaError, safe_repr
-from ._limits import deep_entry
+from ._limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer
 from ._plan import ARR, UNION
 from ._tree import CONTAINER_KINDS, LazyMatch, Match
@@ -303,6 +303,8 @@ class _Builder:
 
     # -- containers -------------------------------------------------------------
     def visit(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, in_reorder: bool, list_path: str | None) -> None:
+        if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+            return on_fresh_thread(self.visit, node, c, orig, final, opath, in_reorder, list_path)
         if node.__class__ is LazyMatch:
             build = node._build
             if build is not None and not self.confs:
