@@ -339,3 +339,91 @@ def test_score_table_errors_on_the_fast_path():
     ]:
         with pytest.raises(SchemaError, match=message):
             Aligner({"type": "string", "enum": ["a", "b"], "scoreTable": {"pairs": pairs}})
+
+
+# ---------------------------------------------------------------------------
+# hostile budgets, fuzzed: every path ends in a score or a typed error within the budget
+#
+# PYDANTIC_ALIGNER_FUZZ_EXAMPLES sets the number of examples (the long run in docs/limits.md).
+
+_HOSTILE = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_EXAMPLES", "8"))
+
+
+def _hostile_case(rnd):
+    """(family, (schema, options, gold, candidate)) of one hostile family, drawn with ``rnd`` (a random.Random)."""
+    family = rnd.choice(["union", "pattern", "strict", "bigint", "deep", "table"])
+    return family, _hostile_family(rnd, family)
+
+
+def _hostile_family(rnd, family):  # noqa: C901 - one branch per family
+    if family == "union":
+        depth, branches = rnd.randint(1, 14), rnd.randint(1, 9)
+        gb, pb = rnd.randrange(branches), rnd.randrange(branches)
+        gold, pred = union_doc(depth, gb), union_doc(depth, pb)
+        if rnd.random() < 0.3:
+            pred = json.dumps(pred)[: rnd.randint(1, 200)]  # truncated text
+        return union_schema(depth, branches), {}, gold, pred
+    if family == "pattern":
+        n, keys = rnd.choice([1, 5, 50, 3000]), rnd.choice([10, 1000, 30_000, 120_000])
+        key = rnd.choice(["p{i}_x", "k{i}", "a" * 40 + "{i}"])
+        gold = {key.format(i=j): j for j in range(keys)}
+        return pattern_schema(n), {}, gold, dict(list(gold.items())[: keys // 2])
+    if family == "strict":
+        k = rnd.choice(["unique", "multiple", "maximum"])
+        if k == "unique":
+            items = [{"a": rnd.randrange(5000), "b": [rnd.random() < 0.5]} for _ in range(rnd.choice([10, 3000, 6000]))]
+            return {"type": "array", "uniqueItems": True}, {"strict": True, "max_cells": None}, [], json.dumps(items)
+        n, text = rnd.choice(
+            [(10**400, "1" + "0" * 400), (-(10**5000), "-1" + "0" * 5000), (10**19999, "1" + "0" * 19999), (1.5e308, "1.5e308"),
+             (0.30000000000000004, "0.30000000000000004"), (7, "7")]
+        )
+        kw = {"multipleOf": rnd.choice([0.1, 3, 1e-300, 1e300])} if k == "multiple" else {"maximum": rnd.choice([3, 1e308])}
+        return {"type": "number", **kw}, {"strict": True}, 1, text if rnd.random() < 0.5 else n
+    if family == "bigint":
+        digits = rnd.choice([4_299, 4_301, 9_000, 20_000, 20_001])
+        text = '{"n": ' + "9" * digits + "}"
+        return {"type": "object"}, {}, {"n": rnd.choice([1, 10**5000])}, text
+    if family == "deep":
+        d = rnd.choice([199, 500, 998, 999, 1000, 1001])
+        kind = rnd.choice(["obj", "list", "mix"])
+        g, p, opens, closes = 1, 2, "", ""
+        for k in range(d - 1):
+            wrap = kind == "obj" or (kind == "mix" and k % 2)
+            g, p = ({"a": g}, {"a": p}) if wrap else ([g], [p])
+            opens, closes = ('{"a": ' if wrap else "[") + opens, closes + ("}" if wrap else "]")
+        text = '{"top": ' + opens + "2" + closes + ', "x": 2}'  # json.dumps would recurse
+        return None, {}, {"top": g, "x": 1}, text if rnd.random() < 0.5 else {"top": p, "x": 2}
+    labels = [f"l{i}" for i in range(rnd.choice([3, 100, 400]))]
+    pairs = [[a, b, rnd.choice([0.0, 0.5, 1.0])] for a in labels for b in labels if a != b]
+    s = {"type": "array", "items": {"type": "string", "enum": labels, "scoreTable": {"pairs": pairs}}}
+    return s, {}, rnd.sample(labels, min(len(labels), 60)), rnd.sample(labels, min(len(labels), 60))
+
+
+def test_fuzz_hostile_budgets_end_in_a_score_or_a_typed_error():
+    """Hostile cases of items 12-16 (nested unions, patternProperties floods, strict-mode keywords on huge values,
+    huge integers, documents around max_depth, big score tables): a score in [0, 1] or an ``AlignerError`` within
+    the budget; an alignment pickles back to the same score, and its feedback renders."""
+    import random
+
+    from pydantic_aligner import AlignerError
+
+    seed = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_SEED", "0")) or random.randrange(2**32)
+    times: dict = {}
+    for i in range(_HOSTILE):
+        rnd = random.Random(seed + i)
+        family, (schema, options, gold, pred) = _hostile_case(rnd)
+        a = Aligner(schema, **options)
+        t = time.perf_counter()
+        try:
+            r = a.align(gold, pred)
+        except AlignerError:
+            r = None
+        spent = time.perf_counter() - t
+        assert spent < 3 * BUDGET, (seed + i, spent)
+        times.setdefault(family, []).append(round(spent, 2))
+        if r is None:
+            continue
+        assert 0.0 <= r.score <= 1.0, (seed + i, r.score)
+        assert pickle.loads(pickle.dumps(r)).score == r.score, seed + i
+        assert isinstance(r.feedback().text, str)
+    print("hostile cases (seconds by family):", times)
