@@ -361,7 +361,9 @@ class _Flat:
 DEEP_PICKLE = 200
 
 
-def _rebuild_alignment(aligner: Any, score: float, gold: Any, pred: Any, read: Any, problems: list, issues: list, rebuilt: bool) -> Alignment:
+def _rebuild_alignment(
+    aligner: Any, score: float, gold: Any, pred: Any, read: Any, problems: list, issues: list, rebuilt: bool
+) -> Alignment:
     gold = gold.value() if isinstance(gold, _Flat) else gold
     pred = pred.value() if isinstance(pred, _Flat) else pred
     if rebuilt:  # the tree again, from the data as read (deterministic: the same tree and score)
