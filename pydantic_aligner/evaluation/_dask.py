@@ -101,17 +101,17 @@ def as_data(ddf: Any, columns: tuple[str, ...]) -> Any:
     data without the conversion; any other frame is returned as it is (the workers refuse repr strings).
     """
     try:
-        import dask
-        import dask.dataframe as dd
-
         expr = ddf.expr
         if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
             return ddf
         frame = expr.operand("frame")._data
         if not any(frame[c].dtype == object and any(not isinstance(v, str) for v in frame[c]) for c in columns if c in frame):
             return ddf
-        with dask.config.set({"dataframe.convert-string": False}):
-            return dd.from_pandas(frame, npartitions=ddf.npartitions, sort=expr.operand("sort"))
+        from dask.dataframe.dask_expr._collection import new_collection
+
+        # the same expression (the same data, partitions and token) without the conversion: costs nothing, where
+        # dd.from_pandas again would hash every dict of the frame anew (0.35 s for 3,000 rows)
+        return new_collection(expr.substitute_parameters({"pyarrow_strings_enabled": False}))
     except Exception:  # another version's internals: the workers' check still refuses repr strings
         return ddf
 
