@@ -76,7 +76,7 @@ class Alignment:
         >>> from pydantic_aligner import align
         >>> r = pickle.loads(pickle.dumps(align({"a": 1, "b": "x"}, {"a": 2, "b": "x"})))
         >>> r.score, [(n.path, n.score) for n in r.root.leaves()]
-        (0.5, [('/a', 0.0), ('/b', 1.0)])
+        (0.75, [('/a', 0.5), ('/b', 1.0)])
         """
         if self.aligner is None:
             import pickle
