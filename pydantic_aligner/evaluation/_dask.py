@@ -73,7 +73,10 @@ _PY_REPR = re.compile(r"\s*[\[{][\s\[{]*'")
 
 
 def _check_data_columns(df: Any, columns: tuple[str, ...]) -> None:
-    """Refuse a partition whose dict/list column reached the worker as Python reprs (Dask's string conversion)."""
+    """Refuse a partition whose dict/list column reached the worker as Python reprs (Dask's string conversion).
+
+    Only gold columns are checked: a gold is data, never written as a Python repr on purpose, while a candidate
+    column holds model text, which may well read ``{'a': 1}`` (and is read as the serial run reads it)."""
     import pandas as pd
 
     for col in columns:
@@ -88,7 +91,7 @@ def _check_data_columns(df: Any, columns: tuple[str, ...]) -> None:
                     "dask.config.set({'dataframe.convert-string': False}) (score_dask/evaluate_dask do so for frames "
                     "from dd.from_pandas), or store JSON text (json.dumps) in the column",
                     None,
-                    "gold" if col != "pred" else "pred",
+                    "gold",
                 )
 
 
@@ -118,7 +121,7 @@ def as_data(ddf: Any, columns: tuple[str, ...]) -> Any:
 
 def _results(df: Any, schema: Any, gold: str, pred: str, id: str | None, top_repairs: Any, fields: bool, bands, critical, labels, options):
     scorer = _scorer(_portable(schema), top_repairs, fields, bands, critical, labels, options)
-    _check_data_columns(df, (gold, pred))
+    _check_data_columns(df, (gold,))
     golds = df[gold].tolist()
     preds = df[pred].tolist()
     ids = df[id].tolist() if id is not None else list(df.index)
