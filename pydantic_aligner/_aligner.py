@@ -16,7 +16,7 @@ from ._compile import compile_schema
 from ._engine import Ctx, Problem, UnsupportedValue
 from ._engine import align as _align_tree
 from ._engine import score as _score_only
-from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError
+from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError, safe_repr
 from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
@@ -298,6 +298,20 @@ class Aligner:
         """
         return self._align(gold, pred, tree=True)
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its schema (or model) and options, compiled again when loaded (Dask, multiprocessing).
+
+        >>> import pickle
+        >>> from pydantic_aligner import Aligner
+        >>> a = pickle.loads(pickle.dumps(Aligner({"type": "string", "score": "levenshtein"}, max_cells=10_000)))
+        >>> a.score("kitten", "sitting"), a.limits["max_cells"]
+        (0.5714285714285714, 10000)
+        """
+        options = {**self._kwargs, "bijection_search": self.options["bijection_search"]}
+        state = (self.model if self.model is not None else self.schema, options)
+        _check_picklable(state)
+        return (_rebuild_aligner, state)
+
     def score(self, gold: Any, pred: Any) -> float:
         """The score of ``pred`` against ``gold``: ``align(gold, pred).score``, without building the tree.
 
@@ -468,6 +482,12 @@ class Aligner:
         data, issues = reader.read(value, side)
         return data, NOT_READ, issues
 
+    def _iter_strict_errors(self, value: Any) -> list:
+        try:
+            return sorted(self._validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+        except ValueError:  # a message holding an integer past the int-to-text limit: validate a copy that prints it
+            return sorted(self._validator.iter_errors(_printable_ints(value)), key=lambda e: list(e.absolute_path))
+
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
         try:
             return self._strict_errors(gold, pred)
@@ -477,15 +497,35 @@ class Aligner:
             raise SchemaError(f"a $ref does not resolve inside the schema: {e}") from None
 
     def _strict_errors(self, gold: Any, pred: Any) -> list[Problem] | None:
-        errors = sorted(self._validator.iter_errors(gold), key=lambda e: list(e.absolute_path))
+        errors = self._iter_strict_errors(gold)
         if errors:
             e = errors[0]
             path = "".join(f"/{t}" for t in e.absolute_path)
             raise DataError(f"gold does not validate against the schema: {e.message}", path)
-        errors = sorted(self._validator.iter_errors(pred), key=lambda e: list(e.absolute_path))
+        errors = self._iter_strict_errors(pred)
         if not errors:
             return None
         return [Problem("pred", "".join(f"/{t}" for t in e.absolute_path), e.message) for e in errors]
+
+
+def _rebuild_aligner(schema: Any, options: dict) -> Aligner:
+    return Aligner(schema, **options)
+
+
+def _check_picklable(state: tuple) -> None:
+    """Refuse (``pickle.PicklingError``, naming the part) an Aligner whose model or options do not pickle."""
+    import pickle
+
+    schema, options = state
+    for what, part in (("model", schema), *((f"option {k}=", v) for k, v in options.items())):
+        try:
+            pickle.dumps(part)
+        except (pickle.PicklingError, AttributeError, TypeError) as e:
+            name = what if what == "model" else f"{what}{part!r:.60}"
+            raise pickle.PicklingError(
+                f"this Aligner cannot be pickled: its {name} does not pickle ({e}); define models and custom "
+                "comparators at module level, or build the Aligner where it is used"
+            ) from None
 
 
 def _recursion_error(e: RecursionError) -> Exception:
@@ -564,9 +604,104 @@ def _linear_patterns(cls: Any) -> Any:
         elif not ap and extras:
             yield ValidationError(f"Additional properties are not allowed ({', '.join(map(repr, sorted(extras)))} unexpected)")
 
+    def unique_items(validator, ui, instance, schema):
+        # jsonschema compares unsortable items (objects) pairwise, quadratic in the list: one pass over frozen copies
+        if ui and validator.is_type(instance, "array") and not _all_unique(instance):
+            yield ValidationError(f"{safe_repr(instance)} has non-unique elements")
+
+    def multiple_of(validator, db, instance, schema):
+        if validator.is_type(instance, "number") and not _is_multiple(instance, db):
+            yield ValidationError(f"{safe_repr(instance)} is not a multiple of {db}")
+
     return validators.extend(
-        cls, {"pattern": pattern, "patternProperties": pattern_properties, "additionalProperties": additional_properties}
+        cls,
+        {
+            "pattern": pattern,
+            "patternProperties": pattern_properties,
+            "additionalProperties": additional_properties,
+            "uniqueItems": unique_items,
+            "multipleOf": multiple_of,
+        },
     )
+
+
+class _LongInt(int):
+    """An integer whose ``repr`` abbreviates it (see :func:`~._errors.safe_repr`); validates as the integer."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return safe_repr(int(self))
+
+    __str__ = __repr__
+
+
+def _printable_ints(value: Any) -> Any:
+    """A copy of a JSON value whose integers too long for ``repr`` are :class:`_LongInt` (iterative)."""
+
+    def conv(v: Any) -> Any:
+        if v.__class__ is int and v.bit_length() > 14_000:  # ~4,214 digits: the 4,300-digit limit with a margin
+            return _LongInt(v)
+        return v
+
+    root: list = [value]
+    stack: list = [(root, 0)]
+    while stack:
+        box, k = stack.pop()
+        v = box[k]
+        if isinstance(v, dict):
+            v = box[k] = dict(v)
+            stack.extend((v, key) for key in v)
+        elif isinstance(v, list):
+            v = box[k] = list(v)
+            stack.extend((v, i) for i in range(len(v)))
+        else:
+            box[k] = conv(v)
+    return root[0]
+
+
+def _frozen(v: Any) -> Any:
+    """A hashable copy of a JSON value, equal for values JSON Schema calls equal (``1 == 1.0``, ``true != 1``, key
+    order ignored); NaN equals NaN (as one parsed NaN equals itself under jsonschema's identity check)."""
+    if v is True or v is False:
+        return ("bool", v)
+    if isinstance(v, float) and v != v:
+        return ("nan",)
+    if isinstance(v, (list, tuple)):
+        return ("array", tuple(_frozen(x) for x in v))
+    if isinstance(v, dict):
+        return ("object", frozenset((k, _frozen(x)) for k, x in v.items()))
+    return v
+
+
+def _all_unique(items: list) -> bool:
+    """Whether no two items of ``items`` are equal JSON values, in one pass (``uniqueItems``)."""
+    seen = set()
+    for x in items:
+        f = _frozen(x)
+        if f in seen:
+            return False
+        seen.add(f)
+    return True
+
+
+def _is_multiple(x: Any, d: Any) -> bool:
+    """``multipleOf``: jsonschema's float test where floats can hold it, else exact (a 400-digit integer divided
+    by 0.1 overflows a float); ``d`` is read as its decimal text, so 10**400 is a multiple of 0.1."""
+    from fractions import Fraction
+
+    if isinstance(d, float):
+        try:
+            q = x / d
+            return int(q) == q
+        except (OverflowError, ValueError):  # past the float range: exact below
+            if x != x or x in (_INF_F, -_INF_F):
+                return False
+            return (Fraction(x) / Fraction(repr(d))).denominator == 1
+    return not x % d
+
+
+_INF_F = float("inf")
 
 
 # ---------------------------------------------------------------------------
@@ -617,7 +752,7 @@ def _aligner_for(schema: Any, options: dict) -> Aligner:
             return hit[4]
         try:
             key = json.dumps(schema, sort_keys=True)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):  # not JSON, or too deep for the cache key: Aligner says why
             return Aligner(schema, **options)
         aligner = _cached_aligner(key, okey, version)
         with _IDENTITY_LOCK:

@@ -67,6 +67,26 @@ class Alignment:
     def __float__(self) -> float:
         return self.score
 
+    def __reduce__(self) -> tuple:
+        """Pickled with its data: the aligner (by schema and options), both documents as read, how the candidate
+        was read, the problems and validation errors; the match tree is built again when loaded (it refers to the
+        compiled schema, which is not pickled), with the same score.
+
+        >>> import pickle
+        >>> from pydantic_aligner import align
+        >>> r = pickle.loads(pickle.dumps(align({"a": 1, "b": "x"}, {"a": 2, "b": "x"})))
+        >>> r.score, [(n.path, n.score) for n in r.root.leaves()]
+        (0.75, [('/a', 0.5), ('/b', 1.0)])
+        """
+        if self.aligner is None:
+            import pickle
+
+            raise pickle.PicklingError("an Alignment built without an Aligner cannot be pickled")
+        rebuilt = not (self.root.kind == "mismatch" and self.root.gold_path == "" and not self.root.children)
+        gold, pred = _Flat.of(self.gold), _Flat.of(self.pred)
+        state = (self.aligner, self.score, gold, pred, self.read, list(self.problems), list(self.validation_errors), rebuilt)
+        return (_rebuild_alignment, state)
+
     def __repr__(self) -> str:
         extra = f", problems={len(self.problems)}" if self.problems else ""
         return f"Alignment(score={self.score!r}{extra})"
@@ -282,3 +302,79 @@ class Alignment:
 
         visit(self.root, 1.0, 0)
         return out
+
+
+class _Flat:
+    """A deep document pickled flat: pickle recurses once per level and fails past the recursion limit, so a
+    document deeper than ``DEEP_PICKLE`` travels as a preorder list of its nodes, written and read without recursion."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self, nodes: list) -> None:
+        self.nodes = nodes
+
+    @staticmethod
+    def of(value: Any) -> Any:
+        from ._limits import depth_of
+
+        if not isinstance(value, (dict, list)) or depth_of(value)[0] <= DEEP_PICKLE:
+            return value
+        nodes: list = []
+        stack = [value]
+        while stack:
+            v = stack.pop()
+            if type(v) is dict:
+                nodes.append(("{", tuple(v)))
+                stack.extend(reversed(list(v.values())))
+            elif type(v) is list:
+                nodes.append(("[", len(v)))
+                stack.extend(reversed(v))
+            else:
+                nodes.append(("v", v))
+        return _Flat(nodes)
+
+    def value(self) -> Any:
+        root: list = []
+        # open containers: (container, keys or None, children still due)
+        stack: list = [(root, None, 1)]
+        for tag, x in self.nodes:
+            v = {} if tag == "{" else [] if tag == "[" else x
+            parent, keys, _due = stack[-1]
+            if keys is None:
+                parent.append(v)
+            else:
+                parent[keys[len(parent)]] = v
+            top = stack.pop()
+            if top[2] > 1:
+                stack.append((top[0], top[1], top[2] - 1))
+            if tag == "{" and x:
+                stack.append((v, x, len(x)))
+            elif tag == "[" and x:
+                stack.append((v, None, x))
+        return root[0]
+
+    def __reduce__(self) -> tuple:
+        return (_Flat, (self.nodes,))
+
+
+#: documents nested deeper than this are pickled flat (see :class:`_Flat`)
+DEEP_PICKLE = 200
+
+
+def _rebuild_alignment(
+    aligner: Any, score: float, gold: Any, pred: Any, read: Any, problems: list, issues: list, rebuilt: bool
+) -> Alignment:
+    gold = gold.value() if isinstance(gold, _Flat) else gold
+    pred = pred.value() if isinstance(pred, _Flat) else pred
+    if rebuilt:  # the tree again, from the data as read (deterministic: the same tree and score)
+        try:
+            out = aligner._run(gold, pred, read, True, issues)
+        except RecursionError:  # a deep document, as in Aligner._align
+            from ._limits import run_deep
+
+            out = run_deep(aligner._run, gold, pred, read, True, issues)
+        out.problems = problems
+        return out
+    # a candidate refused as a whole (strict mode, unreadable text under lenient): its one mismatch node
+    root = Match("mismatch", 0.0, gold, pred, "", "", pos=aligner.plan.root)
+    return Alignment(score, root, problems=problems, gold=gold, pred=pred, read=read, aligner=aligner, validation_errors=issues)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._limits import deep_entry
+from ._limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from ._tree import Match
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,6 +110,8 @@ def _conf(node: Match, memo: dict) -> float:
     hit = memo.get(id(node))
     if hit is not None:
         return hit
+    if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+        return on_fresh_thread(_conf, node, memo)
     rows = node.children
     if not rows:
         c = node.confidence

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._errors import SchemaError
 from ._feedback import _failure, format_value
-from ._limits import deep_entry
+from ._limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from ._templates import DEFAULT_DESCRIPTION_TEMPLATES, resolve_templates
 from ._tree import CONTAINER_KINDS, Match
 
@@ -138,6 +138,8 @@ class _Walker:
 
     def node(self, node: Match, depth: int) -> list[str]:
         """Lines (without indentation of the first line) describing ``node``."""
+        if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+            return on_fresh_thread(self.node, node, depth)
         pad = "  " * depth
         if node.kind not in CONTAINER_KINDS:
             fam, outcome = _leaf_key(node)

@@ -25,7 +25,7 @@ from ._comparators import ScoreContext
 from ._compile import any_pos, escape_token
 from ._confidence import pair_confidences
 from ._errors import ComparatorError, DataError, LimitError
-from ._limits import BLOCK, DP_CELLS, assign_cells
+from ._limits import BLOCK, DEEP, DP_CELLS, PATTERN_CELLS, assign_cells, deep_frames, on_fresh_thread
 from ._plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
 from ._tree import LazyMatch, Match, Row
 
@@ -73,6 +73,7 @@ class Ctx:
         "mask_scope",
         "max_cells",
         "max_str",
+        "memo",
         "pred_ids",
         "pred_root",
         "problems",
@@ -99,6 +100,9 @@ class Ctx:
         self.work = 0
         self.max_cells = max_cells
         self.max_str = max_str
+        # union branch scores of this call, (branch, gold, candidate) -> score: nested unions without discriminator
+        # would otherwise score the same subtree once per branch of every union above it (exponential in depth)
+        self.memo: dict[tuple, tuple] = {}
 
 
 # ---------------------------------------------------------------------------
@@ -269,6 +273,8 @@ def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
 
 def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
     """The score of ``p`` against ``g`` at ``pos`` (no tree)."""
+    if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+        return on_fresh_thread(score, pos, g, p, ctx, loc)
     if pos.special is not None:
         return _special(pos, g, p, ctx)[0]
     if g is None or p is None:
@@ -317,12 +323,20 @@ def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float
     b = tagged_branch(h, g)
     if b is not None:
         return b, None
+    memo = ctx.memo if _matrix.pure_scores(h) else None
+    if memo is not None:
+        key = (id(h), id(g), id(p))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is g and hit[1] is p:
+            return hit[2], hit[3]
     charge(ctx, len(h.branches) * BRANCH_CELLS, loc)
     best, best_s = None, -1.0
     for b in h.branches:
         s = _score_h(b, g, p, ctx, loc)
         if s > best_s:
             best, best_s = b, s
+    if memo is not None:
+        memo[key] = (g, p, best, best_s)  # the values kept alive: their ids stay theirs for the call
     return best, best_s
 
 
@@ -332,6 +346,8 @@ def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float
 
 def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
     """The match tree of ``p`` against ``g`` at ``pos``."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(align, pos, g, p, ctx, loc, gptr, pptr)
     if pos.special is not None:
         s, mapped = _special(pos, g, p, ctx)
         kind = "id" if pos.special.__class__ is IdSpec else "ref"
@@ -510,12 +526,21 @@ def weight_scale(h: Any, keys: Any) -> float:
     return 2.0 ** -math.frexp(top)[1]
 
 
+def pattern_charge(h: Any, keys: Any, ctx: Ctx, loc: Any) -> None:
+    """Charge the ``patternProperties`` matching of ``keys`` (those not matched yet), before matching any."""
+    steps = h.pattern_steps(keys)
+    if steps:
+        charge(ctx, steps * PATTERN_CELLS, loc)
+
+
 def _object(
     h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, wscale: float = 1.0
 ) -> tuple[float, tuple]:
     tree = gptr is not None
     if not g and not p:
         return 1.0, ()
+    if h.patterns:
+        pattern_charge(h, g.keys() | p.keys(), ctx, loc)
     kconf: list | None = [] if tree and ctx.conf is not None else None
     rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
     props = h.props
@@ -588,6 +613,8 @@ def sim_matrix(
     pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
 ) -> np.ndarray:
     """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(sim_matrix, pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
     try:
         known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
         if known is not None and offset == 0:

@@ -188,3 +188,72 @@ def closest(name: str, candidates: list[str] | tuple[str, ...]) -> str | None:
             return c
     close = difflib.get_close_matches(name, list(candidates), n=1)
     return close[0] if close else None
+
+
+# ---------------------------------------------------------------------------
+# text of untrusted values
+
+#: integers longer than this many digits are shown abbreviated (CPython refuses ``repr`` past 4,300 by default)
+REPR_INT_DIGITS = 4_300
+
+
+def safe_repr(value: object) -> str:
+    """``repr(value)``, except that an integer too long for ``repr`` (past the interpreter's int-to-text limit,
+    4,300 digits by default) shows as ``<int of N digits>`` wherever it is: feedback, descriptions, repairs and
+    messages never fail on a value the reader accepted (``max_int_digits`` allows 20,000 digits).
+
+    >>> safe_repr({"n": 10 ** 5000})
+    "{'n': <int of 5001 digits>}"
+    >>> safe_repr([1, "a"])
+    "[1, 'a']"
+    """
+    try:
+        return repr(value)
+    except ValueError:  # an integer past the conversion limit, somewhere inside
+        return _SafeRepr().repr(value)
+    except RecursionError:  # nested deeper than this thread's frames allow: the outer levels, then "..."
+        r = _SafeRepr()
+        r.maxlevel = 20
+        return r.repr(value)
+
+
+def _int_digits(n: int) -> int:
+    """The number of decimal digits of ``n`` (exact, without converting it to text)."""
+    n = abs(n)
+    d = max(1, int(n.bit_length() * 0.30102999566398120))  # a lower bound, within one of the answer
+    return d + 1 if n >= 10**d else d
+
+
+def _make_safe_repr() -> type:
+    import reprlib
+
+    class SafeRepr(reprlib.Repr):
+        def __init__(self) -> None:
+            super().__init__()
+            big = 1 << 62  # abbreviate nothing but huge integers
+            self.maxlevel = self.maxtuple = self.maxlist = self.maxarray = self.maxdict = big
+            self.maxset = self.maxfrozenset = self.maxdeque = self.maxstring = self.maxlong = self.maxother = big
+
+        def repr_dict(self, x: dict, level: int) -> str:  # in the dict's own order (reprlib sorts)
+            if not x:
+                return "{}"
+            if level <= 0:
+                return "{...}"
+            return "{" + ", ".join(f"{self.repr1(k, level - 1)}: {self.repr1(v, level - 1)}" for k, v in x.items()) + "}"
+
+        def repr_int(self, x: int, level: int) -> str:
+            try:
+                return repr(x)
+            except ValueError:
+                return f"<int of {_int_digits(x)} digits>"
+
+        def repr_instance(self, x: object, level: int) -> str:
+            try:
+                return repr(x)
+            except ValueError:
+                return f"<{type(x).__name__}>"
+
+    return SafeRepr
+
+
+_SafeRepr = _make_safe_repr()

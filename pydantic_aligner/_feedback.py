@@ -24,7 +24,7 @@ import json
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
-from ._errors import SchemaError
+from ._errors import SchemaError, safe_repr
 from ._limits import deep_entry
 from ._patch import parse_pointer, walk_specials
 from ._plan import RefSpec, kind_of
@@ -65,14 +65,14 @@ _FOLLOWERS = ("id_fix", "ref_fix")
 
 
 def format_value(v: Any) -> str:
-    """``repr(v)`` cut to 80 characters (79 and an ellipsis).
+    """``repr(v)`` cut to 80 characters (79 and an ellipsis); integers too long for ``repr`` show as ``<int of N digits>``.
 
     >>> format_value("x" * 100)[-3:], len(format_value("x" * 100))
     ('xx…', 80)
     >>> format_value(None)
     'None'
     """
-    s = repr(v)
+    s = safe_repr(v)
     return s if len(s) <= _MAX else s[: _MAX - 1] + "…"
 
 

@@ -8,8 +8,9 @@ the cost model and the measured cost curves (``benchmarks/limits.py``).
 
 This module holds the defaults, the option checks, the cost model of the
 engine's work counter (in *cells*), and :func:`run_deep`, which runs a
-recursive computation on a helper thread with a large stack when the
-document is deeper than the interpreter's recursion limit allows.
+recursive computation across helper threads when the document is deeper
+than the interpreter's recursion limit allows (the limit itself is never
+changed: it is one setting for every thread).
 """
 
 from __future__ import annotations
@@ -23,7 +24,18 @@ from typing import Any
 from ._errors import SchemaError
 from ._parse import MAX_INT_DIGITS, MAX_REPAIR_BYTES, MAX_TEXT_BYTES, REPAIR_TIMEOUT
 
-__all__ = ["DEFAULTS", "TEXT_LIMITS", "assign_cells", "check_limit_options", "deep_entry", "depth_of", "run_deep"]
+__all__ = [
+    "DEEP",
+    "DEFAULTS",
+    "TEXT_LIMITS",
+    "assign_cells",
+    "check_limit_options",
+    "deep_entry",
+    "deep_frames",
+    "depth_of",
+    "on_fresh_thread",
+    "run_deep",
+]
 
 #: Default limits (see docs/limits.md for what each one costs at its maximum). The text reader's
 #: own limits keep the reader's defaults (``_parse``), measured so that one read stays well under
@@ -53,6 +65,8 @@ ASSIGN_SCALE = 2_000
 def assign_cells(n: int, m: int) -> int:
     """Cells charged for the optimal assignment of an ``n`` x ``m`` similarity matrix."""
     return n * m + n * m * min(n, m) // ASSIGN_SCALE
+#: cells per automaton step of a ``patternProperties`` match (one pattern, one character of a key: ~2 us in Python)
+PATTERN_CELLS = 20
 #: characters per cell for the bit-parallel edit distances (rapidfuzz processes 64 characters per word)
 BLOCK = 64
 
@@ -111,21 +125,33 @@ def depth_of(value: Any) -> tuple[int, tuple]:
 
 
 # ---------------------------------------------------------------------------
-# deep recursion on a helper thread
+# deep recursion on helper threads, the recursion limit untouched
+#
+# The recursion limit is one setting for the whole interpreter: raising it for a deep document and lowering it
+# back while other threads run aborted the process ("Cannot recover from stack overflow": a thread deeper than
+# the limit restored under it). So nothing here changes it, nor the thread stack size. Instead a recursive walk
+# that runs out of frames is run again on a helper thread, and while such a run is in progress (DEEP) the walks'
+# recursive entry points (the engine's ``score``/``align``, the tree walks of reports, repairs and patches) call
+# :func:`deep_frames` first: a thread past half of its frames continues the walk on a fresh thread
+# (:func:`on_fresh_thread`) and waits for it. Each thread holds at most the recursion limit's frames, as any
+# thread does, and a 1,000-deep document uses a few dozen threads, one after the other, never two at once.
 
-#: recursion limit on the helper thread: enough Python frames for ``max_depth`` levels of the
-#: deepest path through the engine, the referential walk and the repair builders (about 20 per level)
-_FRAMES_PER_LEVEL = 24
-_STACK_BYTES = 1 << 30  # virtual; only the pages a computation touches are committed
+#: number of deep runs in progress (a list so that modules read it without importing a rebound name)
+DEEP = [0]
 _DEEP_LOCK = threading.Lock()
 
 
-def run_deep(fn: Callable, *args: Any, levels: int = DEFAULTS["max_depth"], **kwargs: Any) -> Any:
-    """``fn(*args, **kwargs)`` on a helper thread whose stack and recursion limit fit ``levels`` of nesting.
+def deep_frames() -> bool:
+    """Whether the calling thread has used more than half of the recursion limit's frames (a deep run is on)."""
+    try:
+        sys._getframe(sys.getrecursionlimit() // 2)
+    except ValueError:
+        return False
+    return True
 
-    Called only after ``fn`` hit :class:`RecursionError` on the caller's thread,
-    so ordinary (shallow) calls never pay for a thread. Exceptions propagate.
-    """
+
+def on_fresh_thread(fn: Callable, *args: Any, **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` on a new thread (its own frame count, the default stack), waited for; exceptions propagate."""
     result: list = []
     error: list = []
 
@@ -135,24 +161,28 @@ def run_deep(fn: Callable, *args: Any, levels: int = DEFAULTS["max_depth"], **kw
         except BaseException as e:  # re-raised on the caller's thread
             error.append(e)
 
-    frames = _FRAMES_PER_LEVEL * int(min(levels, 1_000_000)) + 2_000
-    with _DEEP_LOCK:  # stack_size and the recursion limit are process-wide settings
-        old_stack = threading.stack_size()
-        old_limit = sys.getrecursionlimit()
-        try:
-            threading.stack_size(_STACK_BYTES)
-            sys.setrecursionlimit(max(old_limit, frames))
-            t = threading.Thread(target=target, name="pydantic_aligner-deep", daemon=True)
-            t.start()
-        finally:
-            threading.stack_size(old_stack)
-        try:
-            t.join()
-        finally:
-            sys.setrecursionlimit(old_limit)
+    t = threading.Thread(target=target, name="pydantic_aligner-deep", daemon=True)
+    t.start()
+    t.join()
     if error:
         raise error[0]
     return result[0]
+
+
+def run_deep(fn: Callable, *args: Any, levels: int = DEFAULTS["max_depth"], **kwargs: Any) -> Any:
+    """``fn(*args, **kwargs)`` with its recursive walks continued on fresh threads wherever a thread runs deep.
+
+    Called only after ``fn`` hit :class:`RecursionError` on the caller's thread, so ordinary (shallow) calls never
+    pay for a thread, and the walks' check is one list read while no deep run is in progress. ``levels`` (the
+    ``max_depth`` the caller allows) is checked by the caller before; it is kept for callers that pass it.
+    """
+    with _DEEP_LOCK:
+        DEEP[0] += 1
+    try:
+        return on_fresh_thread(fn, *args, **kwargs)
+    finally:
+        with _DEEP_LOCK:
+            DEEP[0] -= 1
 
 
 def _levels_of(obj: Any) -> int:

@@ -144,6 +144,46 @@ def _reaches(obj: Any, cache: dict, test: Any) -> bool:
     return found
 
 
+_PURE: dict[int, tuple] = {}
+
+
+def pure_scores(h: Any) -> bool:
+    """Whether every score under handler ``h`` depends on the two values alone: no context-aware comparator and
+    no identifier or reference position (those read the call's mappings, which a referential search changes).
+    Such scores may be memoised within a call (:func:`~._engine._pick_branch`)."""
+    hit = _cached_flag(_PURE, h)
+    if hit is not None:
+        return hit
+    pure = not _needs_context(h)
+    if pure:
+        stack, seen = [h], set()
+        while stack and pure:
+            o = stack.pop()
+            if id(o) in seen:
+                continue
+            seen.add(id(o))
+            if isinstance(o, Pos):
+                if o.special is not None:
+                    pure = False
+                elif not o.any:
+                    stack.extend(o.kinds.values())
+                continue
+            t = o.tag
+            if t == OBJ:
+                stack.extend(o.props.values())
+                stack.extend(p for _, p in o.patterns)
+                if o.extra is not None:
+                    stack.append(o.extra)
+            elif t == ARR:
+                stack.extend(o.prefix)
+                if o.items is not None:
+                    stack.append(o.items)
+            elif t == UNION:
+                stack.extend(o.branches)
+    _keep_flag(_PURE, h, pure)
+    return pure
+
+
 def _wants_context(h: Any) -> bool:
     t = h.tag
     if t in (STR, NUM):
@@ -434,6 +474,8 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
     tw = 0.0
     ksum = 0.0
     fields = []
+    if h.patterns:
+        E.pattern_charge(h, {k for r in rows for k in r[:2] if k is not None}, ctx, None)
     for gkey, pkey, ks in E.summed(rows):  # the engine's order of the sums (_engine.sum_order)
         key = gkey if gkey is not None else pkey
         vpos = props.get(key) or h.value_pos(key) or E._ANY

@@ -370,12 +370,26 @@ def _apply_one(doc: Any, op: dict) -> Any:
 
 
 def _copy(v: Any) -> Any:
-    """A copy of a JSON value that shares nothing (unlike deepcopy, repeated sub-objects are not kept shared)."""
-    if isinstance(v, dict):
-        return {k: _copy(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_copy(x) for x in v]
-    return v
+    """A copy of a JSON value that shares nothing (unlike deepcopy, repeated sub-objects are not kept shared).
+
+    Iterative: a document as deep as ``max_depth`` allows is copied on any thread."""
+    if not isinstance(v, (dict, list, tuple)):
+        return v
+    root: list = [None]
+    stack: list = [(root, 0, v)]
+    while stack:
+        box, k, x = stack.pop()
+        if isinstance(x, dict):
+            c: Any = dict.fromkeys(x)  # the keys in their order, the values filled in below
+            box[k] = c
+            stack.extend((c, key, y) for key, y in x.items())
+        elif isinstance(x, (list, tuple)):
+            c = [None] * len(x)
+            box[k] = c
+            stack.extend((c, i, y) for i, y in enumerate(x))
+        else:
+            box[k] = x
+    return root[0]
 
 
 def _index(token: str, path: str) -> int:

@@ -124,10 +124,16 @@ class BoolLeaf:
     tag = BOOL
 
 
+_UNMATCHED = object()
+#: keys remembered per object handler with patternProperties (keys longer than MATCHED_KEY are matched each time)
+MATCHED_KEYS = 65_536
+MATCHED_KEY = 256
+
+
 class ObjHandler:
     """An object: key pairing plus per-key value positions."""
 
-    __slots__ = ("extra", "key_cmp", "key_exact", "key_threshold", "ki", "patterns", "props", "vi")
+    __slots__ = ("_matched", "extra", "key_cmp", "key_exact", "key_threshold", "ki", "patterns", "props", "vi")
     tag = OBJ
 
     def __init__(self) -> None:
@@ -139,16 +145,41 @@ class ObjHandler:
         self.vi = 1.0
         self.extra: Pos | None = None  # additionalProperties schema (None: inferred)
         self.patterns: tuple = ()  # ((compiled regex, Pos), ...)
+        self._matched: dict[str, Pos | None] = {}  # key -> the patternProperties position it matched (or extra)
 
     def value_pos(self, key: str) -> Pos | None:
         """The declared position of ``key`` (properties, then patternProperties, then additionalProperties)."""
         p = self.props.get(key)
         if p is not None:
             return p
+        if not self.patterns:
+            return self.extra
+        matched = self._matched
+        hit = matched.get(key, _UNMATCHED)
+        if hit is not _UNMATCHED:
+            return hit
+        out = self.extra
         for rx, pos in self.patterns:
             if rx.search(key):
-                return pos
-        return self.extra
+                out = pos
+                break
+        if len(key) <= MATCHED_KEY:
+            if len(matched) >= MATCHED_KEYS:
+                matched.clear()
+            matched[key] = out
+        return out
+
+    def pattern_steps(self, keys: Any) -> int:
+        """Automaton steps :meth:`value_pos` takes for ``keys`` (patterns x (length + 1) for each key not yet
+        matched): what the engine charges before pairing an object's keys."""
+        if not self.patterns:
+            return 0
+        props, matched = self.props, self._matched
+        n = 0
+        for k in keys:
+            if k.__class__ is str and k not in props and k not in matched:
+                n += len(k) + 1
+        return n * len(self.patterns)
 
 
 class ArrHandler:

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 from ._assign import EXCESS, MISSING, PAIR
 from ._confidence import confidence_map
 from ._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
-from ._errors import SchemaError
-from ._limits import deep_entry
+from ._errors import SchemaError, safe_repr
+from ._limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from ._patch import IdSpace, _escape, parse_pointer, patch_order, pointer, walk_specials
 from ._plan import ARR, UNION, RefSpec, kind_of
 from ._tree import CONTAINER_KINDS, LazyMatch, Match
@@ -93,6 +93,10 @@ class Repair:
     confidence: float = 1.0
     _orig: tuple = field(default=(), repr=False, compare=False)
     _final: tuple = field(default=(), repr=False, compare=False)
+
+    def __repr__(self) -> str:  # the dataclass's own, with values past the int-to-text limit abbreviated
+        fields = ("op", "path", "kind", "delta", "value", "gold", "pred", "gold_path", "pred_path", "list_path", "pair_id", "confidence")
+        return "Repair(" + ", ".join(f"{f}={safe_repr(getattr(self, f))}" for f in fields) + ")"
 
     @property
     def score_delta(self) -> float:
@@ -316,6 +320,8 @@ class _Builder:
 
     # -- containers -------------------------------------------------------------
     def visit(self, node: Match, c: float, orig: tuple, final: tuple, opath: str, in_reorder: bool, list_path: str | None) -> None:
+        if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+            return on_fresh_thread(self.visit, node, c, orig, final, opath, in_reorder, list_path)
         if node.__class__ is LazyMatch:
             build = node._build
             if build is not None and not self.confs:

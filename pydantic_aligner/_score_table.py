@@ -102,10 +102,17 @@ def _bind(table: dict, default: float, kind: str) -> TableComparator:
         n = len(codes)
         T = np.full((n, n), default, dtype=np.float64)
         np.fill_diagonal(T, 1.0)
-        for (g, p), s in table.items():
-            i, j = codes.get(g), codes.get(p)
-            if i is not None and j is not None and i != j:
-                T[i, j] = s
+        if len(table) <= n * n:
+            for (g, p), s in table.items():
+                i, j = codes.get(g), codes.get(p)
+                if i is not None and j is not None and i != j:
+                    T[i, j] = s
+        else:  # a big table and few labels: look the labels' pairs up (a million-pair table is not read per matrix)
+            get = table.get
+            for g, i in codes.items():
+                for p, j in codes.items():
+                    if i != j:
+                        T[i, j] = get((g, p), default)
         return T[ga[:, None], pa[None, :]]
 
     return TableComparator(KEYWORD, pair, matrix, table=table, default=default)
@@ -134,6 +141,17 @@ def check_table_value(value: Any, path: str, error: Callable[[str, str], Excepti
     table: dict = {}
     kinds: set[str] = set()
     for i, triple in enumerate(pairs):
+        if triple.__class__ is list and len(triple) == 3:  # the common case, checked in a few operations
+            g, p, s = triple
+            if g.__class__ is str and p.__class__ is str and (s.__class__ is float or s.__class__ is int) and 0.0 <= s <= 1.0:
+                kinds.add(KIND_STRING)
+                if g != p:
+                    if (g, p) not in table:
+                        table[g, p] = float(s)
+                        continue
+                elif s == 1:
+                    continue
+                # a repeated pair, or equal labels below 1: the general path below says so
         where = f"{KEYWORD}.pairs[{i}]"
         if not isinstance(triple, (list, tuple)) or len(triple) != 3:
             raise error(path, f"{where} must be a [gold, candidate, score] triple, got {triple!r}")
@@ -174,9 +192,12 @@ def compile_table(node: Mapping, path: str, leaf_kinds: list[str], error: Callab
         raise error(path, f"{KEYWORD} has {foreign[0]} labels but the node holds {'/'.join(leaf_kinds) or 'no string or number'} values")
     allowed = _allowed_labels(node)
     if allowed is not None:
+        # (kind, label) of the node's string and number values: one lookup per label (a scan of the enum for
+        # each of a million pairs took minutes); labels are strings or non-NaN numbers, so == is hashing's equality
+        known = {(_label_kind(a), a) for a in allowed if _label_kind(a) is not None and not _is_nan(a)}
         for i, (g, p, _) in enumerate(node[KEYWORD].get("pairs", [])):
             for label in (g, p):
-                if not any(label == a and _label_kind(label) == _label_kind(a) for a in allowed):
+                if (_label_kind(label), label) not in known:
                     values = ", ".join(_show(a) for a in allowed)
                     raise error(path, f"{KEYWORD}.pairs[{i}]: label {_show(label)} is not one of the node's values: {values}")
     return {k: _bind(table, default, k) for k in leaf_kinds}

@@ -41,7 +41,7 @@ import pydantic_core
 from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
 
 from ._data_schema import data_schema, holds_any
-from ._errors import DataError
+from ._errors import DataError, safe_repr
 from ._inputs import json_key, placeholders, to_jsonable
 from ._instance_data import Miss, instance_reader
 from ._parse import whole_json_span
@@ -87,7 +87,7 @@ class ValidationIssue:
 
 
 def _short(v: Any) -> str:
-    s = repr(v)
+    s = safe_repr(v)
     return s if len(s) <= 80 else s[:79] + "…"
 
 

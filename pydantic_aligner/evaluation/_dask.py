@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import json
 import numbers
+import re
 from typing import Any
 
 from .._aligner import Aligner
-from .._errors import SchemaError
+from .._errors import DataError, SchemaError
 from ._batch import Scorer
 from ._render import format_repair
 from ._report import Report, Summary
@@ -66,8 +67,61 @@ def _scorer(schema: Any, top_repairs: Any, fields: bool, bands: Any, critical: A
     return scorer
 
 
+#: the start of a Python repr of a dict or list with string keys or items (``{'a': 1}``, ``[{'a'``, ``['x'``):
+#: never JSON text, and what Dask's string conversion makes of a dict or list column
+_PY_REPR = re.compile(r"\s*[\[{][\s\[{]*'")
+
+
+def _check_data_columns(df: Any, columns: tuple[str, ...]) -> None:
+    """Refuse a partition whose dict/list column reached the worker as Python reprs (Dask's string conversion).
+
+    Only gold columns are checked: a gold is data, never written as a Python repr on purpose, while a candidate
+    column holds model text, which may well read ``{'a': 1}`` (and is read as the serial run reads it)."""
+    import pandas as pd
+
+    for col in columns:
+        s = df[col]
+        if not isinstance(s.dtype, pd.StringDtype):
+            continue  # object columns hold the values themselves
+        for v in s:
+            if isinstance(v, str) and _PY_REPR.match(v):
+                raise DataError(
+                    f"column {col!r} holds the Python repr of a dict or list ({v[:30]!r}...), not data or JSON text: Dask "
+                    "converted the column to strings. Build the Dask DataFrame with "
+                    "dask.config.set({'dataframe.convert-string': False}) (score_dask/evaluate_dask do so for frames "
+                    "from dd.from_pandas), or store JSON text (json.dumps) in the column",
+                    None,
+                    "gold",
+                )
+
+
+def as_data(ddf: Any, columns: tuple[str, ...]) -> Any:
+    """``ddf`` with its ``columns`` delivered to workers as the Python objects they hold (dicts and lists stay data).
+
+    ``dd.from_pandas`` converts object columns to strings by default (``dataframe.convert-string``), and a dict
+    becomes its Python repr: read as broken JSON, slower, and wrong past the repair budget. For a frame made by
+    ``from_pandas`` whose columns hold objects other than strings, the frame is made again from the same pandas
+    data without the conversion; any other frame is returned as it is (the workers refuse repr strings).
+    """
+    try:
+        expr = ddf.expr
+        if type(expr).__name__ != "FromPandas" or not expr.operand("pyarrow_strings_enabled"):
+            return ddf
+        frame = expr.operand("frame")._data
+        if not any(frame[c].dtype == object and any(not isinstance(v, str) for v in frame[c]) for c in columns if c in frame):
+            return ddf
+        from dask.dataframe.dask_expr._collection import new_collection
+
+        # the same expression (the same data, partitions and token) without the conversion: costs nothing, where
+        # dd.from_pandas again would hash every dict of the frame anew (0.35 s for 3,000 rows)
+        return new_collection(expr.substitute_parameters({"pyarrow_strings_enabled": False}))
+    except Exception:  # another version's internals: the workers' check still refuses repr strings
+        return ddf
+
+
 def _results(df: Any, schema: Any, gold: str, pred: str, id: str | None, top_repairs: Any, fields: bool, bands, critical, labels, options):
     scorer = _scorer(_portable(schema), top_repairs, fields, bands, critical, labels, options)
+    _check_data_columns(df, (gold,))
     golds = df[gold].tolist()
     preds = df[pred].tolist()
     ids = df[id].tolist() if id is not None else list(df.index)
@@ -168,6 +222,7 @@ def score_dask(ddf: Any, schema: Any, *, gold: str = "gold", pred: str = "pred",
             **{c: pd.Series(dtype="object") for c in RESULT_COLUMNS[2:]},
         }
     )
+    ddf = as_data(ddf, (gold, pred))
     return ddf.map_partitions(score_partition, _portable(schema), gold=gold, pred=pred, id=id, meta=meta, **kw)
 
 
@@ -193,6 +248,7 @@ def evaluate_dask(
     import dask
 
     portable = _portable(schema)
+    ddf = as_data(ddf, (gold, pred))
     parts = [
         dask.delayed(summarize_partition)(
             part,
