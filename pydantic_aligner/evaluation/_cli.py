@@ -6,7 +6,11 @@ exposes ``register_cli(subparsers)``, which adds its subcommands with
 arguments and returns the exit code. Modules that are not installed (yet) are
 skipped, so the command works with whatever features are present. Exit codes:
 0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``), 2 a usage
-error (bad arguments, unreadable files, an invalid schema), 130 interrupted.
+error (bad arguments, unreadable files, an invalid schema), 3 an I/O error (a
+full disk, a read-only folder, a results file locked by another run, a worker
+process killed), 4 an internal error (a bug), 130 interrupted. Errors are one
+line on stderr, ``pydantic-aligner: error: ...``; with the environment variable
+``PYDANTIC_ALIGNER_DEBUG=1`` the traceback of an I/O or internal error follows.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
 :func:`schema_from_args` (``--schema FILE`` / ``--model REF``), and
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -37,6 +42,38 @@ PROG = "pydantic-aligner"
 
 class CLIError(Exception):
     """A usage error: printed as ``pydantic-aligner: error: <message>``, exit code 2."""
+
+
+#: Exit codes (see the module docstring)
+EXIT_GATE, EXIT_USAGE, EXIT_IO, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+#: Set to 1 to see the traceback of an I/O or internal error
+DEBUG_ENV = "PYDANTIC_ALIGNER_DEBUG"
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _failure(e: BaseException) -> int:
+    """Print an error that is not a usage error as one line (the traceback too with ``PYDANTIC_ALIGNER_DEBUG=1``)
+    and return its exit code: 3 for I/O (``OSError``, a killed worker process), 4 for anything else."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if isinstance(e, BrokenProcessPool):
+        code, what = EXIT_IO, f"a worker process died (killed, or out of memory?): {_one_line(e)}"
+    elif isinstance(e, OSError):
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        code, what = EXIT_IO, f"{where}{e.strerror}" if e.strerror else _one_line(e)
+    else:
+        code, what = EXIT_INTERNAL, f"internal error: {type(e).__name__}: {_one_line(e)}"
+    if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    hint = "" if code == EXIT_IO else f" (set {DEBUG_ENV}=1 for the traceback)"
+    print(f"{PROG}: error: {what}{hint}", file=sys.stderr)
+    return code
 
 
 def _version() -> str:
@@ -96,12 +133,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(func(args) or 0)
     except CLIError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
+    except Exception as e:  # an I/O error (3) or a bug (4): one line, no traceback
+        return _failure(e)
 
 
 # ---------------------------------------------------------------------------

@@ -94,7 +94,8 @@ def register_cli(subparsers: Any) -> None:
         "and what changed in the second.",
     )
     p.add_argument("--html", metavar="PATH", help="also write the HTML report of the first run, with the comparison")
-    p.add_argument("--out", metavar="DIR", help="write the two results files into DIR")
+    p.add_argument("--out", metavar="DIR", help="write the two results files into DIR (results.jsonl, results_v2.jsonl)")
+    p.add_argument("--overwrite", action="store_true", help="replace results files already in --out DIR")
     _add_output_arguments(p)
     p.set_defaults(func=cmd_demo)
 
@@ -289,7 +290,7 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
         d = report.to_dict()
         if comparison is not None:
             d = {"report": d, "comparison": comparison.to_dict()}
-        print(json.dumps(d, indent=2, ensure_ascii=False, default=repr))
+        print(_pretty_json(d))
         return
     if fmt == "markdown":
         print(report.to_markdown(worst=worst))
@@ -300,6 +301,42 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
     if comparison is not None:
         print()
         comparison.print(worst=worst)
+
+
+def _pretty_json(d: Any) -> str:
+    """``json.dumps(d, indent=2, ensure_ascii=False, default=repr)``; integers past Python's 4,300-digit limit (which a
+    results file may hold: it reads what the text reader reads) are written too."""
+    try:
+        return json.dumps(d, indent=2, ensure_ascii=False, default=repr)
+    except ValueError:
+        import pydantic_core
+
+        return pydantic_core.to_json(d, indent=2, fallback=repr, inf_nan_mode="constants").decode("utf-8", "surrogatepass")
+
+
+def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
+
+
+def _not_an_input(flag: str, out: str | os.PathLike | None, inputs: dict[str, Any]) -> None:
+    """A usage error when ``out`` (the value of ``flag``) names one of ``inputs`` (``{what: path or None}``): the
+    command would write over a file it reads (even with --overwrite)."""
+    if not out:
+        return
+    for what, path in inputs.items():
+        if path and _same_file(out, path):
+            raise CLIError(f"{flag} {out} is the {what}: the command would write over its own input; choose another path")
+
+
+def _model_file(ref: str | None) -> str | None:
+    """The Python file a ``--model path/to/file.py:Class`` reference names, or ``None``."""
+    if not ref:
+        return None
+    module = ref.rpartition(":")[0]
+    return module if module.endswith(".py") or "/" in module or "\\" in module else None
 
 
 def _gates(report: Any, args: argparse.Namespace) -> int:
@@ -325,7 +362,25 @@ def _declares(schema: Any, key: str) -> bool:
     return isinstance(schema, dict) and isinstance(schema.get("properties"), dict) and key in schema["properties"]
 
 
-_COMPATIBLE = ("gold", "pred", "schema", "model", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+#: What a resumed run must share with the run in the file (besides the fingerprint of its schema and scoring options,
+#: which replaces comparing --schema/--model paths: an edited schema file refuses, a copy of it resumes)
+_COMPATIBLE = ("gold", "pred", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+
+
+def _scoring(aligner: Any) -> dict:
+    """The options of ``aligner`` that decide scores, as JSON data (recorded in a results header and fingerprinted
+    with the schema). Custom comparators are named, not their code."""
+    severity = getattr(aligner, "severity", None)
+    return {
+        **aligner.options,
+        **aligner.limits,
+        "lenient": aligner.lenient,
+        "fill_defaults": aligner.fill_defaults,
+        "strict": aligner.strict,
+        "model": aligner.model is not None,  # candidates read through a Pydantic model (its coercions and defaults)
+        "comparators": sorted(aligner.comparators or ()),
+        "severity": severity.to_dict() if severity is not None else None,
+    }
 
 
 def run_scoring(
@@ -356,7 +411,7 @@ def run_scoring(
     """
     from .._errors import AlignerError
     from ._batch import Scorer, iter_results
-    from ._io import InputError, ResultsFile, iter_pending, join_inputs
+    from ._io import InputError, ResultsFile, fingerprint, iter_pending, join_inputs
     from ._report import Summary
 
     try:
@@ -364,6 +419,7 @@ def run_scoring(
     except (AlignerError, ValueError, TypeError) as e:
         raise CLIError(f"cannot build the scorer: {e}") from None
     keep_id = _declares(scorer.aligner.schema, id_key)
+    _not_an_input("--out", out, {"gold file": gold, "predictions file": pred, **_input_files(schema_desc)})
     try:
         inputs = join_inputs(gold, pred, id_key=id_key, by_line=by_line, gold_field=gold_field, pred_field=pred_field, keep_id=keep_id)
     except InputError as e:
@@ -382,6 +438,9 @@ def run_scoring(
         "top_repairs": top_repairs,
         "version": _version(),
     }
+    scoring = _scoring(scorer.aligner)
+    run["scoring"] = scoring
+    run["fingerprint"] = fingerprint(scorer.aligner.schema, scoring)
     results_file = None
     done: set = set()
     previous: list = []
@@ -418,7 +477,7 @@ def run_scoring(
             else:
                 r = x.with_verdict(scorer.bands, scorer.critical)
             if results_file is not None:
-                results_file.write(r)
+                r = results_file.write(r)  # or the error result written in its place
             if add is None:
                 new.append(r)
             else:
@@ -426,6 +485,10 @@ def run_scoring(
             bar.update()
     except KeyboardInterrupt:
         interrupted = True
+    except (OSError, RuntimeError):  # a full disk, a killed worker process: main says what; the results so far are kept
+        if out:
+            print(f"pydantic-aligner: the results written so far are in {out}: run the same command again to resume", file=sys.stderr)
+        raise
     finally:
         bar.close()
         if results_file is not None:
@@ -437,6 +500,12 @@ def run_scoring(
     elif add is None:
         summary = Summary.from_results(sorted(previous + new, key=lambda r: r.index), *judged)
     return summary, inputs.warnings, interrupted
+
+
+def _input_files(schema_desc: dict | None) -> dict[str, str]:
+    desc = schema_desc or {}
+    files = {"schema file": desc.get("schema"), "severity rules file": desc.get("severity"), "model file": _model_file(desc.get("model"))}
+    return {k: v for k, v in files.items() if v}
 
 
 def _version() -> str:
@@ -499,6 +568,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ._compare import compare
     from ._report import Report
 
+    _not_an_input("--html", args.html, {"results file": args.results, "--against file": args.against})
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     report = Report.from_results(results, bands=bands, critical=critical)
@@ -523,6 +593,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ._io import ResultsFile
     from ._report import Report
 
+    _not_an_input("--out", args.out, {"results file": args.results})
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     rescore = bool(args.schema or args.model or args.gold or args.pred)
@@ -566,8 +637,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         if args.out:
             run = {**header, "bands": str(bands), "critical": critical, "rejudged_from": str(args.results)}
             with ResultsFile(args.out, run, overwrite=True) as fh:
-                for r in results:
-                    fh.write(r)
+                results = [fh.write(r) for r in results]
         report = Report.from_results(results, bands=bands, critical=critical)
     if not args.quiet:
         _print_report(report, args)
@@ -662,6 +732,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     d = demo_dir()
     model = load_reference(f"{d / 'model.py'}:Invoice")
     out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and not args.overwrite:
+        taken = [str(out_dir / n) for n in ("results.jsonl", "results_v2.jsonl") if (out_dir / n).exists()]
+        if taken:
+            held = " and ".join(taken)
+            raise CLIError(f"--out {args.out} already holds {held}; pass --overwrite to replace them, or choose another folder")
+    _not_an_input("--html", args.html, {"bundled dataset's gold file": d / "gold.jsonl"})
     reports = []
     for name in ("responses.jsonl", "responses_v2.jsonl"):
         out = str(out_dir / name.replace("responses", "results")) if out_dir else None
