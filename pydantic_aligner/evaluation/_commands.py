@@ -284,13 +284,15 @@ def _labelling(args: argparse.Namespace, header: dict | None = None) -> tuple[An
 
 
 def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None) -> None:
+    from ._io import json_text
+
     fmt = getattr(args, "format", "table")
     worst = getattr(args, "worst", 5)
     if fmt == "json":
         d = report.to_dict()
         if comparison is not None:
             d = {"report": d, "comparison": comparison.to_dict()}
-        print(_pretty_json(d))
+        print(json_text(d, indent=2))
         return
     if fmt == "markdown":
         print(report.to_markdown(worst=worst))
@@ -301,17 +303,6 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
     if comparison is not None:
         print()
         comparison.print(worst=worst)
-
-
-def _pretty_json(d: Any) -> str:
-    """``json.dumps(d, indent=2, ensure_ascii=False, default=repr)``; integers past Python's 4,300-digit limit (which a
-    results file may hold: it reads what the text reader reads) are written too."""
-    try:
-        return json.dumps(d, indent=2, ensure_ascii=False, default=repr)
-    except ValueError:
-        import pydantic_core
-
-        return pydantic_core.to_json(d, indent=2, fallback=repr, inf_nan_mode="constants").decode("utf-8", "surrogatepass")
 
 
 def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:

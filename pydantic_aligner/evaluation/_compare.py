@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -180,7 +179,9 @@ class Comparison:
 
     def to_json(self, *, indent: int | None = 2, items: int = 20) -> str:
         """:meth:`to_dict` as JSON text."""
-        return json.dumps(self.to_dict(items=items), indent=indent, ensure_ascii=False, default=repr)
+        from ._io import json_text
+
+        return json_text(self.to_dict(items=items), indent=indent)
 
     def to_text(self, *, worst: int = 10) -> str:
         """A plain-text summary."""
@@ -212,7 +213,9 @@ class Comparison:
 def _keyer(items: list[ItemResult]):
     ids = [r.id for r in items]
     if all(i is not None for i in ids):  # (an empty run pairs with anything)
-        keys = [json.dumps(i, sort_keys=True, default=str) if not isinstance(i, (str, int)) else i for i in ids]
+        from ._io import canonical_json
+
+        keys = [canonical_json(i) for i in ids]  # the JSON type is part of the key: 1, "1" and true are different ids
         if len(set(keys)) == len(keys):
             lookup = dict(zip((id(r) for r in items), keys))
             return lambda r: lookup[id(r)]

@@ -182,6 +182,19 @@ def canonical_json(v: Any) -> str:
         return pydantic_core.to_json(_sorted_data(v), inf_nan_mode="constants").decode("utf-8")
 
 
+def json_text(v: Any, indent: int | None = None, default: Any = repr) -> str:
+    """``json.dumps(v, indent=indent, ensure_ascii=False, default=default)``, integers of any length included (past
+    Python's 4,300-digit limit, which results files may hold, the text is written by ``pydantic_core.to_json``).
+
+    >>> json_text({"n": 10**5000})[:8], len(json_text({"n": 10**5000}))
+    ('{"n": 10', 5008)
+    """
+    try:
+        return json.dumps(v, indent=indent, ensure_ascii=False, default=default)
+    except ValueError:
+        return pydantic_core.to_json(v, indent=indent, fallback=default, inf_nan_mode="constants").decode("utf-8")
+
+
 def _id_key(v: Any) -> str:
     # the join key of an id: its JSON type and value (1 and "1", true and "true" are different ids)
     return canonical_json(v)
