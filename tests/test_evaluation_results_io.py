@@ -151,7 +151,7 @@ def test_a_second_run_on_a_locked_results_file_refuses(files, capsys):
     holder = ResultsFile(out, json.loads(before.splitlines()[0])["run"])  # another run, still writing
     try:
         for extra in ((), ("--overwrite",)):
-            code, stdout, err = run(capsys, *score_args(files, "--out", out, *extra))
+            code, _, err = run(capsys, *score_args(files, "--out", out, *extra))
             assert code == 3, err
             assert err.strip().count("\n") == 0 and "being written by another run" in err and "Traceback" not in err
             assert out.read_bytes() == before  # nothing cut, nothing appended
@@ -461,3 +461,41 @@ def test_internal_errors_exit_4_with_one_line_and_a_traceback_on_request(files, 
     assert code == 4 and "Traceback" in err and "ZeroDivisionError" in err
     # and the other codes: a usage error 2, a failed gate 1
     assert run(capsys, *score_args(files, "--bands", "pass >= 0.5 > partial >= 0.7 > fail"))[0] == 2
+
+
+def test_runs_killed_at_random_points_resume_to_the_bytes_of_one_run(tmp_path, capsys):
+    """SIGKILL in the middle of writing (serial and with a process pool, whose workers may outlive their parent
+    for a moment): each resume cuts the torn line, is not locked out, and the final file is byte-identical."""
+    import random
+    import signal
+    import time
+
+    src = ROOT / "examples" / "invoices"
+    for name in ("gold.jsonl", "responses.jsonl"):  # 150 items (a few missing or unreadable)
+        (tmp_path / name).write_text("".join((src / name).read_text().splitlines(True)[:150]))
+    args = ["score", tmp_path / "gold.jsonl", tmp_path / "responses.jsonl", "--model", f"{src / 'model.py'}:Invoice", "--quiet"]
+    full = tmp_path / "full.jsonl"
+    assert run(capsys, *args, "--out", full)[0] == 0
+    size = full.stat().st_size
+    out = tmp_path / "r.jsonl"
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    rng = random.Random(24)
+    kills = 0
+    for attempt in range(5):
+        workers = ["--workers", "2"] if attempt % 2 else []
+        cmd = [sys.executable, "-m", "pydantic_aligner", *map(str, args), "--out", str(out), *workers]
+        errors = open(tmp_path / f"err{attempt}.txt", "wb")  # noqa: SIM115 - not a pipe: an orphaned worker would hold it
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        at = rng.uniform(0.1, 0.9) * size
+        while proc.poll() is None and (not out.exists() or out.stat().st_size < at):
+            time.sleep(0.002)
+        if proc.poll() is None and attempt < 3:
+            os.kill(proc.pid, signal.SIGKILL)
+            kills += 1
+        proc.wait(timeout=120)
+        errors.close()
+        if proc.returncode == 0:
+            break
+        assert proc.returncode == -signal.SIGKILL, (tmp_path / f"err{attempt}.txt").read_text()
+    assert kills >= 2
+    assert proc.returncode == 0 and out.read_bytes() == full.read_bytes()

@@ -28,10 +28,12 @@ results line that would not read back is written as an error line instead.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
+import weakref
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -645,6 +647,21 @@ def lock_file(fh: Any, path: Any, warnings: list[str]) -> bool:
     return True
 
 
+#: The results files open in this process: a forked child (a worker of a process pool) closes its copies, so the
+#: lock goes with the writing process (a worker outliving a killed parent does not keep the next run out)
+_OPEN: weakref.WeakSet = weakref.WeakSet()
+
+
+def _close_in_child() -> None:  # pragma: no cover - runs in forked children
+    for f in list(_OPEN):
+        with contextlib.suppress(OSError):
+            f._fh.close()  # unbuffered: nothing to flush; the parent's descriptor keeps the lock
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_close_in_child)
+
+
 class ResultsFile:
     """Appends results to a JSONL file, one flushed line per item; resumes an existing file.
 
@@ -663,6 +680,7 @@ class ResultsFile:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         # opened without truncating (appends go to the end): nothing is cut before the lock is held
         self._fh = open(self.path, "a+b", buffering=0)  # noqa: SIM115 - closed in close()
+        _OPEN.add(self)
         try:
             lock_file(self._fh, self.path, self.warnings)
             self._fh.seek(0, os.SEEK_END)
@@ -746,6 +764,7 @@ class ResultsFile:
 
     def close(self) -> None:
         self._fh.close()  # and the lock with it
+        _OPEN.discard(self)
 
     def __enter__(self) -> ResultsFile:
         return self
