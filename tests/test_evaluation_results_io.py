@@ -499,3 +499,12 @@ def test_runs_killed_at_random_points_resume_to_the_bytes_of_one_run(tmp_path, c
         assert proc.returncode == -signal.SIGKILL, (tmp_path / f"err{attempt}.txt").read_text()
     assert kills >= 2
     assert proc.returncode == 0 and out.read_bytes() == full.read_bytes()
+
+
+def test_other_commands_do_not_write_over_their_inputs(files, capsys):
+    batch = write_jsonl(files / "items.jsonl", [{"id": 1, "base": {"name": "a", "n": 1}, "gold": {"name": "a", "n": 2}, "pred": {"name": "a", "n": 2}}])
+    before = batch.read_bytes()
+    code, _, err = run(capsys, "revision", "--batch", batch, "--schema", files / "schema.json", "--out", batch)
+    assert code == 2 and "write over its own input" in err and batch.read_bytes() == before
+    code, _, err = run(capsys, "schema-robustness", batch, "--out", batch)
+    assert code == 2 and "write over its own input" in err and batch.read_bytes() == before

@@ -13,8 +13,9 @@ line on stderr, ``pydantic-aligner: error: ...``; with the environment variable
 ``PYDANTIC_ALIGNER_DEBUG=1`` the traceback of an I/O or internal error follows.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
-:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), and
-:class:`CLIError` (raise it for a usage error; ``main`` prints it and returns 2).
+:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), :func:`same_file`
+(an output must never name an input), and :class:`CLIError` (raise it for a
+usage error; ``main`` prints it and returns 2).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLI_MODULES", "CLIError", "add_schema_arguments", "build_parser", "main", "schema_from_args"]
+__all__ = ["CLI_MODULES", "CLIError", "add_schema_arguments", "build_parser", "main", "same_file", "schema_from_args"]
 
 #: Feature modules that add subcommands (each has ``register_cli(subparsers)``), loaded in this order.
 CLI_MODULES = [
@@ -145,6 +146,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ---------------------------------------------------------------------------
 # helpers shared by feature modules
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether paths ``a`` and ``b`` name the same file (the same inode when both exist; else the same resolved path):
+    what a command checks before writing ``a`` while it reads ``b``."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = False) -> None:

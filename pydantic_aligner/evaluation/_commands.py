@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ._cli import CLIError, add_schema_arguments, schema_from_args
+from ._cli import CLIError, add_schema_arguments, same_file, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
 
@@ -305,20 +305,13 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
         comparison.print(worst=worst)
 
 
-def _same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return Path(a).resolve() == Path(b).resolve()
-
-
 def _not_an_input(flag: str, out: str | os.PathLike | None, inputs: dict[str, Any]) -> None:
     """A usage error when ``out`` (the value of ``flag``) names one of ``inputs`` (``{what: path or None}``): the
     command would write over a file it reads (even with --overwrite)."""
     if not out:
         return
     for what, path in inputs.items():
-        if path and _same_file(out, path):
+        if path and same_file(out, path):
             raise CLIError(f"{flag} {out} is the {what}: the command would write over its own input; choose another path")
 
 
