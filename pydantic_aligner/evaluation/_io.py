@@ -418,11 +418,33 @@ def _is_number(v: Any) -> bool:
 
 
 def _str_list(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(x, str) for x in v)
+    return v.__class__ is list and all(x.__class__ is str for x in v)
 
 
 def _check_stats(v: Any, width: int) -> bool:
-    return isinstance(v, dict) and all(isinstance(st, list) and len(st) == width and all(map(_is_number, st)) for st in v.values())
+    # a mapping of keys to lists of ``width`` numbers; sum() (in C) raises TypeError on anything but numbers
+    if v.__class__ is not dict:
+        return False
+    try:
+        for st in v.values():
+            if st.__class__ is not list or len(st) != width:
+                return False
+            sum(st)
+    except TypeError:
+        return False
+    return True
+
+
+def _check_repairs(v: Any) -> bool:
+    if v.__class__ is not list:
+        return False
+    for x in v:
+        if x.__class__ is not dict or not _is_number(x.get("delta", 0.0)):
+            return False
+        for k in ("op", "path", "kind"):
+            if x.get(k, "").__class__ is not str:
+                return False
+    return True
 
 
 def check_result(d: Any) -> str | None:
@@ -456,13 +478,7 @@ def check_result(d: Any) -> str | None:
     line = d.get("line")
     if line is not None and line.__class__ is not int:
         return f"line {_show(line)} is not an integer or null"
-    repairs = d.get("repairs", [])
-    if not isinstance(repairs, list) or not all(
-        isinstance(x, dict)
-        and all(isinstance(x.get(k, ""), str) for k in ("op", "path", "kind"))
-        and _is_number(x.get("delta", 0.0))
-        for x in repairs
-    ):
+    if not _check_repairs(d.get("repairs", [])):
         return "repairs is not a list of repairs"
     kinds = d.get("repair_kinds")
     if kinds is not None and not _check_stats(kinds, 2):
