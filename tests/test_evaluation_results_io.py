@@ -508,3 +508,10 @@ def test_other_commands_do_not_write_over_their_inputs(files, capsys):
     assert code == 2 and "write over its own input" in err and batch.read_bytes() == before
     code, _, err = run(capsys, "schema-robustness", batch, "--out", batch)
     assert code == 2 and "write over its own input" in err and batch.read_bytes() == before
+
+
+def test_unusable_inputs_are_usage_errors_not_io_errors(files, capsys):
+    code, _, err = run(capsys, "score", files / "gold.jsonl", files / "pred.jsonl", "--schema", files)  # a folder
+    assert code == 2 and "--schema" in err and "cannot read" in err
+    code, _, err = run(capsys, "score", files, files / "pred.jsonl", "--schema", files / "schema.json")
+    assert code == 2 and "cannot read" in err

@@ -180,6 +180,8 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
             schema = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise CLIError(f"--schema {args.schema}: no such file") from None
+        except OSError as e:  # a folder, no permission: an input that cannot be used (2), not an I/O failure (3)
+            raise CLIError(f"--schema {args.schema}: cannot read: {e.strerror or e}") from None
         except ValueError as e:
             raise CLIError(f"--schema {args.schema}: not JSON: {e}") from None
         return schema, {"schema": str(path.resolve())}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -213,9 +214,7 @@ class Comparison:
 def _keyer(items: list[ItemResult]):
     ids = [r.id for r in items]
     if all(i is not None for i in ids):  # (an empty run pairs with anything)
-        from ._io import canonical_json
-
-        keys = [canonical_json(i) for i in ids]  # the JSON type is part of the key: 1, "1" and true are different ids
+        keys = [json.dumps(i, sort_keys=True, default=str) if not isinstance(i, (str, int)) else i for i in ids]
         if len(set(keys)) == len(keys):
             lookup = dict(zip((id(r) for r in items), keys))
             return lambda r: lookup[id(r)]
