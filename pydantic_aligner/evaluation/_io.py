@@ -186,10 +186,12 @@ def canonical_json(v: Any) -> str:
 
 def json_text(v: Any, indent: int | None = None, default: Any = repr) -> str:
     """``json.dumps(v, indent=indent, ensure_ascii=False, default=default)``, integers of any length included (past
-    Python's 4,300-digit limit, which results files may hold, the text is written by ``pydantic_core.to_json``).
+    Python's 4,300-digit limit, which results files may hold, the text is written by ``pydantic_core.to_json``: the
+    same values, compact when ``indent`` is None).
 
-    >>> json_text({"n": 10**5000})[:8], len(json_text({"n": 10**5000}))
-    ('{"n": 10', 5008)
+    >>> text = json_text({"n": 10**5000, "s": "é"}, indent=2)
+    >>> text.splitlines()[1][:12], text.splitlines()[2], len(text)
+    ('  "n": 10000', '  "s": "é"', 5024)
     """
     try:
         return json.dumps(v, indent=indent, ensure_ascii=False, default=default)
