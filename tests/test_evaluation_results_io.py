@@ -368,6 +368,8 @@ def test_demo_does_not_overwrite_results_without_overwrite(tmp_path, capsys):
     code, _, err = run(capsys, "demo", "--out", tmp_path, "--format", "json")
     assert code == 2 and "--overwrite" in err and "results.jsonl" in err
     assert (tmp_path / "results.jsonl").read_text() == "mine\n" and not (tmp_path / "results_v2.jsonl").exists()
+    code, _, err = run(capsys, "demo", "--out", tmp_path / "new", "--html", tmp_path / "new" / "results_v2.jsonl")
+    assert code == 2 and "--html" in err and not (tmp_path / "new").exists()
 
 
 # ---------------------------------------------------------------------------

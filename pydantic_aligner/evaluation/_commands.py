@@ -721,7 +721,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         if taken:
             held = " and ".join(taken)
             raise CLIError(f"--out {args.out} already holds {held}; pass --overwrite to replace them, or choose another folder")
-    _not_an_input("--html", args.html, {"bundled dataset's gold file": d / "gold.jsonl"})
+    outputs = {f"results file {n}": out_dir / n for n in ("results.jsonl", "results_v2.jsonl")} if out_dir else {}
+    _not_an_input("--html", args.html, {"bundled dataset's gold file": d / "gold.jsonl", **outputs})
     reports = []
     for name in ("responses.jsonl", "responses_v2.jsonl"):
         out = str(out_dir / name.replace("responses", "results")) if out_dir else None
