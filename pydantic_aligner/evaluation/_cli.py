@@ -150,7 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
     """Whether paths ``a`` and ``b`` name the same file (the same inode when both exist; else the same resolved path):
-    what a command checks before writing ``a`` while it reads ``b``."""
+    what a command checks before writing ``a`` while it reads ``b``.
+
+    >>> same_file("results/../gold.jsonl", "gold.jsonl"), same_file("gold.jsonl", "pred.jsonl")
+    (True, False)
+    """
     try:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (yet)
