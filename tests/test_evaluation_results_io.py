@@ -518,3 +518,20 @@ def test_unusable_inputs_are_usage_errors_not_io_errors(files, capsys):
     assert code == 2 and "--schema" in err and "cannot read" in err
     code, _, err = run(capsys, "score", files, files / "pred.jsonl", "--schema", files / "schema.json")
     assert code == 2 and "cannot read" in err
+
+
+def test_the_fingerprint_does_not_depend_on_the_process(files, capsys):
+    """Comparators registered elsewhere in the process (another library, another test) do not change the header."""
+    from pydantic_aligner import register_comparator
+    from pydantic_aligner._comparators import _GLOBAL_REGISTRY
+
+    out = files / "r.jsonl"
+    assert run(capsys, *score_args(files, "--out", out))[0] == 0
+    header = out.read_text().splitlines()[0]
+    register_comparator("zz_results_io_test", lambda a, b: 1.0)
+    try:
+        out.unlink()
+        assert run(capsys, *score_args(files, "--out", out))[0] == 0
+    finally:
+        _GLOBAL_REGISTRY.pop("zz_results_io_test", None)
+    assert out.read_text().splitlines()[0] == header

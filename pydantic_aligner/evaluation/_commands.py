@@ -353,7 +353,8 @@ _COMPATIBLE = ("gold", "pred", "id", "by_line", "gold_field", "pred_field", "ban
 
 def _scoring(aligner: Any) -> dict:
     """The options of ``aligner`` that decide scores, as JSON data (recorded in a results header and fingerprinted
-    with the schema). Custom comparators are named, not their code."""
+    with the schema). Custom comparators are named by the schema (hashed with it), not their code; the process's
+    registry of comparators is left out, so the fingerprint does not depend on what else the process registered."""
     severity = getattr(aligner, "severity", None)
     return {
         **aligner.options,
@@ -362,7 +363,6 @@ def _scoring(aligner: Any) -> dict:
         "fill_defaults": aligner.fill_defaults,
         "strict": aligner.strict,
         "model": aligner.model is not None,  # candidates read through a Pydantic model (its coercions and defaults)
-        "comparators": sorted(aligner.comparators or ()),
         "severity": severity.to_dict() if severity is not None else None,
     }
 
