@@ -714,8 +714,9 @@ class ResultsFile:
     def _resume(self, run: dict, compatible: tuple[str, ...]) -> None:
         self._repair_tail()
         header, results, warnings = read_results(self.path)
-        if warnings:
-            self.warnings.extend(w + " (its item is scored again)" if "torn" not in w and "twice" not in w else w for w in warnings)
+        for w in warnings:  # a damaged line's item is not done: it is scored again (a torn last line was cut already)
+            damaged = w.endswith("; skipped") and ("not UTF-8" in w or ": not JSON" in w or "not a valid result" in w)
+            self.warnings.append(w + " (its item is scored again)" if damaged else w)
         if header is None:
             raise InputError(
                 f"{self.path} has results but no header line, so nothing says which run wrote them; use another --out, or --overwrite"
