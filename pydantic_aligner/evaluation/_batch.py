@@ -6,6 +6,8 @@ import itertools
 import multiprocessing
 import os
 import signal
+import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -261,6 +263,21 @@ def _init_worker(scorer: Scorer) -> None:
     global _WORKER_SCORER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and cancels the pool
     _WORKER_SCORER = scorer
+    _watch_parent()
+
+
+def _watch_parent(interval: float = 0.2) -> None:
+    """End this worker when its parent dies (a SIGKILL, an OOM kill): a forked worker holds both ends of the pool's
+    pipes, so it would otherwise wait for work forever."""
+    parent = os.getppid()
+
+    def watch() -> None:  # pragma: no cover - runs in worker processes
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="pydantic-aligner-parent-watch", daemon=True).start()
 
 
 def _score_chunk(chunk: list[tuple]) -> list[ItemResult]:

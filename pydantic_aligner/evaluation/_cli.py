@@ -8,11 +8,16 @@ skipped, so the command works with whatever features are present. Exit codes:
 0 success, 1 a quality gate failed (``--fail-under``, ``--fail-on``,
 ``--max-errors``, or no item could be scored), 2 a usage error (bad arguments,
 unreadable files, an invalid schema, a ``--model`` that is not a model, a
-misspelt field, label or critical key), 130 interrupted.
+misspelt field, label or critical key), 3 an I/O error (a full disk, a read-only
+folder, a results file locked by another run, a worker process killed), 4 an
+internal error (a bug), 130 interrupted. Errors are one line on stderr,
+``pydantic-aligner: error: ...``; with the environment variable
+``PYDANTIC_ALIGNER_DEBUG=1`` the traceback of an I/O or internal error follows.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
 :func:`schema_from_args` (``--schema FILE`` / ``--model REF``), :func:`load_model`
-(what every ``--model`` goes through), and :class:`CLIError` (raise it for a
+(what every ``--model`` goes through), :func:`same_file` (an output must never
+name an input), and :class:`CLIError` (raise it for a
 usage error; ``main`` prints it and returns 2).
 """
 
@@ -35,6 +40,7 @@ __all__ = [
     "load_model",
     "main",
     "not_a_model",
+    "same_file",
     "schema_from_args",
 ]
 
@@ -50,6 +56,40 @@ PROG = "pydantic-aligner"
 
 class CLIError(Exception):
     """A usage error: printed as ``pydantic-aligner: error: <message>``, exit code 2."""
+
+
+#: Exit codes (see the module docstring)
+EXIT_GATE, EXIT_USAGE, EXIT_IO, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 2, 3, 4, 130
+#: Set to 1 to see the traceback of an I/O or internal error
+DEBUG_ENV = "PYDANTIC_ALIGNER_DEBUG"
+
+
+def _one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split()) or type(e).__name__
+    return text if len(text) <= 500 else text[:497] + "..."
+
+
+def _failure(e: BaseException) -> int:
+    """Print an error that is not a usage error as one line (the traceback too with ``PYDANTIC_ALIGNER_DEBUG=1``)
+    and return its exit code: 3 for I/O (``OSError``, a killed worker process), 4 for anything else."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    if isinstance(e, BrokenProcessPool):
+        code, what = EXIT_IO, f"a worker process died (killed, or out of memory?): {_one_line(e)}"
+    elif isinstance(e, OSError):
+        where = f"{e.filename}: " if getattr(e, "filename", None) else ""
+        code, what = EXIT_IO, f"{where}{e.strerror}" if e.strerror else _one_line(e)
+    else:
+        code, what = EXIT_INTERNAL, f"internal error: {type(e).__name__}: {_one_line(e)}"
+    if os.environ.get(DEBUG_ENV, "") not in ("", "0"):
+        import traceback
+
+        traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
+    hint = "" if code == EXIT_IO else f" (set {DEBUG_ENV}=1 for the traceback)"
+    from .._escape import safe_text
+
+    print(f"{PROG}: error: {safe_text(what)}{hint}", file=sys.stderr)  # file names and messages from the data
+    return code
 
 
 def _version() -> str:
@@ -111,16 +151,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .._escape import safe_text
 
         print(f"{PROG}: error: {safe_text(e)}", file=sys.stderr)  # messages quote file names, ids and values
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print(f"\n{PROG}: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # pragma: no cover - e.g. piped into head
         return 0
+    except Exception as e:  # an I/O error (3) or a bug (4): one line, no traceback
+        return _failure(e)
 
 
 # ---------------------------------------------------------------------------
 # helpers shared by feature modules
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether paths ``a`` and ``b`` name the same file (the same inode when both exist; else the same resolved path):
+    what a command checks before writing ``a`` while it reads ``b``.
+
+    >>> same_file("results/../gold.jsonl", "gold.jsonl"), same_file("gold.jsonl", "pred.jsonl")
+    (True, False)
+    """
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet)
+        return Path(a).resolve() == Path(b).resolve()
 
 
 def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -143,6 +198,8 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
             schema = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise CLIError(f"--schema {args.schema}: no such file") from None
+        except OSError as e:  # a folder, no permission: an input that cannot be used (2), not an I/O failure (3)
+            raise CLIError(f"--schema {args.schema}: cannot read: {e.strerror or e}") from None
         except ValueError as e:
             raise CLIError(f"--schema {args.schema}: not JSON: {e}") from None
         return schema, {"schema": str(path.resolve())}

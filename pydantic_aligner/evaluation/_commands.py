@@ -13,7 +13,7 @@ from typing import Any
 
 from .._errors import closest
 from .._escape import json_text, safe_line, safe_text
-from ._cli import CLIError, add_schema_arguments, schema_from_args
+from ._cli import CLIError, add_schema_arguments, same_file, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
 
@@ -102,7 +102,8 @@ def register_cli(subparsers: Any) -> None:
         "and what changed in the second.",
     )
     p.add_argument("--html", metavar="PATH", help="also write the HTML report of the first run, with the comparison")
-    p.add_argument("--out", metavar="DIR", help="write the two results files into DIR")
+    p.add_argument("--out", metavar="DIR", help="write the two results files into DIR (results.jsonl, results_v2.jsonl)")
+    p.add_argument("--overwrite", action="store_true", help="replace results files already in --out DIR")
     _add_output_arguments(p)
     p.set_defaults(func=cmd_demo)
 
@@ -337,13 +338,15 @@ def _stored_labels(args: argparse.Namespace, header: dict, results: list) -> Non
 
 
 def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None) -> None:
+    from ._io import json_text as dump_json  # any integer length (results may hold 20,000 digits)
+
     fmt = getattr(args, "format", "table")
     worst = getattr(args, "worst", 5)
     if fmt == "json":
         d = report.to_dict()
         if comparison is not None:
             d = {"report": d, "comparison": comparison.to_dict()}
-        print(json_text(json.dumps(d, indent=2, ensure_ascii=False, default=repr)))
+        print(json_text(dump_json(d, indent=2)))  # printable: DEL, C1 and bidi characters escaped
         return
     if fmt == "markdown":
         print(report.to_markdown(worst=worst))
@@ -354,6 +357,24 @@ def _print_report(report: Any, args: argparse.Namespace, comparison: Any = None)
     if comparison is not None:
         print()
         comparison.print(worst=worst)
+
+
+def _not_an_input(flag: str, out: str | os.PathLike | None, inputs: dict[str, Any]) -> None:
+    """A usage error when ``out`` (the value of ``flag``) names one of ``inputs`` (``{what: path or None}``): the
+    command would write over a file it reads (even with --overwrite)."""
+    if not out:
+        return
+    for what, path in inputs.items():
+        if path and same_file(out, path):
+            raise CLIError(f"{flag} {out} is the {what}: the command would write over its own input; choose another path")
+
+
+def _model_file(ref: str | None) -> str | None:
+    """The Python file a ``--model path/to/file.py:Class`` reference names, or ``None``."""
+    if not ref:
+        return None
+    module = ref.rpartition(":")[0]
+    return module if module.endswith(".py") or "/" in module or "\\" in module else None
 
 
 def _gates(report: Any, args: argparse.Namespace) -> int:
@@ -506,7 +527,25 @@ def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: 
         raise CLIError(f"{option} {name!r}: none of the first {len(values)} {what} records of {path} has this field ({found}){hint}")
 
 
-_COMPATIBLE = ("gold", "pred", "schema", "model", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+#: What a resumed run must share with the run in the file (besides the fingerprint of its schema and scoring options,
+#: which replaces comparing --schema/--model paths: an edited schema file refuses, a copy of it resumes)
+_COMPATIBLE = ("gold", "pred", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+
+
+def _scoring(aligner: Any) -> dict:
+    """The options of ``aligner`` that decide scores, as JSON data (recorded in a results header and fingerprinted
+    with the schema). Custom comparators are named by the schema (hashed with it), not their code; the process's
+    registry of comparators is left out, so the fingerprint does not depend on what else the process registered."""
+    severity = getattr(aligner, "severity", None)
+    return {
+        **aligner.options,
+        **aligner.limits,
+        "lenient": aligner.lenient,
+        "fill_defaults": aligner.fill_defaults,
+        "strict": aligner.strict,
+        "model": aligner.model is not None,  # candidates read through a Pydantic model (its coercions and defaults)
+        "severity": severity.to_dict() if severity is not None else None,
+    }
 
 
 def run_scoring(
@@ -537,7 +576,7 @@ def run_scoring(
     """
     from .._errors import AlignerError
     from ._batch import Scorer, iter_results
-    from ._io import InputError, ResultsFile, iter_pending, join_inputs
+    from ._io import InputError, ResultsFile, fingerprint, iter_pending, join_inputs
     from ._report import Summary
 
     try:
@@ -548,6 +587,7 @@ def run_scoring(
         raise CLIError(f"cannot build the scorer: {type(e).__name__}: {e}") from None
     keep_id = _declares(scorer.aligner.schema, id_key)
     _check_join_fields(gold, pred, id_key=None if by_line else id_key, gold_field=gold_field, pred_field=pred_field)
+    _not_an_input("--out", out, {"gold file": gold, "predictions file": pred, **_input_files(schema_desc)})
     try:
         inputs = join_inputs(gold, pred, id_key=id_key, by_line=by_line, gold_field=gold_field, pred_field=pred_field, keep_id=keep_id)
     except InputError as e:
@@ -566,6 +606,9 @@ def run_scoring(
         "top_repairs": top_repairs,
         "version": _version(),
     }
+    scoring = _scoring(scorer.aligner)
+    run["scoring"] = scoring
+    run["fingerprint"] = fingerprint(scorer.aligner.schema, scoring)
     results_file = None
     done: set = set()
     previous: list = []
@@ -602,7 +645,7 @@ def run_scoring(
             else:
                 r = x.with_verdict(scorer.bands, scorer.critical)
             if results_file is not None:
-                results_file.write(r)
+                r = results_file.write(r)  # or the error result written in its place
             if add is None:
                 new.append(r)
             else:
@@ -610,6 +653,10 @@ def run_scoring(
             bar.update()
     except KeyboardInterrupt:
         interrupted = True
+    except (OSError, RuntimeError):  # a full disk, a killed worker process: main says what; the results so far are kept
+        if out:
+            print(f"pydantic-aligner: the results written so far are in {out}: run the same command again to resume", file=sys.stderr)
+        raise
     finally:
         bar.close()
         if results_file is not None:
@@ -621,6 +668,12 @@ def run_scoring(
     elif add is None:
         summary = Summary.from_results(sorted(previous + new, key=lambda r: r.index), *judged)
     return summary, inputs.warnings, interrupted
+
+
+def _input_files(schema_desc: dict | None) -> dict[str, str]:
+    desc = schema_desc or {}
+    files = {"schema file": desc.get("schema"), "severity rules file": desc.get("severity"), "model file": _model_file(desc.get("model"))}
+    return {k: v for k, v in files.items() if v}
 
 
 def _version() -> str:
@@ -684,6 +737,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     from ._compare import compare
     from ._report import Report
 
+    _not_an_input("--html", args.html, {"results file": args.results, "--against file": args.against})
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     _stored_labels(args, header, results)
@@ -729,6 +783,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     from ._io import ResultsFile
     from ._report import Report
 
+    _not_an_input("--out", args.out, {"results file": args.results})
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     rescore = bool(args.schema or args.model or args.gold or args.pred)
@@ -776,8 +831,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         if args.out:
             run = {**header, "bands": str(bands), "critical": critical, "rejudged_from": str(args.results)}
             with ResultsFile(args.out, run, overwrite=True) as fh:
-                for r in results:
-                    fh.write(r)
+                results = [fh.write(r) for r in results]
         report = Report.from_results(results, bands=bands, critical=critical)
         _warn_critical(report)
     if not args.quiet:
@@ -920,6 +974,13 @@ def cmd_demo(args: argparse.Namespace) -> int:
     d = demo_dir()
     model = load_reference(f"{d / 'model.py'}:Invoice")
     out_dir = Path(args.out) if args.out else None
+    if out_dir is not None and not args.overwrite:
+        taken = [str(out_dir / n) for n in ("results.jsonl", "results_v2.jsonl") if (out_dir / n).exists()]
+        if taken:
+            held = " and ".join(taken)
+            raise CLIError(f"--out {args.out} already holds {held}; pass --overwrite to replace them, or choose another folder")
+    outputs = {f"results file {n}": out_dir / n for n in ("results.jsonl", "results_v2.jsonl")} if out_dir else {}
+    _not_an_input("--html", args.html, {"bundled dataset's gold file": d / "gold.jsonl", **outputs})
     reports = []
     for name in ("responses.jsonl", "responses_v2.jsonl"):
         out = str(out_dir / name.replace("responses", "results")) if out_dir else None

@@ -180,7 +180,9 @@ class Comparison:
 
     def to_json(self, *, indent: int | None = 2, items: int = 20) -> str:
         """:meth:`to_dict` as JSON text."""
-        return json.dumps(self.to_dict(items=items), indent=indent, ensure_ascii=False, default=repr)
+        from ._io import json_text
+
+        return json_text(self.to_dict(items=items), indent=indent)
 
     def to_text(self, *, worst: int = 10) -> str:
         """A plain-text summary."""

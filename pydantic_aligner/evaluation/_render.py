@@ -7,7 +7,6 @@ tables), so they always say the same thing.
 from __future__ import annotations
 
 import io
-import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -57,7 +56,9 @@ def _pct(x: Any) -> str:
 
 
 def _short(v: Any, width: int = 40) -> str:
-    text = json.dumps(v, ensure_ascii=False, default=str) if not isinstance(v, str) else repr(v)
+    from ._io import json_text  # integers of any length too
+
+    text = json_text(v, default=str) if not isinstance(v, str) else repr(v)
     return text if len(text) <= width else text[: width - 3] + "..."
 
 

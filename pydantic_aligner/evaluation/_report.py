@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -464,7 +463,9 @@ class Report:
 
     def to_json(self, *, indent: int | None = 2, items: bool = False) -> str:
         """:meth:`to_dict` as JSON text (NaN written as ``null``)."""
-        return json.dumps(self.to_dict(items=items), indent=indent, ensure_ascii=False, default=repr)
+        from ._io import json_text
+
+        return json_text(self.to_dict(items=items), indent=indent)
 
     def to_text(self, *, width: int = 100, worst: int = 5) -> str:
         """A plain-text summary table (what ``str(report)`` returns)."""

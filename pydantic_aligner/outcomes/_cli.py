@@ -119,6 +119,12 @@ def _run_batch(args: argparse.Namespace, schema: Any) -> int:
         raise UsageError(f"cannot read {args.batch}: {e.strerror}") from None
     dest: TextIO = sys.stdout
     if args.out:
+        from ..evaluation._cli import same_file
+
+        for what, path in (("--batch file", args.batch), ("schema file", args.schema)):
+            if path and same_file(args.out, path):
+                src.close()
+                raise UsageError(f"--out {args.out} is the {what}: the command would write over its own input; choose another path")
         try:
             dest = open(args.out, "w", encoding="utf-8")  # noqa: SIM115 - closed below
         except OSError as e:

@@ -164,6 +164,12 @@ def _schema_robustness(args: argparse.Namespace) -> int:
         golds = _read_golds(args.gold, args.id_key) if args.gold else None
         if not Path(args.cache).exists():
             raise ValueError(f"no such cache file: {args.cache}")
+        if args.out:
+            from ..evaluation._cli import same_file
+
+            for what, path in (("cache file", args.cache), ("--gold file", args.gold), ("--schema file", args.schema)):
+                if path and same_file(args.out, path):
+                    raise ValueError(f"--out {args.out} is the {what}: the command would write over its own input; choose another path")
         report = analyze_schema_robustness(
             args.cache,
             model=model,
