@@ -40,7 +40,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
 
-from ._data_schema import data_schema, holds_any
+from ._data_schema import core_children, data_schema, holds_any
 from ._errors import DataError
 from ._inputs import json_key, placeholders, to_jsonable
 from ._instance_data import Miss, instance_reader
@@ -567,8 +567,8 @@ _VALUE_ONLY = frozenset(
         "dataclass-field", "definitions", "definition-ref", "function-after", "computed-field",
     }
 )  # fmt: skip
-#: keys of a core schema that hold no validation (what a value is dumped as, JSON Schema helpers, names)
-_NOT_VALIDATION = frozenset({"metadata", "serialization", "cls", "ref", "schema_ref", "function", "computed_fields", "ser_json_timedelta"})
+#: keys of a core schema that hold schemas of no validation (what a value is dumped as, JSON Schema helpers)
+_NOT_VALIDATION = ("computed_fields", "json_schema_input_schema")
 
 
 def _exact_json(ad: TypeAdapter) -> bool:
@@ -587,27 +587,20 @@ def _exact_json(ad: TypeAdapter) -> bool:
     seen: set[int] = set()
     while todo:
         node = todo.pop()
-        if id(node) in seen:
+        if type(node) is not dict or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, (list, tuple)):
-            todo.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
         kind = node.get("type")
         if kind == "decimal":
             # a Decimal keeps how a number was written (1.50 against 1.5), which only digit counts see
             if node.get("max_digits") is not None or node.get("decimal_places") is not None:
                 return False
-        elif kind is not None and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
+        elif isinstance(kind, str) and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
             return False
         config = node.get("config")
         if isinstance(config, dict) and config.get("coerce_numbers_to_str"):
             return False
-        for key, value in node.items():
-            if key not in _NOT_VALIDATION and key != "config" and isinstance(value, (dict, list, tuple)):
-                todo.append(value)
+        todo.extend(core_children(node, skip=_NOT_VALIDATION))
     return True
 
 
