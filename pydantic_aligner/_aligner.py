@@ -20,7 +20,7 @@ from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaE
 from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
-from ._plan import KIND_STRING, kind_of
+from ._plan import KIND_STRING, kind_of, known_keys
 from ._tree import Match
 
 __all__ = ["Aligner", "Reading", "align", "score"]
@@ -433,6 +433,23 @@ class Aligner:
             return None
         return KIND_STRING in root.kinds
 
+    def _fit(self, gold: Any, memo: dict | None = None) -> Callable[[Any], tuple]:
+        """How well a JSON value found in text fits the schema, for choosing among several: ``(object keys the
+        schema knows, or the ``gold`` has where the schema says nothing; minus the model's validation errors)``
+        (see ``docs/pydantic.md``, "Several JSON values in one text"). ``memo``: the model's validations of the
+        values (:meth:`ModelReader.accepts`), read for their errors."""
+        root = self.plan.root
+
+        def fit(value: Any) -> tuple:
+            known = known_keys(root, value, gold)
+            if memo is None:
+                return (known,)
+            hit = memo.get(id(value))
+            errors = len(hit[1][2]) if hit is not None and hit[0] is value else 0
+            return (known, -errors)
+
+        return fit
+
     def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, Read, list]:
         """``(JSON data, how text was read, validation issues)`` of one input."""
         reader = self._reader
@@ -442,12 +459,15 @@ class Aligner:
             accepts = self._root_accepts_string()
             if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
                 return value, NOT_READ, []
-            prefer = None
-            if side == "pred" and isinstance(value, (str, bytes, bytearray)):
-                want = kind_of(other)
-                if want is not None:
-                    prefer = lambda v: kind_of(v) == want
-            data, read = to_json(value, side, prefer, **self._text_limits)
+            prefer = fit = None
+            if isinstance(value, (str, bytes, bytearray)):
+                shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
+                fit = self._fit(shape)
+                if side == "pred":
+                    want = kind_of(other)
+                    if want is not None:
+                        prefer = lambda v: kind_of(v) == want
+            data, read = to_json(value, side, prefer, fit, **self._text_limits)
             return data, read, []
         if value.__class__ is str and self._text_is_json:
             clean = reader.read_json_text(value, side, self._text_limits)
@@ -455,7 +475,8 @@ class Aligner:
                 return clean[0], whole_text_read(clean[1]), []
         if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
             memo: dict = {}
-            data, read = read_text(value, side, reader.accepts(memo, side), **self._text_limits)
+            shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
+            data, read = read_text(value, side, reader.accepts(memo, side), self._fit(shape, memo), **self._text_limits)
             hit = memo.get(id(data))
             validated = hit[1] if hit is not None and hit[0] is data else None
             data, issues = reader.read(data, side, json_mode=True, validated=validated)

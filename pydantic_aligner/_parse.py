@@ -179,9 +179,10 @@ class Parsed:
     """A value read from text, how it was read, and where it was found.
 
     ``flags`` is a subset of ``{"extracted", "truncated", "repaired",
-    "reasoning"}``; ``start``/``end`` are the character span of the value in the
+    "unrepaired", "reasoning", "best_fit"}``; ``start``/``end`` are the character span of the value in the
     text (the span json_repair was given, for a repaired value); ``found`` is how
-    many JSON values the text holds (the candidates ranked). Unpacks as
+    many JSON values the text holds (the candidates ranked); ``note`` says why the
+    value was taken when its fit decided (``"best_fit"``). Unpacks as
     ``value, flags``:
 
     >>> from pydantic_aligner import parse_json_text
@@ -197,6 +198,8 @@ class Parsed:
     start: int = 0
     end: int = 0
     found: int = 1
+    #: why this value was taken, when the ranking had a choice to explain (``"best_fit"``); else ``None``
+    note: str | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.flags))
@@ -206,6 +209,7 @@ def parse_json_text(
     text: str | bytes,
     *,
     prefer: Callable[[Any], object] | None = None,
+    fit: Callable[[Any], tuple] | None = None,
     max_text_bytes: int = MAX_TEXT_BYTES,
     max_depth: int = MAX_DEPTH,
     max_int_digits: int = MAX_INT_DIGITS,
@@ -215,7 +219,11 @@ def parse_json_text(
     """Read the JSON answer in ``text``, tolerating reasoning, fences, prose, truncation.
 
     ``prefer`` is an optional ``value -> bool``: values for which it is true
-    are preferred (the last of them wins). The limits are described in the
+    are preferred (the last of them wins). ``fit`` is an optional
+    ``value -> (keys the schema knows, -errors)``: a value with known keys is
+    taken before one without (even a preferred one), and among values that are
+    not preferred the greater fit wins (``"best_fit"`` when that changed the
+    choice, with ``note`` saying why). The limits are described in the
     module docstring; exceeding one raises :class:`LimitError` naming it.
 
     >>> from pydantic_aligner import parse_json_text
@@ -229,6 +237,11 @@ def parse_json_text(
     {'x': 2}
     >>> parse_json_text('{"x": 1} or {"y": 2}', prefer=lambda v: "x" in v).value
     {'x': 1}
+    >>> p = parse_json_text('{"x": "?", "z": 1} Tracker: {"y": 2}', prefer=lambda v: False, fit=lambda v: (len(v.keys() & {"x", "z"}),))
+    >>> p.value, sorted(p.flags)
+    ({'x': '?', 'z': 1}, ['best_fit', 'extracted'])
+    >>> p.note.startswith("none of the 2 JSON values validates: took the one at characters 0-18 (2 keys the schema knows)")
+    True
     """
     if isinstance(text, (bytes, bytearray)):
         if len(text) > max_text_bytes:
@@ -245,7 +258,7 @@ def parse_json_text(
             raise LimitError("max_text_bytes", size, max_text_bytes, what="text size (bytes)")
     if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
         text = _LONE_SURROGATE.sub("\ufffd", text)  # not valid Unicode (pydantic_core cannot take it): one for one
-    return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout).read()
+    return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout, fit).read()
 
 
 def _content(text: str) -> tuple[str, int, int]:
@@ -284,15 +297,19 @@ def whole_json_span(
 class _Reader:
     """One read of one text: the scan, the candidates offered so far and the best of them."""
 
-    def __init__(self, text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout) -> None:
+    def __init__(self, text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout, fit=None) -> None:
         self.text = text
         self.prefer = prefer
+        self.fit = fit
+        self.ranked = prefer is not None or fit is not None  # values are judged one by one (no shortcut by rank)
+        self.plain_best: tuple | None = None  # (key without fit, fit, start, end): what the ranking alone would take
         self.max_depth = max_depth
         self.max_int_digits = max(max_int_digits, _PY_INT_DIGITS)
         self.max_repair_bytes = max_repair_bytes
         self.repair_timeout = repair_timeout
         self.found = 0
-        self.best: tuple | None = None  # (key, value, start, end, flags)
+        # (key, value, start, end, flags); key: (shares keys, preferred, fit, tier, major, how, size, start)
+        self.best: tuple | None = None
         self.flags: set[str] = set()
         self.errors: dict[int, tuple[str, int]] = {}  # tier -> first (message, position)
         self.regions: list[tuple[int, int, int]] = []  # (start, end, tier) scanned, for repair
@@ -332,10 +349,21 @@ class _Reader:
             self._repair()
         if self.best is None:
             self._fail(cs)
-        _, value, s, e, flags = self.best
+        key, value, s, e, flags = self.best
         if (s, e) != (cs, ce):
             flags = flags | {"extracted"}
-        return Parsed(value, frozenset(flags | self.flags), s, e, self.found)
+        note = None
+        plain = self.plain_best
+        if self.fit is not None and plain is not None and (plain[2], plain[3]) != (s, e):
+            flags = flags | {"best_fit"}
+            other = f"not the one at characters {plain[2]}-{plain[3]}"
+            took = f"took the one at characters {s}-{e}"
+            if plain[0][0]:
+                why = "which is of the expected kind but shares no key with the schema"
+                note = f"{took} ({_fit_text(self._fit_of(value))}), {other}, {why}"
+            else:
+                note = f"none of the {self.found} JSON values validates: {took} ({_fit_text(key[2])}), {other} ({_fit_text(plain[1])})"
+        return Parsed(value, frozenset(flags | self.flags), s, e, self.found, note)
 
     def _fail(self, cs: int) -> None:
         try:
@@ -506,30 +534,43 @@ class _Reader:
         t = type(value)
         major = bool(value) and (t is dict or (t is list and _is_major(value)))
         best = self.best
-        if best is not None and self.prefer is None and (tier, major) < best[0][1:3]:
+        if best is not None and not self.ranked and (tier, major) < best[0][3:5]:
             return  # (4 MB of "[1] " after the answer: each costs this much)
         rank = (tier, major, how, e - s if how == _REPAIRED or not major else 0)
         preferred = False
-        if self.prefer is not None:
-            if best is not None and best[0][0] and rank < best[0][1:5]:
-                return  # cannot beat a preferred value
+        fitness: tuple = ()
+        if self.ranked:
+            if best is not None and best[0][1] and rank < best[0][3:7] and (self.fit is None or best[0][0]):
+                return  # cannot beat a preferred value (that shares keys with the schema)
             key = self.text[s:e] if how == _READ and e - s <= 256 else None
             cached = self._prefer_cache.get(key) if key is not None else None
             if cached is None:
-                cached = bool(self.prefer(value))
+                preferred = bool(self.prefer(value)) if self.prefer is not None else False
+                fitness = tuple(self.fit(value)) if self.fit is not None else ()
+                cached = (preferred, fitness)
                 if key is not None:
                     self._prefer_cache[key] = cached
-            preferred = cached
-        key = (preferred, *rank, s)
-        if best is None or key > best[0]:
-            self.best = (key, value, s, e, flags)
+            preferred, fitness = cached
+        # a value sharing no key with the schema never replaces one that does; among valid values, the ranking
+        # decides; among invalid ones, the better fit (more known keys, then fewer errors)
+        shares = bool(fitness) and fitness[0] > 0
+        full = (shares, preferred, () if preferred else fitness, *rank, s)
+        if best is None or full > best[0]:
+            self.best = (full, value, s, e, flags)
+        if self.fit is not None:
+            plain = (preferred, *rank, s)
+            if self.plain_best is None or plain > self.plain_best[0]:
+                self.plain_best = (plain, fitness, s, e)
+
+    def _fit_of(self, value: Any) -> tuple:
+        return tuple(self.fit(value)) if self.fit is not None else ()
 
     # -- repair
 
     def _broken_left(self) -> bool:
         """Whether a region the repair would look at holds a JSON-looking opening outside every value read."""
         best = self.best
-        min_tier = 0 if best is None or (self.prefer is not None and not best[0][0]) else best[0][1]
+        min_tier = 0 if best is None or (self.ranked and not best[0][1]) else best[0][3]
         marks = self.marks
         for r0, r1, tier in self.regions:
             if tier < min_tier:
@@ -550,8 +591,8 @@ class _Reader:
         best = self.best
         if best is None:
             return True
-        preferred, _, major, how, _, _ = best[0]
-        if self.prefer is not None and not preferred:
+        _, preferred, _, _, major, how, _, _ = best[0]
+        if self.ranked and not preferred:
             return True
         return not major or how == _PIECE
 
@@ -569,8 +610,8 @@ class _Reader:
         best = self.best
         # without a major value read as is, a limit that stops the repair is an error; otherwise the
         # repair only looks for a preferred value, and a limit just ends the search
-        need = best is None or not best[0][2] or best[0][3] == _PIECE
-        min_tier = 0 if best is None or (self.prefer is not None and not best[0][0]) else best[0][1]
+        need = best is None or not best[0][4] or best[0][5] == _PIECE
+        min_tier = 0 if best is None or (self.ranked and not best[0][1]) else best[0][3]
         text = self.text
         marks = self.marks
         targets: list[tuple[int, int, int]] = []
@@ -642,6 +683,19 @@ _UNREPAIRED_WARNING = (
     "install pydantic-aligner[lenient] (such reads carry the flag 'unrepaired')"
 )
 _NOTHING = object()
+
+
+def _fit_text(fitness: tuple) -> str:
+    """``(known keys, -errors)`` in words."""
+    if not fitness:
+        return "no fit measured"
+    known = f"{fitness[0]} key{'' if fitness[0] == 1 else 's'} the schema knows"
+    if len(fitness) > 1:
+        errors = -fitness[1]
+        return f"{known}, {errors} validation error{'' if errors == 1 else 's'}"
+    return known
+
+
 _TRUNCATED_FLAGS = frozenset({"truncated"})
 _REPAIRED_FLAGS = frozenset({"repaired"})
 
