@@ -20,6 +20,7 @@ from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaE
 from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
+from ._parse import NO_JSON, looks_like_refusal
 from ._plan import KIND_STRING, kind_of, known_keys
 from ._tree import Match
 
@@ -368,9 +369,8 @@ class Aligner:
                 raise
             root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
             problem = Problem("pred", "", f"unreadable: {e}")
-            result = Alignment(
-                0.0, root, problems=[problem], gold=gold, pred=pred, read=Read({"unreadable"}), aligner=self, validation_errors=issues
-            )
+            read = unreadable_read(e, pred)
+            result = Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=read, aligner=self, validation_errors=issues)
             return result if tree else 0.0
         if pred_issues:
             issues = issues + pred_issues
@@ -494,6 +494,14 @@ class Aligner:
         if not errors:
             return None
         return [Problem("pred", "".join(f"/{t}" for t in e.absolute_path), e.message) for e in errors]
+
+
+def unreadable_read(e: ParseError, text: Any) -> Read:
+    """The ``Read`` of a candidate text that could not be read: ``"unreadable"``, plus ``"refusal"`` when the text
+    holds no JSON value and reads like a refusal (:func:`~._parse.looks_like_refusal`); ``note``: why, in words."""
+    if e.problem == NO_JSON and looks_like_refusal(text):
+        return Read({"unreadable", "refusal"}, note=f"{NO_JSON}: the reply reads like a refusal")
+    return Read({"unreadable"}, note=str(e))
 
 
 def _recursion_error(e: RecursionError) -> Exception:

@@ -312,6 +312,7 @@ class _Reader:
         self.best: tuple | None = None
         self.flags: set[str] = set()
         self.errors: dict[int, tuple[str, int]] = {}  # tier -> first (message, position)
+        self.jsonish = False  # whether a failed attempt got past its opening bracket (else: no JSON in the text)
         self.regions: list[tuple[int, int, int]] = []  # (start, end, tier) scanned, for repair
         self._prefer_cache: dict[str, bool] = {}
         self.marks = bytearray()  # 1 where the scan read a value (the repair skips those); sized by _collect
@@ -372,15 +373,19 @@ class _Reader:
             hint = "; install pydantic-aligner[lenient] to repair broken JSON"
         else:
             hint = ""
-        if self.errors:
+        if self.errors and self.jsonish:
             msg, pos = self.errors[max(self.errors)]
         else:  # no bracket looked like the start of JSON: say why the first one is not
             m = _ANY_OPEN.search(self.text, cs)
-            msg, pos = "Expecting value", cs
+            msg = None
             if m is not None:
                 status, _, p, info = _read(self.text, m.start(), len(self.text), self.max_depth, self.max_int_digits, len(self.text))
-                if status == _FAILED:
+                if status == _FAILED and info[0] not in (_VALUE, _VALUE_OR_CLOSE):
                     msg, pos = _EXPECTING.get(info[0], info[0]), p
+            if msg is None:  # no bracket, or only brackets of prose ("[see below]"): a reply without JSON
+                err = ParseError(NO_JSON)  # the message names no position (nothing failed anywhere) ...
+                err.position = cs  # ... the attribute keeps where the content starts
+                raise err
         raise ParseError(f"candidate text is not JSON: {msg}{hint}", pos)
 
     # -- whole text / whole fence body
@@ -515,6 +520,8 @@ class _Reader:
             else:
                 chain = p
                 msg, pieces, rewind = info
+                if not self.jsonish and (pieces or msg not in (_VALUE, _VALUE_OR_CLOSE) or text[s + 1 : p].strip(_WS_CHARS)):
+                    self.jsonish = True  # more than a bracket of prose ("[see below]", "[note]")
                 if tier not in self.errors:
                     self.errors[tier] = (_EXPECTING.get(msg, msg), p)
                 if pieces:
@@ -683,6 +690,29 @@ _UNREPAIRED_WARNING = (
     "install pydantic-aligner[lenient] (such reads carry the flag 'unrepaired')"
 )
 _NOTHING = object()
+#: the message of a text with nothing JSON-like in it (a refusal, an apology, plain prose)
+NO_JSON = "no JSON value in the text"
+# the openings of refusals: said of an unreadable reply (Read flag "refusal"), never used to score
+_APOSTROPHE = "['\u2019]?"  # straight or curly, or none
+_REFUSAL = re.compile(
+    rf"\b(?:I{_APOSTROPHE}m sorry|I am sorry|sorry, (?:but )?I|I apologi[sz]e|I can{_APOSTROPHE}t|I cannot|I can not"
+    rf"|I{_APOSTROPHE}m (?:not able|unable)|I am (?:not able|unable)|I won{_APOSTROPHE}t|I will not|I{_APOSTROPHE}m afraid"
+    r"|as an AI|unable to (?:help|assist|comply|provide))",
+    re.IGNORECASE,
+)
+
+
+def looks_like_refusal(text: str | bytes) -> bool:
+    """Whether a reply reads like a refusal: its first 300 characters say "I'm sorry", "I can't", "I cannot",
+    "I'm unable", "I won't", "As an AI", "unable to help"... A description only (``Read`` flag ``"refusal"`` of an
+    unreadable reply): it never changes a score.
+
+    >>> looks_like_refusal("I'm sorry, I can't help with that."), looks_like_refusal("The invoice total is 12.")
+    (True, False)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text[:1200]).decode("utf-8", "replace")
+    return isinstance(text, str) and _REFUSAL.search(text, 0, 300) is not None
 
 
 def _fit_text(fitness: tuple) -> str:

@@ -289,18 +289,25 @@ def test_a_report_notes_reads_that_depend_on_json_repair(monkeypatch):
 
 
 @pytest.mark.parametrize(
-    ("text", "position"),
+    ("text", "position", "message"),
     [
-        ("I cannot help with that.", 0),
-        ("   no json here", 3),
-        ("", 0),
+        # no JSON value at all: the message says so and names no position (issue 22: it read "Expecting value (at
+        # character 0)"); the attribute keeps where the content starts
+        ("I cannot help with that.", 0, "no JSON value in the text"),
+        ("   no json here", 3, "no JSON value in the text"),
+        ("", 0, "candidate text is empty (at character 0)"),
+        ('Result: {"a": 1,, "b": 2} done', None, None),
     ],
 )
-def test_unreadable_text_reports_the_position(text, position):
+def test_unreadable_text_reports_the_position(text, position, message, monkeypatch):
+    monkeypatch.setitem(sys.modules, "json_repair", None)
     with pytest.raises(ParseError) as info:
         parse_json_text(text)
+    if message is None:  # broken JSON: where it breaks
+        assert info.value.position == 16 and "(at character 16)" in str(info.value)
+        return
     assert info.value.position == position
-    assert f"(at character {position})" in str(info.value)
+    assert str(info.value) == message
 
 
 def test_position_points_into_the_original_text(monkeypatch):
@@ -352,6 +359,6 @@ def test_unreadable_text_raises_or_scores_zero_when_lenient(monkeypatch):
     assert info.value.position == 0
     result = Aligner(Doc, lenient=True).align(GOLD, "Sorry, I can't do that.")
     assert result.score == 0.0
-    assert result.read == {"unreadable"}
+    assert result.read == {"unreadable", "refusal"}
     assert result.problems and "unreadable" in str(result.problems[0])
-    assert "not JSON" in str(result.problems[0])
+    assert "no JSON value in the text" in str(result.problems[0])

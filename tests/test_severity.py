@@ -94,7 +94,7 @@ def order_aligner():
             set(),
             0.75,
         ),
-        (CONFIRM_250_UNITS, "I am sorry, I cannot process this order.", "UNREADABLE", None, {"unreadable"}, 0.0),
+        (CONFIRM_250_UNITS, "I am sorry, I cannot process this order.", "UNREADABLE", None, {"unreadable", "refusal"}, 0.0),
     ],
 )
 def test_order_agent_labels_from_raw_fenced_and_truncated_text(order_aligner, gold, text, label, rule, read, score):
