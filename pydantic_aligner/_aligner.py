@@ -479,7 +479,10 @@ class Aligner:
             data, read = read_text(value, side, reader.accepts(memo, side), self._fit(shape, memo), **self._text_limits)
             hit = memo.get(id(data))
             validated = hit[1] if hit is not None and hit[0] is data else None
+            raw = data
             data, issues = reader.read(data, side, json_mode=True, validated=validated)
+            if read.cut is not None and side == "pred":  # truncated: no defaults in what the cut left open
+                data = reader.without_cut_defaults(raw, data, read.cut)
             return data, read.with_valid(not issues), issues
         data, issues = reader.read(value, side)
         return data, NOT_READ, issues

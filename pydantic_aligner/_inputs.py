@@ -66,7 +66,10 @@ class Read(frozenset):
       with ``"best_fit"``, which value it took over which and why (see
       ``docs/pydantic.md``, "Several JSON values in one text"); with
       ``"unreadable"``, what it found instead of JSON (``"refusal"``: the text
-      reads like a refusal).
+      reads like a refusal);
+    * ``cut``: for a truncated text, the path (keys and indices) to the
+      innermost object or list the cut left open (``()``: the value itself),
+      else ``None``; with a model, no defaults are filled along it.
 
     >>> from pydantic_aligner._inputs import Read
     >>> r = Read({"extracted"}, span=(8, 16), found=2, valid=True)
@@ -74,7 +77,7 @@ class Read(frozenset):
     (['extracted'], (8, 16), 2, True, True)
     """
 
-    __slots__ = ("found", "note", "span", "valid")
+    __slots__ = ("cut", "found", "note", "span", "valid")
 
     def __new__(
         cls,
@@ -90,6 +93,7 @@ class Read(frozenset):
         obj.found = found
         obj.valid = valid
         obj.note = note
+        obj.cut = None
         return obj
 
     def __repr__(self) -> str:
@@ -101,7 +105,9 @@ class Read(frozenset):
 
     def with_valid(self, valid: bool | None) -> Read:
         """A copy with ``valid`` set."""
-        return Read(self, span=self.span, found=self.found, valid=valid, note=self.note)
+        r = Read(self, span=self.span, found=self.found, valid=valid, note=self.note)
+        r.cut = self.cut
+        return r
 
 
 def _make_read(flags: frozenset, span: Any, found: Any, valid: Any, note: Any = None) -> Read:
@@ -119,6 +125,7 @@ def whole_text_read(span: tuple[int, int]) -> Read:
     r.found = 1
     r.valid = True
     r.note = None
+    r.cut = None
     return r
 
 
@@ -144,7 +151,9 @@ def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None, fit
         if e.side == side:
             raise
         raise LimitError(e.limit, e.value, e.maximum, path=e.path, side=side, what=e.what) from None
-    return parsed.value, Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found, note=parsed.note)
+    read = Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found, note=parsed.note)
+    read.cut = parsed.cut  # where a truncated value was left open (Parsed.cut); not part of the Read's identity
+    return parsed.value, read
 
 
 def to_json(value: Any, side: str, prefer: Any = None, fit: Any = None, **limits: Any) -> tuple[Any, Read]:

@@ -14,8 +14,11 @@ What is read, in order:
    left-to-right scan with a JSON tokenizer (strings and escapes, nesting depth
    counted): complete values, and a value cut off at the end of the text or of
    its fence, with open containers closed and an unfinished trailing string,
-   number or literal dropped (``"truncated"``: a cut-off value counts as
-   missing, not as wrong). A value found anywhere but as the whole text is
+   number (one the text ends on: ``[1, 2`` may have gone on ``[1, 25]``) or
+   literal dropped, and so are an unfinished item of a list (an open object or
+   list inside a list: its complete part could pair worse than no item at all)
+   and an open container left empty (``"truncated"``: a cut-off value counts
+   as missing, not as wrong, and more of the same text never reads as less). A value found anywhere but as the whole text is
    ``"extracted"``;
 4. values inside a broken value (``[{"a": 1} {"b": 2}]`` holds ``{"a": 1}`` and
    ``{"b": 2}``), and broken values repaired by ``json_repair`` (trailing
@@ -186,9 +189,9 @@ class Parsed:
     ``value, flags``:
 
     >>> from pydantic_aligner import parse_json_text
-    >>> value, flags = parse_json_text('[1, 2')
+    >>> value, flags = parse_json_text('[1, 2')  # the text may have gone on "[1, 25]": 2 is unfinished
     >>> value, sorted(flags)
-    ([1, 2], ['truncated'])
+    ([1], ['truncated'])
     >>> parse_json_text('See [1]. Answer: {"a": 2}')
     Parsed(value={'a': 2}, flags=frozenset({'extracted'}), start=17, end=25, found=2)
     """
@@ -200,6 +203,9 @@ class Parsed:
     found: int = 1
     #: why this value was taken, when the ranking had a choice to explain (``"best_fit"``); else ``None``
     note: str | None = dataclasses.field(default=None, repr=False, compare=False)
+    #: for a truncated value, the path (keys and indices) from the value to the innermost object or list that the
+    #: cut left open (every container along it is open too: ``()`` is the value itself); else ``None``
+    cut: tuple | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.flags))
@@ -312,6 +318,7 @@ class _Reader:
         self.best: tuple | None = None
         self.flags: set[str] = set()
         self.errors: dict[int, tuple[str, int]] = {}  # tier -> first (message, position)
+        self.cuts: dict[int, tuple] = {}  # start of a truncated value -> path of the innermost container left open
         self.jsonish = False  # whether a failed attempt got past its opening bracket (else: no JSON in the text)
         self.regions: list[tuple[int, int, int]] = []  # (start, end, tier) scanned, for repair
         self._prefer_cache: dict[str, bool] = {}
@@ -364,7 +371,7 @@ class _Reader:
                 note = f"{took} ({_fit_text(self._fit_of(value))}), {other}, {why}"
             else:
                 note = f"none of the {self.found} JSON values validates: {took} ({_fit_text(key[2])}), {other} ({_fit_text(plain[1])})"
-        return Parsed(value, frozenset(flags | self.flags), s, e, self.found, note)
+        return Parsed(value, frozenset(flags | self.flags), s, e, self.found, note, self.cuts.get(s) if "truncated" in flags else None)
 
     def _fail(self, cs: int) -> None:
         try:
@@ -515,6 +522,7 @@ class _Reader:
                 reach = max(reach, p)
                 pos = p
             elif status == _TRUNCATED:
+                self.cuts[s] = info
                 self._offer(value, s, p, tier, how, _TRUNCATED_FLAGS)
                 return max(reach, p)
             else:
@@ -918,6 +926,8 @@ def _read(
                 value = _LITERALS[m.group()]
                 pos = m.end()
             else:
+                if stack and m.end() >= end_stripped:
+                    break  # the text ends on it: "[1, 2" may have been "[1, 25]", so it is unfinished (dropped)
                 raw = m.group()
                 if m.lastindex:  # a fraction or an exponent
                     value = float(raw)
@@ -985,13 +995,23 @@ def _read(
     if q < end and text[q] in _WS_CHARS:
         q = _WS.match(text, pos, end).end()
     if stack and (q >= end_stripped or text[q] in _CUT_CHARS) and _cut_off(text, q, end, end_stripped, state, stack, keys):
-        for i in range(len(stack) - 1, 0, -1):  # close the open containers, innermost first
-            parent = stack[i - 1]
+        # close the open containers, innermost first. An open item of a list is unfinished: left out, so it counts
+        # as missing (a partial item could pair worse than none, or not at all: never an extraneous {}); so is an
+        # open container the cut left empty (nothing in it was complete). An open object under a key keeps the
+        # fields it completed.
+        cut: list = []
+        for i in range(len(stack) - 1, 0, -1):
+            parent, child = stack[i - 1], stack[i]
+            if not child or type(parent) is list:
+                cut.clear()
+                continue
             if type(parent) is list:
-                parent.append(stack[i])
+                parent.append(child)
+                cut.append(len(parent) - 1)
             else:
-                parent[keys[i - 1]] = stack[i]
-        return _TRUNCATED, stack[0], end_stripped, None
+                parent[keys[i - 1]] = child
+                cut.append(keys[i - 1])
+        return _TRUNCATED, stack[0], end_stripped, tuple(reversed(cut))
     msg: Any = state  # the scan turns it into a message when it keeps it
     if q < end and text[q] == '"' and state in (_VALUE, _VALUE_OR_CLOSE, _KEY_OR_CLOSE, _KEY):
         bad = _STRING_PREFIX.match(text, q, end).end()

@@ -343,7 +343,9 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("_data", "_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "instance", "json_shape", "shape", "tp")
+    __slots__ = (
+        "_data", "_exact_json", "_unset", "adapter", "cls", "fill_defaults", "fuzzy", "instance", "json_shape", "shape", "tp",
+    )  # fmt: skip
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -359,6 +361,7 @@ class ModelReader:
         self.json_shape = json_shape(self.shape)  # for values validated from JSON (dumps of nothing but the model's own types)
         self._exact_json: bool | None = None  # see read_json_text (decided on first use)
         self._data: dict[bool, Any] = {}  # exclude_unset -> (validator into JSON data, reads Python values?) or None
+        self._unset: ModelReader | None = None  # the same type read without defaults (see without_cut_defaults)
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
@@ -482,6 +485,36 @@ class ModelReader:
             raise self.invalid_gold(issues)
         return data, issues
 
+    def without_cut_defaults(self, raw: Any, data: Any, cut: tuple) -> Any:
+        """``data`` (``raw`` read with defaults) without the defaults that reading filled into the objects a
+        truncated text left open: the root, and each object along ``cut`` (the path to the innermost open
+        container, :attr:`Parsed.cut`). The text stopped before it could write those fields: they are missing,
+        not their defaults (a default the model's gold also holds would give credit for a field the text never
+        wrote, lost again when the text goes on). Objects the text closed keep their defaults."""
+        if not self.fill_defaults:
+            return data
+        if self._unset is None:
+            self._unset = ModelReader(self.tp, fill_defaults=False)
+        try:
+            bare, _ = self._unset.read(raw, "pred", json_mode=True)
+        except DataError:
+            return data
+        out = node = _copy_container(data)
+        other = bare
+        for step in (None, *cut):
+            if step is not None:
+                try:
+                    child, other = node[step], other[step]
+                except (KeyError, IndexError, TypeError):
+                    break
+                child = _copy_container(child)
+                node[step] = child
+                node = child
+            if type(node) is dict and type(other) is dict:
+                for k in [k for k in node if k not in other]:
+                    del node[k]
+        return out
+
     def read_json_text(self, text: str, side: str, limits: dict) -> tuple[Any, tuple[int, int]] | None:
         """``(JSON data, span)`` of text that is exactly one JSON value the model accepts, validated by
         ``validate_json`` straight from the text; ``None``: read it the general way.
@@ -541,6 +574,10 @@ class ModelReader:
             return res[0]
 
         return prefer
+
+
+def _copy_container(v: Any) -> Any:
+    return dict(v) if type(v) is dict else list(v) if type(v) is list else v
 
 
 class _Data:
