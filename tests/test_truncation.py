@@ -96,7 +96,7 @@ def test_the_cut_path_says_what_was_left_open():
     assert parse_json_text('{"p": 1}').cut is None
 
 
-SMALL = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SMALL = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 @SMALL
@@ -105,13 +105,15 @@ def test_every_prefix_scores_at_least_every_shorter_prefix(drawn, data, repair):
     """For random models: every prefix of the gold's JSON text, and of a near-gold candidate (one leaf edited),
     scores at least as much as every shorter prefix, with json-repair installed and without."""
     spec, cls, gold = drawn
-    text = gold.model_dump_json()
+    indent = data.draw(st.sampled_from([None, 1]))
+    text = gold.model_dump_json(indent=indent)
     assume(len(text) <= 400)
     texts = {"gold": text}
     leaves = leaf_paths(spec, gold)
     if leaves:
         path, leaf, value = data.draw(st.sampled_from(leaves))
-        texts["edited"] = cls.model_validate(set_path(gold.model_dump(), path, mutate(leaf, value))).model_dump_json()
+        edited = cls.model_validate(set_path(gold.model_dump(), path, mutate(leaf, value)))
+        texts["edited"] = edited.model_dump_json(indent=indent)
     aligner = Aligner(cls, lenient=True)
     with pytest.MonkeyPatch.context() as mp:
         if not repair:
