@@ -308,7 +308,8 @@ class _Reader:
         self.prefer = prefer
         self.fit = fit
         self.ranked = prefer is not None or fit is not None  # values are judged one by one (no shortcut by rank)
-        self.plain_best: tuple | None = None  # (key without fit, fit, start, end): what the ranking alone would take
+        self.plain_best: tuple | None = None  # (key without fit, fit, start, end, value): what the ranking alone would take
+        self.pending = False  # whether the best value's fit is still to be measured (see _offer)
         self.max_depth = max_depth
         self.max_int_digits = max(max_int_digits, _PY_INT_DIGITS)
         self.max_repair_bytes = max_repair_bytes
@@ -553,29 +554,45 @@ class _Reader:
             return  # (4 MB of "[1] " after the answer: each costs this much)
         rank = (tier, major, how, e - s if how == _REPAIRED or not major else 0)
         preferred = False
-        fitness: tuple = ()
+        fitness: tuple | None = ()
         if self.ranked:
+            if best is not None and self.pending:
+                self._resolve()  # a second value: the first one's fit is needed now
+                best = self.best
             if best is not None and best[0][1] and rank < best[0][3:7] and (self.fit is None or best[0][0]):
                 return  # cannot beat a preferred value (that shares keys with the schema)
             key = self.text[s:e] if how == _READ and e - s <= 256 else None
             cached = self._prefer_cache.get(key) if key is not None else None
             if cached is None:
                 preferred = bool(self.prefer(value)) if self.prefer is not None else False
-                fitness = tuple(self.fit(value)) if self.fit is not None else ()
-                cached = (preferred, fitness)
-                if key is not None:
+                # the fit matters only against another value: the first one's waits for a second (most texts hold one)
+                fitness = None if self.fit is None or best is None else tuple(self.fit(value))
+                cached = (preferred, () if self.fit is None else fitness)
+                if key is not None and cached[1] is not None:
                     self._prefer_cache[key] = cached
             preferred, fitness = cached
         # a value sharing no key with the schema never replaces one that does; among valid values, the ranking
         # decides; among invalid ones, the better fit (more known keys, then fewer errors)
         shares = bool(fitness) and fitness[0] > 0
-        full = (shares, preferred, () if preferred else fitness, *rank, s)
+        full = (shares, preferred, () if preferred or fitness is None else fitness, *rank, s)
         if best is None or full > best[0]:
             self.best = (full, value, s, e, flags)
+            self.pending = fitness is None
         if self.fit is not None:
             plain = (preferred, *rank, s)
             if self.plain_best is None or plain > self.plain_best[0]:
-                self.plain_best = (plain, fitness, s, e)
+                self.plain_best = (plain, fitness, s, e, value)
+
+    def _resolve(self) -> None:
+        """Measure the fit of the best value so far (offered first, when its fit was not needed yet)."""
+        key, value, s, e, flags = self.best
+        fitness = tuple(self.fit(value))
+        shares = bool(fitness) and fitness[0] > 0
+        self.best = ((shares, key[1], () if key[1] else fitness, *key[3:]), value, s, e, flags)
+        plain = self.plain_best
+        if plain is not None and plain[1] is None:
+            self.plain_best = (plain[0], fitness if plain[4] is value else tuple(self.fit(plain[4])), *plain[2:])
+        self.pending = False
 
     def _fit_of(self, value: Any) -> tuple:
         return tuple(self.fit(value)) if self.fit is not None else ()
