@@ -20,7 +20,8 @@ from ._errors import ComparatorError, DataError, LimitError, ParseError, SchemaE
 from ._inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
 from ._limits import DEFAULTS as _LIMITS
 from ._limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
-from ._plan import KIND_STRING, kind_of
+from ._parse import NO_JSON, looks_like_refusal
+from ._plan import KIND_STRING, kind_of, known_keys
 from ._tree import Match
 
 __all__ = ["Aligner", "Reading", "align", "score"]
@@ -382,9 +383,8 @@ class Aligner:
                 raise
             root = Match("mismatch", 0.0, gold, pred, "", "", pos=self.plan.root)
             problem = Problem("pred", "", f"unreadable: {e}")
-            result = Alignment(
-                0.0, root, problems=[problem], gold=gold, pred=pred, read=Read({"unreadable"}), aligner=self, validation_errors=issues
-            )
+            read = unreadable_read(e, pred)
+            result = Alignment(0.0, root, problems=[problem], gold=gold, pred=pred, read=read, aligner=self, validation_errors=issues)
             return result if tree else 0.0
         if pred_issues:
             issues = issues + pred_issues
@@ -452,6 +452,23 @@ class Aligner:
             return None
         return KIND_STRING in root.kinds
 
+    def _fit(self, gold: Any, memo: dict | None = None) -> Callable[[Any], tuple]:
+        """How well a JSON value found in text fits the schema, for choosing among several: ``(object keys the
+        schema knows, or the ``gold`` has where the schema says nothing; minus the model's validation errors)``
+        (see ``docs/pydantic.md``, "Several JSON values in one text"). ``memo``: the model's validations of the
+        values (:meth:`ModelReader.accepts`), read for their errors."""
+        root = self.plan.root
+
+        def fit(value: Any) -> tuple:
+            known = known_keys(root, value, gold)
+            if memo is None:
+                return (known,)
+            hit = memo.get(id(value))
+            errors = len(hit[1][2]) if hit is not None and hit[0] is value else 0
+            return (known, -errors)
+
+        return fit
+
     def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, Read, list]:
         """``(JSON data, how text was read, validation issues)`` of one input."""
         reader = self._reader
@@ -461,12 +478,15 @@ class Aligner:
             accepts = self._root_accepts_string()
             if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
                 return value, NOT_READ, []
-            prefer = None
-            if side == "pred" and isinstance(value, (str, bytes, bytearray)):
-                want = kind_of(other)
-                if want is not None:
-                    prefer = lambda v: kind_of(v) == want
-            data, read = to_json(value, side, prefer, **self._text_limits)
+            prefer = fit = None
+            if isinstance(value, (str, bytes, bytearray)):
+                shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
+                fit = self._fit(shape)
+                if side == "pred":
+                    want = kind_of(other)
+                    if want is not None:
+                        prefer = lambda v: kind_of(v) == want
+            data, read = to_json(value, side, prefer, fit, **self._text_limits)
             return data, read, []
         if value.__class__ is str and self._text_is_json:
             clean = reader.read_json_text(value, side, self._text_limits)
@@ -474,10 +494,14 @@ class Aligner:
                 return clean[0], whole_text_read(clean[1]), []
         if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
             memo: dict = {}
-            data, read = read_text(value, side, reader.accepts(memo, side), **self._text_limits)
+            shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
+            data, read = read_text(value, side, reader.accepts(memo, side), self._fit(shape, memo), **self._text_limits)
             hit = memo.get(id(data))
             validated = hit[1] if hit is not None and hit[0] is data else None
+            raw = data
             data, issues = reader.read(data, side, json_mode=True, validated=validated)
+            if read.cut is not None and side == "pred":  # truncated: no defaults in what the cut left open
+                data = reader.without_cut_defaults(raw, data, read.cut)
             return data, read.with_valid(not issues), issues
         data, issues = reader.read(value, side)
         return data, NOT_READ, issues
@@ -526,6 +550,14 @@ def _check_picklable(state: tuple) -> None:
                 f"this Aligner cannot be pickled: its {name} does not pickle ({e}); define models and custom "
                 "comparators at module level, or build the Aligner where it is used"
             ) from None
+
+
+def unreadable_read(e: ParseError, text: Any) -> Read:
+    """The ``Read`` of a candidate text that could not be read: ``"unreadable"``, plus ``"refusal"`` when the text
+    holds no JSON value and reads like a refusal (:func:`~._parse.looks_like_refusal`); ``note``: why, in words."""
+    if e.problem == NO_JSON and looks_like_refusal(text):
+        return Read({"unreadable", "refusal"}, note=f"{NO_JSON}: the reply reads like a refusal")
+    return Read({"unreadable"}, note=str(e))
 
 
 def _recursion_error(e: RecursionError) -> Exception:

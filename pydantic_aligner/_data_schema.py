@@ -37,7 +37,7 @@ from typing import Any
 from ._inputs import _SCALARS
 from ._shape import CONVERTED_LEAVES
 
-__all__ = ["data_schema", "holds_any"]
+__all__ = ["core_children", "data_schema", "holds_any"]
 
 #: leaves whose validation checks the value and returns it, and whose dump gives it back as it is
 _LEAVES = frozenset(
@@ -114,15 +114,74 @@ def holds_any(schema: Any) -> bool:
     (True, False)
     """
     todo = [schema]
+    seen: set[int] = set()
     while todo:
         s = todo.pop()
-        if isinstance(s, dict):
-            if s.get("type") == "any":
-                return True
-            todo.extend(v for k, v in s.items() if k not in ("metadata", "cls"))
-        elif isinstance(s, (list, tuple)):
-            todo.extend(s)
+        if type(s) is not dict or id(s) in seen:
+            continue
+        seen.add(id(s))
+        if s.get("type") == "any":
+            return True
+        todo.extend(core_children(s))
     return False
+
+
+#: keys of core schema nodes that hold schemas: one, a list (``items_schema`` of a tuple, ``choices`` of a union as
+#: schemas or ``(schema, label)`` pairs, ``definitions``, ``steps`` of a chain, ``arguments_schema`` as parameters
+#: that hold a ``schema``, ``computed_fields``), or a mapping from names to schemas (``fields`` of a model or typed
+#: dict: field names; ``choices`` of a tagged union: tags)
+_SCHEMA_KEYS = (
+    "schema", "items_schema", "keys_schema", "values_schema", "extras_schema", "extras_keys_schema", "lax_schema",
+    "strict_schema", "json_schema", "python_schema", "json_schema_input_schema", "return_schema", "var_args_schema",
+    "var_kwargs_schema", "choices", "definitions", "steps", "fields", "computed_fields", "arguments_schema",
+)  # fmt: skip
+#: keys of core schema nodes that hold data (values, names, functions, classes, options), never a schema to walk
+_DATA_KEYS = frozenset(
+    {
+        "type", "metadata", "serialization", "cls", "ref", "schema_ref", "function", "default", "default_factory",
+        "expected", "members", "config", "custom_error_context", "discriminator", "validation_alias", "alias",
+        "missing", "include", "exclude", "serialization_exclude_if", "generic_origin", "pattern", "ge", "gt", "le",
+        "lt", "multiple_of",
+    }
+)  # fmt: skip
+
+
+def core_children(node: dict, skip: tuple[str, ...] = ()) -> Any:
+    """The schemas directly inside the core schema ``node`` (but under the keys in ``skip``).
+
+    Field names, union tags and default values are data: a mapping of fields ``{"type": {...}, "name": {...}}``
+    (a model with a field named ``type``) is walked as the fields it holds, never taken for a node, and a
+    default ``{"type": "any"}`` is never a schema. A key this list does not know is walked where it holds
+    what looks like a schema (a newer pydantic-core's, say).
+
+    >>> fields = {"type": {"type": "model-field", "schema": {"type": "str"}}}
+    >>> [c["type"] for c in core_children({"type": "model-fields", "fields": fields})]
+    ['model-field']
+    >>> list(core_children({"type": "default", "schema": {"type": "int"}, "default": {"type": "any"}}))
+    [{'type': 'int'}]
+    """
+    for key in _SCHEMA_KEYS:
+        v = node.get(key)
+        if v is None or key in skip:
+            continue
+        if type(v) is dict:
+            if key in ("fields", "choices") and not isinstance(v.get("type"), str):
+                yield from (x for x in v.values() if type(x) is dict)
+            else:
+                yield v
+        elif type(v) in (list, tuple):
+            for x in v:
+                if type(x) is tuple and x:
+                    x = x[0]
+                if type(x) is dict:
+                    yield x
+    for key, v in node.items():
+        if key in _DATA_KEYS or key in _SCHEMA_KEYS or key in skip:
+            continue
+        if type(v) is dict and isinstance(v.get("type"), str):
+            yield v
+        elif type(v) in (list, tuple):
+            yield from (x for x in v if type(x) is dict and isinstance(x.get("type"), str))
 
 
 def _plain(v: Any) -> bool:
@@ -230,20 +289,18 @@ class _Rewrite:
         return {**s, "choices": {tag: self.node(c) for tag, c in s["choices"].items()}}
 
     def _holds_model(self, s: Any, seen: set) -> bool:
-        if isinstance(s, dict):
-            kind = s.get("type")
-            if kind in ("model", "dataclass"):
-                return True
-            if kind == "definition-ref":
-                ref = s.get("schema_ref")
-                if ref in seen:
-                    return False
-                seen.add(ref)
-                return self._holds_model(self.defs.get(ref), seen)
-            return any(self._holds_model(v, seen) for k, v in s.items() if k not in ("metadata", "serialization", "cls"))
-        if isinstance(s, (list, tuple)):
-            return any(self._holds_model(v, seen) for v in s)
-        return False
+        if type(s) is not dict:
+            return False
+        kind = s.get("type")
+        if kind in ("model", "dataclass"):
+            return True
+        if kind == "definition-ref":
+            ref = s.get("schema_ref")
+            if ref in seen:
+                return False
+            seen.add(ref)
+            return self._holds_model(self.defs.get(ref), seen)
+        return any(self._holds_model(v, seen) for v in core_children(s))
 
     # -- objects
     def _model(self, s: dict) -> dict:

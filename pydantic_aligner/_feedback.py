@@ -391,8 +391,10 @@ def _read_lines(alignment: Alignment, tpl: dict) -> str:
         lines.append(_render(tpl["feedback.read.repaired"], {}))
     if "unrepaired" in read:
         lines.append(_render(tpl["feedback.read.unrepaired"], {}))
-    found, span = getattr(read, "found", None), getattr(read, "span", None)
-    if found is not None and found > 1 and span is not None:
+    found, span, note = getattr(read, "found", None), getattr(read, "span", None), getattr(read, "note", None)
+    if "best_fit" in read and note:
+        lines.append(_render(tpl["feedback.read.best_fit"], {"note": note}))
+    elif found is not None and found > 1 and span is not None:
         lines.append(_render(tpl["feedback.read.several"], {"found": found, "start": span[0], "end": span[1]}))
     lines = [x for x in lines if x]
     return "\n\n" + "\n".join(lines) if lines else ""

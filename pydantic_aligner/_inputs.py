@@ -39,7 +39,7 @@ import pydantic_core
 from pydantic import BaseModel, TypeAdapter
 
 from ._errors import DataError, LimitError, ParseError
-from ._parse import parse_json_text
+from ._parse import NO_JSON, parse_json_text
 
 __all__ = ["Read", "to_json", "to_jsonable"]
 
@@ -61,7 +61,15 @@ class Read(frozenset):
     * ``found``: how many JSON values the reader found in the text (``None``
       when unknown);
     * ``valid``: whether the value taken validates against the model
-      (``None`` without a model).
+      (``None`` without a model);
+    * ``note``: why the reader took this value or found none, in words, or ``None``:
+      with ``"best_fit"``, which value it took over which and why (see
+      ``docs/pydantic.md``, "Several JSON values in one text"); with
+      ``"unreadable"``, what it found instead of JSON (``"refusal"``: the text
+      reads like a refusal);
+    * ``cut``: for a truncated text, the path (keys and indices) to the
+      innermost object or list the cut left open (``()``: the value itself),
+      else ``None``; with a model, no defaults are filled along it.
 
     >>> from pydantic_aligner._inputs import Read
     >>> r = Read({"extracted"}, span=(8, 16), found=2, valid=True)
@@ -69,29 +77,41 @@ class Read(frozenset):
     (['extracted'], (8, 16), 2, True, True)
     """
 
-    __slots__ = ("found", "span", "valid")
+    __slots__ = ("cut", "found", "note", "span", "valid")
 
-    def __new__(cls, flags: Any = (), *, span: tuple[int, int] | None = None, found: int | None = None, valid: bool | None = None) -> Read:
+    def __new__(
+        cls,
+        flags: Any = (),
+        *,
+        span: tuple[int, int] | None = None,
+        found: int | None = None,
+        valid: bool | None = None,
+        note: str | None = None,
+    ) -> Read:
         obj = super().__new__(cls, flags)
         obj.span = span
         obj.found = found
         obj.valid = valid
+        obj.note = note
+        obj.cut = None
         return obj
 
     def __repr__(self) -> str:
-        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("span", "found", "valid") if getattr(self, k) is not None)
+        extra = "".join(f", {k}={getattr(self, k)!r}" for k in ("span", "found", "valid", "note") if getattr(self, k) is not None)
         return f"Read({sorted(self)!r}{extra})"
 
     def __reduce__(self) -> Any:
-        return (_make_read, (frozenset(self), self.span, self.found, self.valid))
+        return (_make_read, (frozenset(self), self.span, self.found, self.valid, self.note))
 
     def with_valid(self, valid: bool | None) -> Read:
         """A copy with ``valid`` set."""
-        return Read(self, span=self.span, found=self.found, valid=valid)
+        r = Read(self, span=self.span, found=self.found, valid=valid, note=self.note)
+        r.cut = self.cut
+        return r
 
 
-def _make_read(flags: frozenset, span: Any, found: Any, valid: Any) -> Read:
-    return Read(flags, span=span, found=found, valid=valid)
+def _make_read(flags: frozenset, span: Any, found: Any, valid: Any, note: Any = None) -> Read:
+    return Read(flags, span=span, found=found, valid=valid, note=note)
 
 
 def whole_text_read(span: tuple[int, int]) -> Read:
@@ -104,6 +124,8 @@ def whole_text_read(span: tuple[int, int]) -> Read:
     r.span = span
     r.found = 1
     r.valid = True
+    r.note = None
+    r.cut = None
     return r
 
 
@@ -113,25 +135,31 @@ _new_read = frozenset.__new__
 NOT_READ = Read()
 
 
-def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None, **limits: Any) -> tuple[Any, Read]:
-    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) picks among several JSON values.
+def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None, fit: Any = None, **limits: Any) -> tuple[Any, Read]:
+    """``(JSON value, Read)`` of LLM text; ``prefer`` (``value -> bool``) and ``fit`` (``value -> (known keys,
+    -errors)``) pick among several JSON values (see :func:`parse_json_text`).
 
     ``limits`` (``max_text_bytes=``, ``max_depth=``, ...) go to :func:`parse_json_text`.
     """
     try:
-        parsed = parse_json_text(value, prefer=prefer, **limits)
+        parsed = parse_json_text(value, prefer=prefer, fit=fit, **limits)
     except ParseError as e:
         if side == "gold":
-            raise ParseError(e.problem.replace("candidate", "gold", 1), e.position, side="gold") from None
+            no_json = e.problem == NO_JSON  # a text without JSON: the message names no position (see _parse)
+            err = ParseError(e.problem.replace("candidate", "gold", 1), None if no_json else e.position, side="gold")
+            err.position = e.position
+            raise err from None
         raise
     except LimitError as e:
         if e.side == side:
             raise
         raise LimitError(e.limit, e.value, e.maximum, path=e.path, side=side, what=e.what) from None
-    return parsed.value, Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found)
+    read = Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found, note=parsed.note)
+    read.cut = parsed.cut  # where a truncated value was left open (Parsed.cut); not part of the Read's identity
+    return parsed.value, read
 
 
-def to_json(value: Any, side: str, prefer: Any = None, **limits: Any) -> tuple[Any, Read]:
+def to_json(value: Any, side: str, prefer: Any = None, fit: Any = None, **limits: Any) -> tuple[Any, Read]:
     """``(JSON value, Read)`` for a gold or candidate input.
 
     ``limits`` (``max_text_bytes=``, ``max_depth=``) go to :func:`parse_json_text` for text.
@@ -142,7 +170,7 @@ def to_json(value: Any, side: str, prefer: Any = None, **limits: Any) -> tuple[A
     ({'a': 1}, ['extracted'])
     """
     if isinstance(value, (str, bytes, bytearray)):
-        return read_text(value, side, prefer, **limits)
+        return read_text(value, side, prefer, fit, **limits)
     return to_jsonable(value, side), NOT_READ
 
 

@@ -14,8 +14,11 @@ What is read, in order:
    left-to-right scan with a JSON tokenizer (strings and escapes, nesting depth
    counted): complete values, and a value cut off at the end of the text or of
    its fence, with open containers closed and an unfinished trailing string,
-   number or literal dropped (``"truncated"``: a cut-off value counts as
-   missing, not as wrong). A value found anywhere but as the whole text is
+   number (one the text ends on: ``[1, 2`` may have gone on ``[1, 25]``) or
+   literal dropped, and so are an unfinished item of a list (an open object or
+   list inside a list: its complete part could pair worse than no item at all)
+   and an open container left empty (``"truncated"``: a cut-off value counts
+   as missing, not as wrong, and more of the same text never reads as less). A value found anywhere but as the whole text is
    ``"extracted"``;
 4. values inside a broken value (``[{"a": 1} {"b": 2}]`` holds ``{"a": 1}`` and
    ``{"b": 2}``), and broken values repaired by ``json_repair`` (trailing
@@ -179,15 +182,16 @@ class Parsed:
     """A value read from text, how it was read, and where it was found.
 
     ``flags`` is a subset of ``{"extracted", "truncated", "repaired",
-    "reasoning"}``; ``start``/``end`` are the character span of the value in the
+    "unrepaired", "reasoning", "best_fit"}``; ``start``/``end`` are the character span of the value in the
     text (the span json_repair was given, for a repaired value); ``found`` is how
-    many JSON values the text holds (the candidates ranked). Unpacks as
+    many JSON values the text holds (the candidates ranked); ``note`` says why the
+    value was taken when its fit decided (``"best_fit"``). Unpacks as
     ``value, flags``:
 
     >>> from pydantic_aligner import parse_json_text
-    >>> value, flags = parse_json_text('[1, 2')
+    >>> value, flags = parse_json_text('[1, 2')  # the text may have gone on "[1, 25]": 2 is unfinished
     >>> value, sorted(flags)
-    ([1, 2], ['truncated'])
+    ([1], ['truncated'])
     >>> parse_json_text('See [1]. Answer: {"a": 2}')
     Parsed(value={'a': 2}, flags=frozenset({'extracted'}), start=17, end=25, found=2)
     """
@@ -197,6 +201,11 @@ class Parsed:
     start: int = 0
     end: int = 0
     found: int = 1
+    #: why this value was taken, when the ranking had a choice to explain (``"best_fit"``); else ``None``
+    note: str | None = dataclasses.field(default=None, repr=False, compare=False)
+    #: for a truncated value, the path (keys and indices) from the value to the innermost object or list that the
+    #: cut left open (every container along it is open too: ``()`` is the value itself); else ``None``
+    cut: tuple | None = dataclasses.field(default=None, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[Any]:
         return iter((self.value, self.flags))
@@ -206,6 +215,7 @@ def parse_json_text(
     text: str | bytes,
     *,
     prefer: Callable[[Any], object] | None = None,
+    fit: Callable[[Any], tuple] | None = None,
     max_text_bytes: int = MAX_TEXT_BYTES,
     max_depth: int = MAX_DEPTH,
     max_int_digits: int = MAX_INT_DIGITS,
@@ -215,7 +225,11 @@ def parse_json_text(
     """Read the JSON answer in ``text``, tolerating reasoning, fences, prose, truncation.
 
     ``prefer`` is an optional ``value -> bool``: values for which it is true
-    are preferred (the last of them wins). The limits are described in the
+    are preferred (the last of them wins). ``fit`` is an optional
+    ``value -> (keys the schema knows, -errors)``: a value with known keys is
+    taken before one without (even a preferred one), and among values that are
+    not preferred the greater fit wins (``"best_fit"`` when that changed the
+    choice, with ``note`` saying why). The limits are described in the
     module docstring; exceeding one raises :class:`LimitError` naming it.
 
     >>> from pydantic_aligner import parse_json_text
@@ -229,6 +243,11 @@ def parse_json_text(
     {'x': 2}
     >>> parse_json_text('{"x": 1} or {"y": 2}', prefer=lambda v: "x" in v).value
     {'x': 1}
+    >>> p = parse_json_text('{"x": "?", "z": 1} Tracker: {"y": 2}', prefer=lambda v: False, fit=lambda v: (len(v.keys() & {"x", "z"}),))
+    >>> p.value, sorted(p.flags)
+    ({'x': '?', 'z': 1}, ['best_fit', 'extracted'])
+    >>> p.note.startswith("none of the 2 JSON values validates: took the one at characters 0-18 (2 keys the schema knows)")
+    True
     """
     if isinstance(text, (bytes, bytearray)):
         if len(text) > max_text_bytes:
@@ -245,7 +264,7 @@ def parse_json_text(
             raise LimitError("max_text_bytes", size, max_text_bytes, what="text size (bytes)")
     if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
         text = _LONE_SURROGATE.sub("\ufffd", text)  # not valid Unicode (pydantic_core cannot take it): one for one
-    return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout).read()
+    return _Reader(text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout, fit).read()
 
 
 def _content(text: str) -> tuple[str, int, int]:
@@ -284,17 +303,24 @@ def whole_json_span(
 class _Reader:
     """One read of one text: the scan, the candidates offered so far and the best of them."""
 
-    def __init__(self, text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout) -> None:
+    def __init__(self, text, prefer, max_depth, max_int_digits, max_repair_bytes, repair_timeout, fit=None) -> None:
         self.text = text
         self.prefer = prefer
+        self.fit = fit
+        self.ranked = prefer is not None or fit is not None  # values are judged one by one (no shortcut by rank)
+        self.plain_best: tuple | None = None  # (key without fit, fit, start, end, value): what the ranking alone would take
+        self.pending = False  # whether the best value's fit is still to be measured (see _offer)
         self.max_depth = max_depth
         self.max_int_digits = max(max_int_digits, _PY_INT_DIGITS)
         self.max_repair_bytes = max_repair_bytes
         self.repair_timeout = repair_timeout
         self.found = 0
-        self.best: tuple | None = None  # (key, value, start, end, flags)
+        # (key, value, start, end, flags); key: (shares keys, preferred, fit, tier, major, how, size, start)
+        self.best: tuple | None = None
         self.flags: set[str] = set()
         self.errors: dict[int, tuple[str, int]] = {}  # tier -> first (message, position)
+        self.cuts: dict[int, tuple] = {}  # start of a truncated value -> path of the innermost container left open
+        self.jsonish = False  # whether a failed attempt got past its opening bracket (else: no JSON in the text)
         self.regions: list[tuple[int, int, int]] = []  # (start, end, tier) scanned, for repair
         self._prefer_cache: dict[str, bool] = {}
         self.marks = bytearray()  # 1 where the scan read a value (the repair skips those); sized by _collect
@@ -332,10 +358,21 @@ class _Reader:
             self._repair()
         if self.best is None:
             self._fail(cs)
-        _, value, s, e, flags = self.best
+        key, value, s, e, flags = self.best
         if (s, e) != (cs, ce):
             flags = flags | {"extracted"}
-        return Parsed(value, frozenset(flags | self.flags), s, e, self.found)
+        note = None
+        plain = self.plain_best
+        if self.fit is not None and plain is not None and (plain[2], plain[3]) != (s, e):
+            flags = flags | {"best_fit"}
+            other = f"not the one at characters {plain[2]}-{plain[3]}"
+            took = f"took the one at characters {s}-{e}"
+            if plain[0][0]:
+                why = "which is of the expected kind but shares no key with the schema"
+                note = f"{took} ({_fit_text(self._fit_of(value))}), {other}, {why}"
+            else:
+                note = f"none of the {self.found} JSON values validates: {took} ({_fit_text(key[2])}), {other} ({_fit_text(plain[1])})"
+        return Parsed(value, frozenset(flags | self.flags), s, e, self.found, note, self.cuts.get(s) if "truncated" in flags else None)
 
     def _fail(self, cs: int) -> None:
         try:
@@ -344,15 +381,19 @@ class _Reader:
             hint = "; install pydantic-aligner[lenient] to repair broken JSON"
         else:
             hint = ""
-        if self.errors:
+        if self.errors and self.jsonish:
             msg, pos = self.errors[max(self.errors)]
         else:  # no bracket looked like the start of JSON: say why the first one is not
             m = _ANY_OPEN.search(self.text, cs)
-            msg, pos = "Expecting value", cs
+            msg = None
             if m is not None:
                 status, _, p, info = _read(self.text, m.start(), len(self.text), self.max_depth, self.max_int_digits, len(self.text))
-                if status == _FAILED:
+                if status == _FAILED and info[0] not in (_VALUE, _VALUE_OR_CLOSE):
                     msg, pos = _EXPECTING.get(info[0], info[0]), p
+            if msg is None:  # no bracket, or only brackets of prose ("[see below]"): a reply without JSON
+                err = ParseError(NO_JSON)  # the message names no position (nothing failed anywhere) ...
+                err.position = cs  # ... the attribute keeps where the content starts
+                raise err
         raise ParseError(f"candidate text is not JSON: {msg}{hint}", pos)
 
     # -- whole text / whole fence body
@@ -482,11 +523,14 @@ class _Reader:
                 reach = max(reach, p)
                 pos = p
             elif status == _TRUNCATED:
+                self.cuts[s] = info
                 self._offer(value, s, p, tier, how, _TRUNCATED_FLAGS)
                 return max(reach, p)
             else:
                 chain = p
                 msg, pieces, rewind = info
+                if not self.jsonish and (pieces or msg not in (_VALUE, _VALUE_OR_CLOSE) or text[s + 1 : p].strip(_WS_CHARS)):
+                    self.jsonish = True  # more than a bracket of prose ("[see below]", "[note]")
                 if tier not in self.errors:
                     self.errors[tier] = (_EXPECTING.get(msg, msg), p)
                 if pieces:
@@ -506,30 +550,59 @@ class _Reader:
         t = type(value)
         major = bool(value) and (t is dict or (t is list and _is_major(value)))
         best = self.best
-        if best is not None and self.prefer is None and (tier, major) < best[0][1:3]:
+        if best is not None and not self.ranked and (tier, major) < best[0][3:5]:
             return  # (4 MB of "[1] " after the answer: each costs this much)
         rank = (tier, major, how, e - s if how == _REPAIRED or not major else 0)
         preferred = False
-        if self.prefer is not None:
-            if best is not None and best[0][0] and rank < best[0][1:5]:
-                return  # cannot beat a preferred value
+        fitness: tuple | None = ()
+        if self.ranked:
+            if best is not None and self.pending:
+                self._resolve()  # a second value: the first one's fit is needed now
+                best = self.best
+            if best is not None and best[0][1] and rank < best[0][3:7] and (self.fit is None or best[0][0]):
+                return  # cannot beat a preferred value (that shares keys with the schema)
             key = self.text[s:e] if how == _READ and e - s <= 256 else None
             cached = self._prefer_cache.get(key) if key is not None else None
             if cached is None:
-                cached = bool(self.prefer(value))
-                if key is not None:
+                preferred = bool(self.prefer(value)) if self.prefer is not None else False
+                # the fit matters only against another value: the first one's waits for a second (most texts hold one)
+                fitness = None if self.fit is None or best is None else tuple(self.fit(value))
+                cached = (preferred, () if self.fit is None else fitness)
+                if key is not None and cached[1] is not None:
                     self._prefer_cache[key] = cached
-            preferred = cached
-        key = (preferred, *rank, s)
-        if best is None or key > best[0]:
-            self.best = (key, value, s, e, flags)
+            preferred, fitness = cached
+        # a value sharing no key with the schema never replaces one that does; among valid values, the ranking
+        # decides; among invalid ones, the better fit (more known keys, then fewer errors)
+        shares = bool(fitness) and fitness[0] > 0
+        full = (shares, preferred, () if preferred or fitness is None else fitness, *rank, s)
+        if best is None or full > best[0]:
+            self.best = (full, value, s, e, flags)
+            self.pending = fitness is None
+        if self.fit is not None:
+            plain = (preferred, *rank, s)
+            if self.plain_best is None or plain > self.plain_best[0]:
+                self.plain_best = (plain, fitness, s, e, value)
+
+    def _resolve(self) -> None:
+        """Measure the fit of the best value so far (offered first, when its fit was not needed yet)."""
+        key, value, s, e, flags = self.best
+        fitness = tuple(self.fit(value))
+        shares = bool(fitness) and fitness[0] > 0
+        self.best = ((shares, key[1], () if key[1] else fitness, *key[3:]), value, s, e, flags)
+        plain = self.plain_best
+        if plain is not None and plain[1] is None:
+            self.plain_best = (plain[0], fitness if plain[4] is value else tuple(self.fit(plain[4])), *plain[2:])
+        self.pending = False
+
+    def _fit_of(self, value: Any) -> tuple:
+        return tuple(self.fit(value)) if self.fit is not None else ()
 
     # -- repair
 
     def _broken_left(self) -> bool:
         """Whether a region the repair would look at holds a JSON-looking opening outside every value read."""
         best = self.best
-        min_tier = 0 if best is None or (self.prefer is not None and not best[0][0]) else best[0][1]
+        min_tier = 0 if best is None or (self.ranked and not best[0][1]) else best[0][3]
         marks = self.marks
         for r0, r1, tier in self.regions:
             if tier < min_tier:
@@ -550,8 +623,8 @@ class _Reader:
         best = self.best
         if best is None:
             return True
-        preferred, _, major, how, _, _ = best[0]
-        if self.prefer is not None and not preferred:
+        _, preferred, _, _, major, how, _, _ = best[0]
+        if self.ranked and not preferred:
             return True
         return not major or how == _PIECE
 
@@ -569,8 +642,8 @@ class _Reader:
         best = self.best
         # without a major value read as is, a limit that stops the repair is an error; otherwise the
         # repair only looks for a preferred value, and a limit just ends the search
-        need = best is None or not best[0][2] or best[0][3] == _PIECE
-        min_tier = 0 if best is None or (self.prefer is not None and not best[0][0]) else best[0][1]
+        need = best is None or not best[0][4] or best[0][5] == _PIECE
+        min_tier = 0 if best is None or (self.ranked and not best[0][1]) else best[0][3]
         text = self.text
         marks = self.marks
         targets: list[tuple[int, int, int]] = []
@@ -642,6 +715,42 @@ _UNREPAIRED_WARNING = (
     "install pydantic-aligner[lenient] (such reads carry the flag 'unrepaired')"
 )
 _NOTHING = object()
+#: the message of a text with nothing JSON-like in it (a refusal, an apology, plain prose)
+NO_JSON = "no JSON value in the text"
+# the openings of refusals: said of an unreadable reply (Read flag "refusal"), never used to score
+_APOSTROPHE = "['\u2019]?"  # straight or curly, or none
+_REFUSAL = re.compile(
+    rf"\b(?:I{_APOSTROPHE}m sorry|I am sorry|sorry, (?:but )?I|I apologi[sz]e|I can{_APOSTROPHE}t|I cannot|I can not"
+    rf"|I{_APOSTROPHE}m (?:not able|unable)|I am (?:not able|unable)|I won{_APOSTROPHE}t|I will not|I{_APOSTROPHE}m afraid"
+    r"|as an AI|unable to (?:help|assist|comply|provide))",
+    re.IGNORECASE,
+)
+
+
+def looks_like_refusal(text: str | bytes) -> bool:
+    """Whether a reply reads like a refusal: its first 300 characters say "I'm sorry", "I can't", "I cannot",
+    "I'm unable", "I won't", "As an AI", "unable to help"... A description only (``Read`` flag ``"refusal"`` of an
+    unreadable reply): it never changes a score.
+
+    >>> looks_like_refusal("I'm sorry, I can't help with that."), looks_like_refusal("The invoice total is 12.")
+    (True, False)
+    """
+    if isinstance(text, (bytes, bytearray)):
+        text = bytes(text[:1200]).decode("utf-8", "replace")
+    return isinstance(text, str) and _REFUSAL.search(text, 0, 300) is not None
+
+
+def _fit_text(fitness: tuple) -> str:
+    """``(known keys, -errors)`` in words."""
+    if not fitness:
+        return "no fit measured"
+    known = f"{fitness[0]} key{'' if fitness[0] == 1 else 's'} the schema knows"
+    if len(fitness) > 1:
+        errors = -fitness[1]
+        return f"{known}, {errors} validation error{'' if errors == 1 else 's'}"
+    return known
+
+
 _TRUNCATED_FLAGS = frozenset({"truncated"})
 _REPAIRED_FLAGS = frozenset({"repaired"})
 
@@ -834,6 +943,8 @@ def _read(
                 value = _LITERALS[m.group()]
                 pos = m.end()
             else:
+                if stack and m.end() >= end_stripped:
+                    break  # the text ends on it: "[1, 2" may have been "[1, 25]", so it is unfinished (dropped)
                 raw = m.group()
                 if m.lastindex:  # a fraction or an exponent
                     value = float(raw)
@@ -901,13 +1012,23 @@ def _read(
     if q < end and text[q] in _WS_CHARS:
         q = _WS.match(text, pos, end).end()
     if stack and (q >= end_stripped or text[q] in _CUT_CHARS) and _cut_off(text, q, end, end_stripped, state, stack, keys):
-        for i in range(len(stack) - 1, 0, -1):  # close the open containers, innermost first
-            parent = stack[i - 1]
+        # close the open containers, innermost first. An open item of a list is unfinished: left out, so it counts
+        # as missing (a partial item could pair worse than none, or not at all: never an extraneous {}); so is an
+        # open container the cut left empty (nothing in it was complete). An open object under a key keeps the
+        # fields it completed.
+        cut: list = []
+        for i in range(len(stack) - 1, 0, -1):
+            parent, child = stack[i - 1], stack[i]
+            if not child or type(parent) is list:
+                cut.clear()
+                continue
             if type(parent) is list:
-                parent.append(stack[i])
+                parent.append(child)
+                cut.append(len(parent) - 1)
             else:
-                parent[keys[i - 1]] = stack[i]
-        return _TRUNCATED, stack[0], end_stripped, None
+                parent[keys[i - 1]] = child
+                cut.append(keys[i - 1])
+        return _TRUNCATED, stack[0], end_stripped, tuple(reversed(cut))
     msg: Any = state  # the scan turns it into a message when it keeps it
     if q < end and text[q] == '"' and state in (_VALUE, _VALUE_OR_CLOSE, _KEY_OR_CLOSE, _KEY):
         bad = _STRING_PREFIX.match(text, q, end).end()

@@ -225,3 +225,83 @@ class Plan:
         self.id_sites: list = []
         self.positions: int = 0
         self.tables = False  # whether a position has a score table (scoreTable)
+
+
+def _object_handlers(pos: Pos | None) -> list:
+    """The object handlers of ``pos`` (the branches of a union of objects)."""
+    if pos is None:
+        return []
+    h = pos.kinds.get(KIND_OBJECT)
+    if h is None:
+        return []
+    if h.tag == UNION:
+        return [b for b in h.branches if b.tag == OBJ]
+    return [h] if h.tag == OBJ else []
+
+
+def _array_handlers(pos: Pos | None) -> list:
+    if pos is None:
+        return []
+    h = pos.kinds.get(KIND_ARRAY)
+    if h is None:
+        return []
+    if h.tag == UNION:
+        return [b for b in h.branches if b.tag == ARR]
+    return [h] if h.tag == ARR else []
+
+
+def known_keys(root: Pos | None, value: Any, gold: Any = None, limit: int = 100_000) -> int:
+    """How many object keys in ``value`` the schema knows, at every depth: a key is known where its object's
+    schema declares it (``properties``, ``patternProperties``, an ``additionalProperties`` schema that says
+    something) or, where the
+    schema says nothing (an inferred position), where the ``gold`` value at the same place has it. Looks at no
+    more than ``limit`` values.
+
+    Used to choose among several JSON values in one text (none of which validates): the one the schema
+    recognises most is the answer, and a value that shares no key with the schema never replaces one that does.
+
+    >>> from pydantic_aligner._compile import compile_schema
+    >>> plan = compile_schema({"type": "object", "properties": {"title": {"type": "string"}, "due": {"type": "string"}}})
+    >>> known_keys(plan.root, {"title": "a", "due": 1}), known_keys(plan.root, {"status": "done"})
+    (2, 0)
+    >>> known_keys(compile_schema(None).root, [{"a": 1, "b": 2}], gold=[{"a": 0}])
+    1
+    """
+    count = 0
+    todo = [(root, value, gold)]
+    seen = 0
+    while todo and seen < limit:
+        pos, v, g = todo.pop()
+        seen += 1
+        t = type(v)
+        if t is dict:
+            handlers = _object_handlers(pos)
+            gd = g if type(g) is dict else None
+            for k, x in v.items():
+                sub = None
+                known = False
+                for h in handlers:
+                    p = h.value_pos(k) if type(k) is str else None
+                    if p is not None:
+                        sub = p
+                        known = p is not h.extra or not p.any  # an inferred position knows no key of its own
+                        break
+                if gd is not None and k in gd:
+                    known = True
+                if known:
+                    count += 1
+                    if type(x) is dict or type(x) is list:
+                        todo.append((sub, x, gd.get(k) if gd is not None else None))
+        elif t is list:
+            handlers = _array_handlers(pos)
+            h = handlers[0] if handlers else None
+            gl = g if type(g) is list and g else None
+            for i, x in enumerate(v):
+                if type(x) is not dict and type(x) is not list:
+                    continue
+                sub = None
+                if h is not None:
+                    sub = h.prefix[i] if i < len(h.prefix) else h.items
+                gx = (gl[i] if i < len(gl) else gl[-1]) if gl is not None else None
+                todo.append((sub, x, gx))
+    return count

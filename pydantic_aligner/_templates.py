@@ -114,6 +114,7 @@ DEFAULT_FEEDBACK_TEMPLATES: dict[str, str] = {
         "Note: the output holds broken JSON (quotes, commas, brackets) that was not repaired; another JSON value in it was scored."
     ),
     "feedback.read.several": "Note: the output holds {found} JSON values; the one at characters {start}-{end} was scored.",
+    "feedback.read.best_fit": "Note: of the JSON values in the output, the one that fits the schema best was scored: {note}.",
     # semantic referential feedback (SPEC 13.2)
     "feedback.refsem.prop": "{key} {value}",
     "feedback.refsem.relation": "{relation_label} ",
@@ -155,6 +156,7 @@ COMPACT_FEEDBACK_TEMPLATES: dict[str, str] = {
     "feedback.read.truncated": "Note: output cut off.",
     "feedback.read.repaired": "Note: output repaired.",
     "feedback.read.unrepaired": "Note: broken JSON, not repaired.",
+    "feedback.read.best_fit": "Note: best-fitting JSON value scored ({note}).",
 }
 
 #: The default describe templates (SPEC 14).
@@ -232,6 +234,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "feedback.read.repaired": frozenset(),
     "feedback.read.unrepaired": frozenset(),
     "feedback.read.several": frozenset({"found", "start", "end"}),
+    "feedback.read.best_fit": frozenset({"note"}),
     "feedback.refsem.prop": frozenset({"key", "value"}),
     "feedback.refsem.relation": frozenset({"relation_label"}),
     "feedback.refsem.target": frozenset({"scope", "gold_props"}),

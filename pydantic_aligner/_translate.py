@@ -229,12 +229,33 @@ def _leaf_families(movable: dict) -> set[str]:
     return {"string", "number"}
 
 
+#: JSON Schema keywords whose value is one subschema, a list of subschemas, or a map from names to subschemas
+_ONE_SUBSCHEMA = frozenset({"additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties", "contains",
+                            "propertyNames", "not", "if", "then", "else", "contentSchema", "items"})  # fmt: skip
+_SUBSCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "prefixItems", "items"})
+_SUBSCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+
+
+def subschemas(node: dict) -> list:
+    """The schemas directly inside the schema ``node``: property names, ``default``, ``enum``, ``const`` and
+    ``examples`` values are data, never walked (a default ``{"anyOf": [...], "score": "exact"}`` is a value).
+
+    >>> subschemas({"type": "object", "properties": {"anyOf": {"type": "string"}}, "default": {"anyOf": []}})
+    [{'type': 'string'}]
+    """
+    out: list = []
+    for key, v in node.items():
+        if key in _SUBSCHEMA_MAPS and isinstance(v, dict):
+            out.extend(x for x in v.values() if isinstance(x, dict))
+        elif key in _SUBSCHEMA_LISTS and isinstance(v, list):
+            out.extend(x for x in v if isinstance(x, dict))
+        elif key in _ONE_SUBSCHEMA and isinstance(v, dict):
+            out.append(v)
+    return out
+
+
 def _push_into_unions(node: Any, root: dict) -> None:
     """Move non-position keywords of union nodes into the members they apply to (outer markers win)."""
-    if isinstance(node, list):
-        for x in node:
-            _push_into_unions(x, root)
-        return
     if not isinstance(node, dict):
         return
     for key in ("anyOf", "oneOf"):
@@ -251,7 +272,7 @@ def _push_into_unions(node: Any, root: dict) -> None:
             for b in targets:
                 b[kw] = value  # a nested union member is pushed further down when it is visited
             del node[kw]
-    for v in node.values():
+    for v in subschemas(node):
         _push_into_unions(v, root)
 
 

@@ -40,7 +40,7 @@ from typing import Any
 import pydantic_core
 from pydantic import BaseModel, Field, PydanticUserError, TypeAdapter, ValidationError
 
-from ._data_schema import data_schema, holds_any
+from ._data_schema import core_children, data_schema, holds_any
 from ._errors import DataError, safe_repr
 from ._inputs import json_key, placeholders, to_jsonable
 from ._instance_data import Miss, instance_reader
@@ -343,7 +343,9 @@ class ModelReader:
     keys instead of giving them their defaults ("the model must say it").
     """
 
-    __slots__ = ("_data", "_exact_json", "adapter", "cls", "fill_defaults", "fuzzy", "instance", "json_shape", "shape", "tp")
+    __slots__ = (
+        "_data", "_exact_json", "_unset", "adapter", "cls", "fill_defaults", "fuzzy", "instance", "json_shape", "shape", "tp",
+    )  # fmt: skip
 
     def __init__(self, tp: Any, *, fill_defaults: bool = True) -> None:
         self.tp = tp
@@ -359,6 +361,7 @@ class ModelReader:
         self.json_shape = json_shape(self.shape)  # for values validated from JSON (dumps of nothing but the model's own types)
         self._exact_json: bool | None = None  # see read_json_text (decided on first use)
         self._data: dict[bool, Any] = {}  # exclude_unset -> (validator into JSON data, reads Python values?) or None
+        self._unset: ModelReader | None = None  # the same type read without defaults (see without_cut_defaults)
 
     # -- validation ---------------------------------------------------------
     def _exclude_unset(self, side: str) -> bool:
@@ -489,6 +492,36 @@ class ModelReader:
             raise self.invalid_gold(issues)
         return data, issues
 
+    def without_cut_defaults(self, raw: Any, data: Any, cut: tuple) -> Any:
+        """``data`` (``raw`` read with defaults) without the defaults that reading filled into the objects a
+        truncated text left open: the root, and each object along ``cut`` (the path to the innermost open
+        container, :attr:`Parsed.cut`). The text stopped before it could write those fields: they are missing,
+        not their defaults (a default the model's gold also holds would give credit for a field the text never
+        wrote, lost again when the text goes on). Objects the text closed keep their defaults."""
+        if not self.fill_defaults:
+            return data
+        if self._unset is None:
+            self._unset = ModelReader(self.tp, fill_defaults=False)
+        try:
+            bare, _ = self._unset.read(raw, "pred", json_mode=True)
+        except DataError:
+            return data
+        out = node = _copy_container(data)
+        other = bare
+        for step in (None, *cut):
+            if step is not None:
+                try:
+                    child, other = node[step], other[step]
+                except (KeyError, IndexError, TypeError):
+                    break
+                child = _copy_container(child)
+                node[step] = child
+                node = child
+            if type(node) is dict and type(other) is dict:
+                for k in [k for k in node if k not in other]:
+                    del node[k]
+        return out
+
     def read_json_text(self, text: str, side: str, limits: dict) -> tuple[Any, tuple[int, int]] | None:
         """``(JSON data, span)`` of text that is exactly one JSON value the model accepts, validated by
         ``validate_json`` straight from the text; ``None``: read it the general way.
@@ -550,6 +583,10 @@ class ModelReader:
         return prefer
 
 
+def _copy_container(v: Any) -> Any:
+    return dict(v) if type(v) is dict else list(v) if type(v) is list else v
+
+
 class _Data:
     """In a validation result (``validate``'s tuple) in place of the validated value: its JSON data, read in one pass."""
 
@@ -574,8 +611,8 @@ _VALUE_ONLY = frozenset(
         "dataclass-field", "definitions", "definition-ref", "function-after", "computed-field",
     }
 )  # fmt: skip
-#: keys of a core schema that hold no validation (what a value is dumped as, JSON Schema helpers, names)
-_NOT_VALIDATION = frozenset({"metadata", "serialization", "cls", "ref", "schema_ref", "function", "computed_fields", "ser_json_timedelta"})
+#: keys of a core schema that hold schemas of no validation (what a value is dumped as, JSON Schema helpers)
+_NOT_VALIDATION = ("computed_fields", "json_schema_input_schema")
 
 
 def _exact_json(ad: TypeAdapter) -> bool:
@@ -594,27 +631,20 @@ def _exact_json(ad: TypeAdapter) -> bool:
     seen: set[int] = set()
     while todo:
         node = todo.pop()
-        if id(node) in seen:
+        if type(node) is not dict or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, (list, tuple)):
-            todo.extend(node)
-            continue
-        if not isinstance(node, dict):
-            continue
         kind = node.get("type")
         if kind == "decimal":
             # a Decimal keeps how a number was written (1.50 against 1.5), which only digit counts see
             if node.get("max_digits") is not None or node.get("decimal_places") is not None:
                 return False
-        elif kind is not None and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
+        elif isinstance(kind, str) and (kind not in _VALUE_ONLY or node.get("custom_init") or node.get("coerce_numbers_to_str")):
             return False
         config = node.get("config")
         if isinstance(config, dict) and config.get("coerce_numbers_to_str"):
             return False
-        for key, value in node.items():
-            if key not in _NOT_VALIDATION and key != "config" and isinstance(value, (dict, list, tuple)):
-                todo.append(value)
+        todo.extend(core_children(node, skip=_NOT_VALIDATION))
     return True
 
 

@@ -12,6 +12,11 @@ A *spec* is a hashable description of a type:
 * ``("generic", leaf)``: a generic model ``Box[T]`` with ``item: T`` and ``more: list[T] = []``;
 * ``("model", ((name, spec, has_default), ...))``: a model with at least two fields.
 
+``name`` is the field's JSON key. :func:`keyword_models` draws models whose keys are JSON Schema keywords,
+extension keywords and core-schema keys (``type``, ``properties``, ``$ref``, ``score``, ``fields``, ...: field
+names are data, never schema); a key that is no plain attribute name (``$ref``, ``not``, ``schema``) is the
+alias of a field named :func:`attribute` of it.
+
 :func:`models` draws a spec and builds the model class (cached per spec);
 :func:`instances` draws instances of it; :func:`leaf_paths` lists where the
 scalar leaves of an instance sit in its JSON data (for mutation tests).
@@ -21,12 +26,13 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import keyword
 import uuid
 from decimal import Decimal
 from typing import Annotated, Any, Generic, Literal, Optional, TypeVar, Union
 
 from hypothesis import strategies as st
-from pydantic import BaseModel, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from pydantic_aligner import Comparator
 
@@ -113,13 +119,41 @@ def _field_list(children: st.SearchStrategy) -> st.SearchStrategy:
     )
 
 
-def _extend(children: st.SearchStrategy) -> st.SearchStrategy:
+#: JSON keys that mean something to a schema walker: JSON Schema keywords, this package's extension keywords,
+#: keys of Pydantic core schemas, and names of BaseModel attributes
+KEYWORD_NAMES = (
+    "type", "properties", "items", "required", "enum", "default", "title", "description", "format", "pattern",
+    "const", "anyOf", "allOf", "oneOf", "not", "$ref", "$defs", "definitions", "additionalProperties",
+    "patternProperties", "prefixItems", "discriminator", "nullable", "minimum", "examples",
+    "id", "ref", "score", "order", "idScope", "valueWeight", "threshold", "keyScore", "importance", "weight",
+    "comparator", "tolerance", "ignoreExcess", "ignoreMissing", "nullScore", "prefixWeights",
+    "schema", "fields", "choices", "metadata", "serialization", "cls", "schema_ref", "function", "config",
+    "expected", "mode", "strict", "items_schema", "values_schema", "custom_init", "computed_fields",
+    "json", "copy", "validate", "kind", "path", "value",
+)  # fmt: skip
+_SHADOWED = frozenset(dir(BaseModel))
+
+
+def attribute(key: str) -> str:
+    """The attribute name of the field whose JSON key is ``key`` (the key itself where Python allows it)."""
+    if key.isidentifier() and not keyword.iskeyword(key) and key not in _SHADOWED and not key.startswith("_"):
+        return key
+    return "k_" + "".join(c if c.isalnum() else "_" for c in key)
+
+
+def _keyword_field_list(children: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(
+        st.tuples(st.sampled_from(KEYWORD_NAMES), children, st.booleans()), min_size=2, max_size=4, unique_by=lambda f: f[0]
+    ).map(lambda fs: ("model", tuple(fs)))
+
+
+def _extend(children: st.SearchStrategy, fields: Any = _field_list) -> st.SearchStrategy:
     return st.one_of(
         children.map(lambda s: ("list", s)),
         children.map(lambda s: ("tuple", s)),
         children.map(lambda s: ("dict", s)),
         children.filter(lambda s: s[0] != "optional").map(lambda s: ("optional", s)),
-        _field_list(children),
+        fields(children),
     )
 
 
@@ -132,6 +166,13 @@ field_specs = st.recursive(
 )
 #: Specs of models (the root).
 model_specs = _field_list(field_specs)
+#: Specs of models (the root and nested ones) whose fields are named like keywords (:data:`KEYWORD_NAMES`).
+keyword_field_specs = st.recursive(
+    st.one_of(_leaf_specs, _leaf_specs.map(lambda s: ("generic", s)), st.sampled_from(_HASHABLE).map(lambda n: ("set", ("leaf", n)))),
+    lambda children: _extend(children, _keyword_field_list),
+    max_leaves=5,
+)
+keyword_model_specs = _keyword_field_list(keyword_field_specs)
 
 _CLASSES: dict = {}
 
@@ -159,14 +200,19 @@ def build_type(spec: tuple) -> Any:
         for name, sub, has_default in spec[1]:
             tp = build_type(sub)
             if sub[0] == "optional":
-                fields[name] = (tp, None)
+                default = None
             elif has_default and sub[0] == "leaf":
-                fields[name] = (tp, LEAF_DEFAULTS[sub[1]])
+                default = LEAF_DEFAULTS[sub[1]]
             elif has_default and sub[0] in ("list", "set", "tuple", "dict"):
-                fields[name] = (tp, {"list": [], "set": set(), "tuple": (), "dict": {}}[sub[0]])
+                default = {"list": [], "set": set(), "tuple": (), "dict": {}}[sub[0]]
             else:
-                fields[name] = (tp, ...)
-        cls = create_model(f"M{len(_CLASSES)}", **fields)
+                default = ...
+            attr = attribute(name)
+            fields[attr] = (tp, default) if attr == name else (tp, Field(default, alias=name))
+        aliased = any(attribute(name) != name for name, _, _ in spec[1])
+        # a model with aliases dumps by alias by default (model_dump() as model_dump(by_alias=True)), so every dump is its JSON
+        config = ConfigDict(serialize_by_alias=True, validate_by_name=True) if aliased else None
+        cls = create_model(f"M{len(_CLASSES)}", __config__=config, **fields)
         _CLASSES[spec] = cls
     return cls
 
@@ -208,9 +254,10 @@ def models(draw: Any) -> tuple[tuple, type]:
 
 
 @st.composite
-def instances(draw: Any, n: int = 1) -> tuple:
-    """``(spec, model class, instance, ...)`` with ``n`` instances of one random model."""
-    spec, cls = draw(models())
+def instances(draw: Any, n: int = 1, specs: st.SearchStrategy = model_specs) -> tuple:
+    """``(spec, model class, instance, ...)`` with ``n`` instances of one random model (drawn from ``specs``)."""
+    spec = draw(specs)
+    cls = build_type(spec)
     return (spec, cls, *[draw(values(spec)) for _ in range(n)])
 
 
@@ -243,7 +290,7 @@ def leaf_paths(spec: tuple, value: Any, path: str = "", in_object: bool = False)
         out += leaf_paths(spec[1], value.item, f"{path}/item", True)
         return out  # items of `more` are bare list items
     for name, sub, _ in spec[1]:
-        out += leaf_paths(sub, getattr(value, name), f"{path}/{name}", True)
+        out += leaf_paths(sub, getattr(value, attribute(name)), f"{path}/{name}", True)
     return out
 
 

@@ -48,7 +48,7 @@ def test_every_kind_of_bad_item_becomes_that_items_result():
     # b: unreadable candidate: scores 0 and says why
     b = results[1]
     assert (b.score, b.outcome, b.error_kind, b.verdict) == (0.0, "unreadable", "ParseError", "fail")
-    assert "not JSON" in b.error
+    assert "no JSON value in the text" in b.error  # (was "not JSON: Expecting value": issue 22 asks for this wording)
     # c: the gold text is truncated to {} -> scored, the candidate has an extra key
     assert results[2].score == 0.0 and results[2].error_kind is None
     # d: the comparator raised: not scored, a ComparatorError naming the path, the comparator, the exception and both values

@@ -310,14 +310,14 @@ def test_text_markdown_and_rich_reports_give_example_messages_per_error_kind():
     rep = errored_report()
     text = str(rep)
     assert "items with errors (examples)" in text
-    assert re.search(r"ParseError\s+2\s+a: gold text is not JSON: Expecting value \(at character 0\)\n\s+b: gold text is not JSON", text)
+    assert re.search(r"ParseError\s+2\s+a: gold: no JSON value in the text\n\s+b: gold: no JSON value in the text", text)
     md = rep.to_markdown()
-    assert "| ParseError | 2 | a: gold text is not JSON: Expecting value (at character 0) |" in md
-    assert "|  |  | b: gold text is not JSON: Expecting value (at character 0) |" in md
+    assert "| ParseError | 2 | a: gold: no JSON value in the text |" in md
+    assert "|  |  | b: gold: no JSON value in the text |" in md
     rich = rich_text(report_rich(rep), width=200)
-    assert "a: gold text is not JSON: Expecting value (at character 0)" in rich
+    assert "a: gold: no JSON value in the text" in rich
     # the same examples as the HTML report
-    assert "a: gold text is not JSON: Expecting value (at character 0)" in rep.to_html()
+    assert "a: gold: no JSON value in the text" in rep.to_html()
 
 
 def test_rich_tables_wrap_long_field_paths_instead_of_cutting_them():

@@ -98,7 +98,7 @@ def test_reasoning_blocks_of_every_kind_are_skipped(text):
 def test_reasoning_before_a_fenced_or_truncated_answer():
     assert parse_json_text('<think>{"x": 3}</think>\nSure:\n```json\n{"x": 1}\n```').flags == frozenset({"reasoning", "extracted"})
     parsed = parse_json_text('<think>{"x": 3}</think>\n{"x": 1, "y": [1, 2')
-    assert parsed.value == {"x": 1, "y": [1, 2]}
+    assert parsed.value == {"x": 1, "y": [1]}  # the number the text ends on is unfinished (issue 22)
     assert parsed.flags == frozenset({"reasoning", "truncated"})
 
 
@@ -297,11 +297,15 @@ def test_prose_braces_are_not_repaired():
         ('{"a": "x", "b": Infin', {"a": "x"}),
         ('[1, 2, "ab\\', [1, 2]),
         ('[1, 2, "ab\\u00', [1, 2]),
-        ('{"a": [1, {"b": [', {"a": [1, {"b": []}]}),
+        ('{"a": [1, {"b": [', {"a": [1]}),  # an unfinished list item is left out (issue 22)
+        ('{"a": {"b": [1, 2], "c": {', {"a": {"b": [1, 2]}}),  # so is an open container left empty
         ('{"a": 1, "b', {"a": 1}),
         ('{"a": 1, "b":', {"a": 1}),
         ("{", {}),
-        ("[[[", [[[]]]),
+        ("[[[", []),
+        ('{"a": 12', {}),  # a number the text ends on may go on ("125"): unfinished
+        ('{"a": 12 ', {}),  # (trailing whitespace is not part of the text)
+        ('{"a": true', {"a": True}),  # a literal cannot
     ],
 )
 def test_truncated_values(text, value):
@@ -355,7 +359,7 @@ def test_deep_nesting_raises_a_limit_error_not_a_recursion_error():
         "[" * 5000 + "]" * 5000,
         'Answer: ' + '{"a": ' * 3000 + "1" + "}" * 3000 + " done",
         "```json\n" + "[" * 4000 + "1" + "]" * 4000 + "\n```",
-        "[" * 3000 + "1, 2",  # truncated
+        '{"a": ' * 3000 + "true",  # truncated (an open object under a key keeps what it completed)
     ],
     ids=["lists", "objects-in-prose", "fenced", "truncated"],
 )

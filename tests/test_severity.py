@@ -65,10 +65,11 @@ def order_aligner():
             {"extracted"},
             0.5,
         ),
-        # cut off mid-number: 25 units instead of 250 is a wrong quantity, not a harmless truncation
+        # cut off mid-number: the units are unfinished (missing), the details are not the goods ordered: fatal
         (CONFIRM_250_UNITS, '{"verdict": "confirm", "details": {"boxes": 0, "units": 25', "FATAL", 1, {"truncated"}, 0.75),
-        # cut off before the details: the details differ (missing), still confirmed: fatal
-        (CONFIRM_250_UNITS, '```json\n{"verdict": "confirm", "details": {"boxes": 0', "FATAL", 1, {"extracted", "truncated"}, 0.75),
+        # cut off before the details: the details differ (missing; the 0 the text ends on may have gone on "0.5",
+        # so it is unfinished too: issue 22, and it scored 0.75), still confirmed: fatal
+        (CONFIRM_250_UNITS, '```json\n{"verdict": "confirm", "details": {"boxes": 0', "FATAL", 1, {"extracted", "truncated"}, 0.5),
         (CONFIRM_250_UNITS, '{"verdict": "reject", "details": {"boxes": 0, "units": 250}}', "MISSED", 3, set(), 0.5),
         (CONFIRM_250_UNITS, '```\n{"verdict": "needs_confirmation", "details": {"boxes": 0, "units": 250}}\n```', "MISSED", 3, {"extracted"}, 0.75),
         (
@@ -96,7 +97,7 @@ def order_aligner():
             set(),
             0.75,
         ),
-        (CONFIRM_250_UNITS, "I am sorry, I cannot process this order.", "UNREADABLE", None, {"unreadable"}, 0.0),
+        (CONFIRM_250_UNITS, "I am sorry, I cannot process this order.", "UNREADABLE", None, {"unreadable", "refusal"}, 0.0),
     ],
 )
 def test_order_agent_labels_from_raw_fenced_and_truncated_text(order_aligner, gold, text, label, rule, read, score):
