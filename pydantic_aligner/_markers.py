@@ -58,7 +58,7 @@ __all__ = [
 ]
 
 # Comparator names known to the core (kept in sync by tests/test_markers.py).
-_STRING_ONLY = frozenset({"jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq", "date"})
+_STRING_ONLY = frozenset({"jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq", "date", "text"})
 _NUMBER_ONLY = frozenset({"invdiff", "relative", "abs_tol", "rel_tol"})
 _BUILTIN = _STRING_ONLY | _NUMBER_ONLY | {"exact"}
 _TOLERANCE = frozenset({"abs_tol", "rel_tol", "date"})
@@ -324,7 +324,7 @@ class Comparator(AlignMarker):
 
     ``name`` is a built-in comparator (strings: ``exact``, ``jaro``,
     ``jaro_winkler``, ``levenshtein``, ``damerau_levenshtein``, ``osa``,
-    ``indel``, ``lcsseq``, ``date``; numbers: ``invdiff``, ``relative``,
+    ``indel``, ``lcsseq``, ``date``, ``text``; numbers: ``invdiff``, ``relative``,
     ``exact``, ``abs_tol``, ``rel_tol``) or the name of a custom comparator.
     A similarity below ``threshold`` counts as 0. ``tolerance`` feeds
     ``abs_tol`` / ``rel_tol`` (numbers within it are equal) and ``date``
