@@ -488,11 +488,16 @@ def report(pairs: list[dict]) -> str:
     ev = evaluate(pairs)
     lines = [f"{len(pairs)} pairs ({sum(p['label'] == 'same' for p in pairs)} same value, "
              f"{sum(p['label'] == 'different' for p in pairs)} different value), seed {SEED}.", ""]
-    lines += ["### Overall (all kinds): the engine's defaults (`jaro`, `invdiff`) and other combinations", "",
-              "| strings | numbers | wrong-content credit | same-value credit | AUROC |", "|---|---|---:|---:|---:|"]
+    lines += ["### Overall (all kinds): the engine's defaults, the model defaults and other combinations", "",
+              "| strings | numbers | | wrong-content credit | same-value credit | AUROC | wrong-content credit, code-like strings and integers |",
+              "|---|---|---|---:|---:|---:|---:|"]
     for sl, nl in (REFERENCE, MODEL, ("jaro_winkler >= 0.9", "rel_tol 1e-9"), ("exact", "exact"), ("levenshtein >= 0.8", "rel_tol 1e-9")):
-        w, sv, a = metrics(*combined(ev, sl, nl))
-        lines.append(f"| `{sl}` | `{nl}` | {w:.3f} | {sv:.3f} | {a:.3f} |")
+        p, s = combined(ev, sl, nl)
+        w, sv, a = metrics(p, s)
+        idx = [i for i, x in enumerate(p) if x["kind"] in STRICT_KINDS]
+        strict = metrics([p[i] for i in idx], [s[i] for i in idx])[0]
+        what = "reference engine" if (sl, nl) == REFERENCE else "model defaults" if (sl, nl) == MODEL else ""
+        lines.append(f"| `{sl}` | `{nl}` | {what} | {w:.3f} | {sv:.3f} | {a:.3f} | {strict:.3f} |")
     for family, kinds in (("string", STRING_KINDS), ("number", NUMBER_KINDS)):
         fp = ev["pairs"][family]
         lines += ["", f"### {family.capitalize()} candidates, all {family} kinds", "",

@@ -324,8 +324,8 @@ class Weight(AlignMarker):
     >>> class Movie(BaseModel):
     ...     title: Annotated[str, Weight(3)]
     ...     year: int
-    >>> score(Movie(title="Alien", year=1979), Movie(title="Alien", year=1980), schema=Movie)
-    0.875
+    >>> score(Movie(title="Alien", year=1979), Movie(title="Alien", year=1980), schema=Movie)  # (3 x 1 + 1 x 0) / 4
+    0.75
     """
 
     value: float
@@ -596,8 +596,8 @@ class PrefixWeights(AlignMarker):
     >>> from pydantic_aligner import PrefixWeights, score
     >>> class Sku(BaseModel):
     ...     code: Annotated[tuple[str, int], PrefixWeights(3, 1)]
-    >>> score({"code": ["AB", 7]}, {"code": ["AB", 8]}, schema=Sku)
-    0.875
+    >>> score({"code": ["AB", 7]}, {"code": ["AB", 8]}, schema=Sku)  # (3 x 1 + 1 x 0) / 4
+    0.75
     """
 
     weights: tuple[float, ...]
@@ -692,8 +692,9 @@ class Defaults(AlignMarker):
     and ``date`` (``date``, ``datetime``) take a comparator name or a
     :class:`Comparator` (with its ``threshold``/``tolerance``); ``order``
     (``list[X]`` and ``Sequence[X]``; sets stay order-agnostic, tuples
-    positional) is ``"align"`` or ``"fixed"``. What is left ``None`` keeps the
-    next default. Put it on a class with :func:`aligned` (its own fields;
+    positional) is ``"align"`` or ``"fixed"``; ``id_weight`` is the weight of
+    an ``IdScope`` field without a :class:`Weight` in its record (a record of
+    only an id keeps 1). What is left ``None`` keeps the next default. Put it on a class with :func:`aligned` (its own fields;
     nested models keep theirs), on the type given to :class:`Aligner` or
     :func:`to_json_schema` (``Annotated[Model, Defaults(...)]``: every model
     inside), or pass it as ``Aligner(Model, defaults=...)`` (also a mapping
@@ -720,25 +721,30 @@ class Defaults(AlignMarker):
     number: "Comparator | None" = None
     date: "Comparator | None" = None
     order: str | None = None
+    id_weight: float | None = None
     applies_to = "model"
 
-    def __init__(self, *, string: Any = None, number: Any = None, date: Any = None, order: str | None = None) -> None:
+    def __init__(
+        self, *, string: Any = None, number: Any = None, date: Any = None, order: str | None = None, id_weight: float | None = None
+    ) -> None:
         _set(self, "string", _default_comparator("string", string))
         _set(self, "number", _default_comparator("number", number))
         _set(self, "date", _default_comparator("date", date))
         if order is not None and order not in ("align", "fixed"):
             raise ValueError(f'Defaults: order must be "align" or "fixed", got {order!r}')
         _set(self, "order", order)
+        _set(self, "id_weight", None if id_weight is None else _real("Defaults", "id_weight", id_weight))
 
     @classmethod
     def reference(cls) -> "Defaults":
-        """The reference engine's leaf comparators: ``jaro`` for strings, ``invdiff`` for numbers (dates and lists as for models).
+        """The reference engine's leaf defaults: ``jaro`` for strings, ``invdiff`` for numbers, identifiers weighing 1
+        (dates and lists as for models): the model defaults before issue 23.
 
         >>> from pydantic_aligner import Defaults
         >>> Defaults.reference()
-        Defaults(string=Comparator('jaro'), number=Comparator('invdiff'))
+        Defaults(string=Comparator('jaro'), number=Comparator('invdiff'), id_weight=1.0)
         """
-        return cls(string="jaro", number="invdiff")
+        return cls(string="jaro", number="invdiff", id_weight=1.0)
 
     @classmethod
     def coerce(cls, value: Any) -> "Defaults | None":
@@ -753,9 +759,9 @@ class Defaults(AlignMarker):
         if value == "reference":
             return cls.reference()
         if isinstance(value, Mapping):
-            extra = set(value) - {"string", "number", "date", "order"}
+            extra = set(value) - {"string", "number", "date", "order", "id_weight"}
             if extra:
-                raise ValueError(f"Defaults: unknown key(s) {sorted(extra)}; the keys are string, number, date and order")
+                raise ValueError(f"Defaults: unknown key(s) {sorted(extra)}; the keys are string, number, date, order and id_weight")
             return cls(**value)
         raise TypeError(f"defaults must be a Defaults(...), a mapping of its arguments or 'reference', got {value!r}")
 
@@ -763,14 +769,16 @@ class Defaults(AlignMarker):
         """These defaults, with ``weaker``'s where these leave one ``None``."""
         if weaker is None:
             return self
-        fields = ("string", "number", "date", "order")
+        fields = ("string", "number", "date", "order", "id_weight")
         return Defaults(**{f: getattr(self, f) if getattr(self, f) is not None else getattr(weaker, f) for f in fields})
 
     def keywords(self, kind: str) -> dict[str, Any] | None:
-        """The schema keywords for ``kind`` ("string", "number", "date", "order"), ``None`` when not set."""
+        """The schema keywords for ``kind`` ("string", "number", "date", "order", "id_weight"), ``None`` when not set."""
         value = getattr(self, kind)
         if value is None:
             return None
+        if kind == "id_weight":
+            return {"valueWeight": value}
         return {"order": value} if kind == "order" else value.json_schema_keywords()
 
     def json_schema_keywords(self) -> dict[str, Any]:

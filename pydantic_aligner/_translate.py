@@ -9,6 +9,11 @@ here) states the defaults for models explicitly:
   dataclass and TypedDict object and on every ``dict[str, X]`` map;
 * ``Literal``, ``Enum`` and ``UUID`` values are compared exactly (``"score": "exact"``);
 * ``date`` and ``datetime`` values use the ``"date"`` comparator;
+* an ``IdScope`` field weighs 0 in its record (``"valueWeight": 0``) unless
+  it has a :class:`Weight` or is the record's only weighted field;
+* other strings use the normalising ``"text"`` comparator with ``"threshold": 0.8``,
+  numbers ``"rel_tol"`` with ``"tolerance": 1e-9`` (equal up to float rounding,
+  whatever the unit), chosen on the labelled leaf benchmark (docs/defaults.md);
 * lists, sets and frozensets are order-agnostic (``"order": "align"``);
   ``tuple[X, ...]`` is ordered (``"order": "fixed"``).
 
@@ -35,7 +40,7 @@ from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerati
 from pydantic.json_schema import GenerateJsonSchema
 
 from ._errors import SchemaError
-from ._markers import _LEAF_KEYWORDS, _NUMBER_ONLY, _STRING_ONLY, Defaults, class_markers, emitting, split_defaults
+from ._markers import _LEAF_KEYWORDS, _NUMBER_ONLY, _STRING_ONLY, Comparator, Defaults, class_markers, emitting, split_defaults
 
 __all__ = ["import_reference", "model_reference", "to_json_schema", "type_name"]
 
@@ -116,11 +121,30 @@ def _is_value(v: Any) -> bool:
     return isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
-#: the model defaults (issue 23): what a model's unannotated leaves and lists get (docs/defaults.md)
-MODEL_DEFAULTS = Defaults(date="date", order="align")
+#: the model defaults (issue 23): what a model's unannotated leaves and lists get, chosen on the labelled
+#: leaf benchmark (docs/defaults.md): normalised text with a threshold for strings, equality up to float
+#: rounding for numbers (whatever the unit), days apart for dates, order-agnostic lists
+MODEL_DEFAULTS = Defaults(
+    string=Comparator("text", threshold=0.8),
+    number=Comparator("rel_tol", tolerance=1e-9),
+    date="date",
+    order="align",
+    id_weight=0.0,  # an id "matches" under any relabelling once its record is paired (docs/defaults.md#identifiers)
+)
 
 #: the defaults of the running translation: ``Annotated[Model, Defaults(...)]`` over ``defaults=`` over the model defaults
 _BASE: contextvars.ContextVar[Defaults] = contextvars.ContextVar("pydantic_aligner_defaults", default=MODEL_DEFAULTS)
+
+
+def _id_shares(props: dict, weight: float) -> dict:
+    """``props`` with ``valueWeight: weight`` on its ``IdScope`` fields that have none, unless nothing else would weigh."""
+    ids = [k for k, v in props.items() if isinstance(v, dict) and "idScope" in v and "valueWeight" not in v]
+    if not ids:
+        return props
+    rest = sum(float(v.get("valueWeight", 1.0)) if isinstance(v, dict) else 1.0 for k, v in props.items() if k not in ids)
+    if rest <= 0 and weight <= 0:
+        return props  # a record of only an id: the id is all there is to score
+    return {k: ({**v, "valueWeight": weight} if k in ids else v) for k, v in props.items()}
 
 
 class _AlignerJsonSchema(GenerateJsonSchema):
@@ -152,6 +176,10 @@ class _AlignerJsonSchema(GenerateJsonSchema):
         if js.get("type") != "object" and "properties" not in js:
             return js  # e.g. a RootModel around a list
         js = {**js, "keyScore": "exact"}
+        props = js.get("properties")
+        weight = self._default("id_weight").get("valueWeight")
+        if isinstance(props, dict) and weight is not None:
+            js["properties"] = _id_shares(props, weight)
         for m in class_markers(cls):
             js.update(m.json_schema_keywords())
         return js
@@ -424,6 +452,8 @@ def _fill(node: Any, d: Defaults, depth: int) -> Any:
                 _fill(x, d, depth + 1)
         else:
             _fill(sub, d, depth + 1)
+    if "idScope" in node and "valueWeight" not in node:
+        node.update(d.keywords("id_weight") or {})
     t = node.get("type")
     types = {t} if isinstance(t, str) else set(t) if isinstance(t, list) else set()
     leaf = {"string" if x == "string" else "number" for x in types if x in ("string", "number", "integer")}

@@ -127,6 +127,26 @@ def test_json_schema_without_defaults_keeps_the_reference_and_with_defaults_is_f
     assert Aligner(schema).schema == schema
 
 
+def test_id_weight_default_and_its_levels():
+    class Rec(BaseModel):
+        id: Annotated[str, IdScope("r")]
+        name: str
+
+    class Doc(BaseModel):
+        recs: list[Rec]
+
+    def weight(**kw):
+        return to_json_schema(Doc, **kw)["$defs"]["Rec"]["properties"]["id"].get("valueWeight")
+
+    assert weight() == 0.0
+    assert weight(defaults={"id_weight": 0.5}) == 0.5
+    assert weight(defaults="reference") == 1.0
+    schema = {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string", "idScope": "r"}}}}
+    assert Aligner(schema, defaults={"id_weight": 0.25}).schema["items"]["properties"]["id"]["valueWeight"] == 0.25
+    with pytest.raises(ValueError, match="id_weight"):
+        Defaults(id_weight=-1)
+
+
 def test_id_fields_take_no_default_comparator():
     class Rec(BaseModel):
         id: Annotated[str, IdScope("r")]
@@ -176,7 +196,7 @@ def test_bad_defaults_option_is_a_schema_error():
 
 
 def test_reference_and_coerce():
-    assert Defaults.coerce("reference") == Defaults.reference() == Defaults(string="jaro", number="invdiff")
+    assert Defaults.coerce("reference") == Defaults.reference() == Defaults(string="jaro", number="invdiff", id_weight=1)
     assert Defaults.coerce(None) is None
     assert Defaults.coerce({"number": {"score": "rel_tol", "tolerance": 0.01}}) == Defaults(number=Comparator("rel_tol", tolerance=0.01))
     p = props(to_json_schema(Item, defaults="reference"))

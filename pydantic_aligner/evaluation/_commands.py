@@ -326,7 +326,9 @@ def _declares(schema: Any, key: str) -> bool:
     return isinstance(schema, dict) and isinstance(schema.get("properties"), dict) and key in schema["properties"]
 
 
-_COMPATIBLE = ("gold", "pred", "schema", "model", "defaults", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+_COMPATIBLE = (
+    "gold", "pred", "schema", "model", "defaults", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs",
+)
 
 
 def run_scoring(
