@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
 
@@ -213,3 +213,18 @@ def test_an_id_only_record_keeps_its_weight():
     gold = {"nodes": [{"id": 1}, {"id": 2}], "edges": [{"source": 1, "target": 2}]}
     pred = {"nodes": [{"id": 7}, {"id": 9}], "edges": [{"source": 7, "target": 9}]}
     assert score(gold, pred, schema=G) == 1.0
+
+
+_TEXT = Aligner({"type": "string", **MODEL_DEFAULTS.keywords("string")})
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_VALUES), min_size=1, max_size=6, unique=True), st.sampled_from(_VALUES), st.sampled_from(_VALUES),
+       st.integers(min_value=0, max_value=5))
+def test_a_wrong_value_never_beats_an_extra_one(gold, wrong, extra, i):
+    # the complaint (fails with the reference's jaro): replacing a gold item by a wrong value scored above
+    # keeping every gold item and adding one; a wrong value here is one that is not the same value as a gold item
+    assume(all(_TEXT.score(g, wrong) == 0.0 for g in gold))
+    i %= len(gold)
+    replaced = [*gold[:i], wrong, *gold[i + 1 :]]
+    assert _ALIGNER.score({"skills": gold}, {"skills": replaced}) < _ALIGNER.score({"skills": gold}, {"skills": [*gold, extra]})
