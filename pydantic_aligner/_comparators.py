@@ -160,8 +160,12 @@ _TOKEN = re.compile(r"[^\W_]+|[+#&]+")
 _DIGITS = re.compile(r"\d+")
 
 
-@functools.lru_cache(maxsize=65536)
 def _text_key(text: str) -> tuple[str, str, tuple, bool]:
+    """:func:`_text_normalise`, cached for short strings (long ones would make the cache large)."""
+    return _text_key_cached(text) if len(text) <= 256 else _text_normalise(text)
+
+
+def _text_normalise(text: str) -> tuple[str, str, tuple, bool]:
     """``(normalised text, compact form, digit runs, code-like)`` of one string for the ``text`` comparator.
 
     Normalised: compatibility decomposition without combining marks (``é`` is
@@ -180,6 +184,9 @@ def _text_key(text: str) -> tuple[str, str, tuple, bool]:
     digits = tuple(_DIGITS.findall(norm))
     code = not words or (bool(digits) and (len(words) <= 4 or any(not w.isdigit() and any(c.isdigit() for c in w) for w in words)))
     return norm, compact, digits, code
+
+
+_text_key_cached = functools.lru_cache(maxsize=16384)(_text_normalise)
 
 
 def _text_pair(a: str, b: str) -> float:

@@ -107,3 +107,13 @@ def test_symmetric_in_unit_interval_and_reflexive(a, b):
     assert 0.0 <= s <= 1.0
     assert s == TEXT.pair(b, a)
     assert TEXT.pair(a, a) == 1.0
+
+
+def test_long_strings_are_normalised_the_same_way_without_the_cache():
+    a = "Goods remain the property of the seller until paid. " * 8  # > 256 characters: not cached
+    b = a.upper().replace("SELLER", "SELIER", 1)  # case and one OCR typo (I for L)
+    assert len(a) > 256
+    assert _text_key(a) == _text_key(a.upper()) and _text_key(a)[0].startswith("goods remain the property")
+    s = TEXT.pair(a, b)
+    assert 0.99 < s < 1.0
+    assert TEXT.matrix([a], [b])[0, 0] == s
