@@ -177,6 +177,7 @@ class Aligner:
         lenient: bool = False,
         severity: Any = None,
         fill_defaults: bool = True,
+        defaults: Any = None,
         max_cells: int | None = _LIMITS["max_cells"],
         max_string_length: int | None = _LIMITS["max_string_length"],
         max_depth: int | None = _LIMITS["max_depth"],
@@ -207,6 +208,7 @@ class Aligner:
             "confidence_entropy_temperature": confidence_entropy_temperature,
             "lenient": lenient,
             "fill_defaults": fill_defaults,
+            "defaults": defaults,
             "severity": severity,
             **limits,
         }
@@ -241,14 +243,23 @@ class Aligner:
         self._reader = None
         if schema is not None and not isinstance(schema, (dict, bool)) and _is_model_type(schema):
             from ._lint import lint_type
+            from ._markers import split_defaults
             from ._translate import to_json_schema
 
-            lint_type(schema, comparators)
+            try:
+                bare, _ = split_defaults(schema)
+            except ValueError as e:
+                raise SchemaError(str(e)) from None
+            lint_type(bare, comparators)
             self.model = schema
-            schema = to_json_schema(schema)
+            schema = to_json_schema(schema, defaults=defaults)
             from ._validation import ModelReader
 
             self._reader = ModelReader(self.model, fill_defaults=fill_defaults)
+        elif defaults is not None:
+            from ._translate import schema_with_defaults
+
+            schema = schema_with_defaults(schema, defaults)  # checks it; with schema=None it reaches the models of instances
         self.schema = schema
         self.comparators = check_custom_comparators(comparators)
         self.plan = compile_schema(schema, self.comparators)

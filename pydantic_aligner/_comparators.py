@@ -1,6 +1,7 @@
 """Leaf comparators: string and number similarity functions in [0, 1].
 
-Every built-in string metric is a rapidfuzz "normalized similarity". A
+Every built-in string metric is a rapidfuzz "normalized similarity" (``text``
+normalises both strings first, then uses Levenshtein's). A
 comparator is resolved once, when the schema is compiled, into a
 :class:`BoundComparator` holding two functions with identical results:
 
@@ -19,6 +20,8 @@ from __future__ import annotations
 
 import functools
 import math
+import re
+import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -102,7 +105,7 @@ _RF_STRING = {
 _SIMD_SENSITIVE = {"jaro", "jaro_winkler"}
 
 #: Names of the built-in string comparators.
-STRING_METRICS = ("exact", *_RF_STRING, "date")
+STRING_METRICS = ("exact", *_RF_STRING, "date", "text")
 #: Names of the built-in number comparators.
 NUMBER_METRICS = ("invdiff", "relative", "exact", "abs_tol", "rel_tol")
 #: Comparators that read the ``tolerance`` keyword.
@@ -140,6 +143,85 @@ def _rf_string(name: str) -> tuple[Callable, Callable]:
             return scorer(a, b)
 
     return pair, matrix
+
+
+# ---------------------------------------------------------------------------
+# "text": normalised text, exact on codes and numbers, graded on words
+
+#: Words written out and their usual abbreviation (both sides are mapped to the abbreviation).
+_ABBREVIATIONS = {
+    "street": "st", "saint": "st", "avenue": "ave", "road": "rd", "boulevard": "blvd", "drive": "dr",
+    "doctor": "dr", "lane": "ln", "place": "pl", "square": "sq", "mount": "mt", "fort": "ft",
+    "suite": "ste", "apartment": "apt", "building": "bldg", "floor": "fl", "number": "no",
+    "incorporated": "inc", "corporation": "corp", "company": "co", "limited": "ltd", "international": "intl",
+    "department": "dept", "university": "univ", "association": "assn", "brothers": "bros",
+    "professor": "prof", "mister": "mr", "junior": "jr", "senior": "sr",
+    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "june": "jun", "july": "jul",
+    "august": "aug", "september": "sep", "sept": "sep", "october": "oct", "november": "nov", "december": "dec",
+    "&": "and",
+}
+_TOKEN = re.compile(r"[^\W_]+|[+#&]+")
+_DIGITS = re.compile(r"\d+")
+
+
+def _text_key(text: str) -> tuple[str, str, tuple, bool]:
+    """:func:`_text_normalise`, cached for short strings (long ones would make the cache large)."""
+    return _text_key_cached(text) if len(text) <= 256 else _text_normalise(text)
+
+
+def _text_normalise(text: str) -> tuple[str, str, tuple, bool]:
+    """``(normalised text, compact form, digit runs, code-like)`` of one string for the ``text`` comparator.
+
+    Normalised: compatibility decomposition without combining marks (``é`` is
+    ``e``), case-folded, words split on whitespace and punctuation (``+``,
+    ``#`` and ``&`` are kept: ``C++`` is not ``C#``), common abbreviations
+    mapped to one spelling, joined by single spaces. The compact form drops
+    the spaces (``INV-2024-001`` is ``INV 2024 001`` is ``inv2024001``); when
+    nothing is left the raw string stands in for it. Code-like (compared
+    exactly, after normalisation): a digit in a string of at most four words,
+    a word mixing letters and digits, or no word at all.
+    """
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).casefold()
+    words = [_ABBREVIATIONS.get(w, w) for w in _TOKEN.findall(folded)]
+    norm = " ".join(words)
+    compact = "".join(words) or "\x00" + text
+    digits = tuple(_DIGITS.findall(norm))
+    code = not words or (bool(digits) and (len(words) <= 4 or any(not w.isdigit() and any(c.isdigit() for c in w) for w in words)))
+    return norm, compact, digits, code
+
+
+_text_key_cached = functools.lru_cache(maxsize=16384)(_text_normalise)
+
+
+def _text_pair(a: str, b: str) -> float:
+    if a == b:
+        return 1.0
+    na, ca, da, xa = _text_key(a)
+    nb, cb, db, xb = _text_key(b)
+    if ca == cb:
+        return 1.0
+    if da != db or xa or xb:
+        return 0.0
+    return Levenshtein.normalized_similarity(na, nb)
+
+
+def _codes(values: list, codes: dict) -> np.ndarray:
+    return np.array([codes.setdefault(v, len(codes)) for v in values], dtype=np.int64).reshape(len(values))
+
+
+def _text_matrix(golds: list, preds: list) -> np.ndarray:
+    kg = [_text_key(g) for g in golds]
+    kp = [_text_key(p) for p in preds]
+    out = process.cdist([k[0] for k in kg], [k[0] for k in kp], scorer=Levenshtein.normalized_similarity, dtype=_F64, workers=1)
+    compact: dict = {}
+    digits: dict = {}
+    cg, cp = _codes([k[1] for k in kg], compact), _codes([k[1] for k in kp], compact)
+    dg, dp = _codes([k[2] for k in kg], digits), _codes([k[2] for k in kp], digits)
+    xg = np.array([k[3] for k in kg], dtype=bool).reshape(len(kg))
+    xp = np.array([k[3] for k in kp], dtype=bool).reshape(len(kp))
+    out[(dg[:, None] != dp[None, :]) | xg[:, None] | xp[None, :]] = 0.0
+    out[cg[:, None] == cp[None, :]] = 1.0
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -494,6 +576,8 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
         if name == "date":
             pair = _date_pair(0.0 if tolerance is None else tolerance)
             return BoundComparator(name, pair, None)
+        if name == "text":
+            return BoundComparator(name, _text_pair, _text_matrix, block=64)
         if name in _RF_STRING:
             pair, matrix = _rf_string(name)
             return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64)

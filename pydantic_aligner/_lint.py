@@ -288,7 +288,7 @@ class _Linter:
             return
         self.visited.add(memo)
         for m in class_markers(cls):
-            if m.applies_to != "object":  # pragma: no cover - aligned() refuses these
+            if m.applies_to not in ("object", "model"):  # pragma: no cover - aligned() refuses these
                 self.problem(path, f"{m!r} cannot sit on a class")
         for name, annotation, meta in fields:
             self.walk(annotation, f"{path}.{name}", "field", under_list, (cls, name), meta, chain | {cls})
@@ -326,6 +326,12 @@ class _Linter:
                     sites.setdefault(site, (path, kind))
                 else:
                     self.refs.append((m.scope, path, kind))
+            elif m.applies_to == "model":
+                self.problem(
+                    path,
+                    f"{label} applies to a whole model: put it on the class with @aligned(...) or on the type given to "
+                    "Aligner (Annotated[Model, Defaults(...)])",
+                )
             elif permissive:
                 continue
             elif isinstance(m, Order):

@@ -40,6 +40,7 @@ __all__ = [
     "Align",
     "AlignMarker",
     "Comparator",
+    "Defaults",
     "IdScope",
     "KeyComparator",
     "KeyImportance",
@@ -55,10 +56,11 @@ __all__ = [
     "aligned",
     "class_markers",
     "iter_markers",
+    "split_defaults",
 ]
 
 # Comparator names known to the core (kept in sync by tests/test_markers.py).
-_STRING_ONLY = frozenset({"jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq", "date"})
+_STRING_ONLY = frozenset({"jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq", "date", "text"})
 _NUMBER_ONLY = frozenset({"invdiff", "relative", "abs_tol", "rel_tol"})
 _BUILTIN = _STRING_ONLY | _NUMBER_ONLY | {"exact"}
 _TOLERANCE = frozenset({"abs_tol", "rel_tol", "date"})
@@ -171,6 +173,18 @@ class AlignMarker(annotated_types.BaseMetadata):
     __repr__ = _marker_repr
 
 
+#: the keywords of a leaf comparator: a marker that sets one of them replaces all of them (a default
+#: ``threshold`` never sticks to an explicit ``Comparator("exact")``)
+_LEAF_KEYWORDS = ("score", "threshold", "tolerance", "scoreTable")
+
+
+def _without_leaf_defaults(marker: "AlignMarker", core_schema: Any, handler: Any) -> dict[str, Any]:
+    js = handler(core_schema)
+    if not _EMIT.get():
+        return js
+    return {**{k: v for k, v in js.items() if k not in _LEAF_KEYWORDS}, **marker.json_schema_keywords()}
+
+
 # ---------------------------------------------------------------------------
 # identifiers and references
 
@@ -207,6 +221,9 @@ class IdScope(AlignMarker):
     def json_schema_keywords(self) -> dict[str, Any]:
         return {"idScope": self.name}
 
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return _without_leaf_defaults(self, core_schema, handler)
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Ref(AlignMarker):
@@ -230,6 +247,9 @@ class Ref(AlignMarker):
 
     def json_schema_keywords(self) -> dict[str, Any]:
         return {"ref": self.scope}
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return _without_leaf_defaults(self, core_schema, handler)
 
 
 # ---------------------------------------------------------------------------
@@ -304,8 +324,8 @@ class Weight(AlignMarker):
     >>> class Movie(BaseModel):
     ...     title: Annotated[str, Weight(3)]
     ...     year: int
-    >>> score(Movie(title="Alien", year=1979), Movie(title="Alien", year=1980), schema=Movie)
-    0.875
+    >>> score(Movie(title="Alien", year=1979), Movie(title="Alien", year=1980), schema=Movie)  # (3 x 1 + 1 x 0) / 4
+    0.75
     """
 
     value: float
@@ -324,7 +344,7 @@ class Comparator(AlignMarker):
 
     ``name`` is a built-in comparator (strings: ``exact``, ``jaro``,
     ``jaro_winkler``, ``levenshtein``, ``damerau_levenshtein``, ``osa``,
-    ``indel``, ``lcsseq``, ``date``; numbers: ``invdiff``, ``relative``,
+    ``indel``, ``lcsseq``, ``date``, ``text``; numbers: ``invdiff``, ``relative``,
     ``exact``, ``abs_tol``, ``rel_tol``) or the name of a custom comparator.
     A similarity below ``threshold`` counts as 0. ``tolerance`` feeds
     ``abs_tol`` / ``rel_tol`` (numbers within it are equal) and ``date``
@@ -366,6 +386,9 @@ class Comparator(AlignMarker):
         if self.tolerance is not None:
             out["tolerance"] = self.tolerance
         return out
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return _without_leaf_defaults(self, core_schema, handler)
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -465,6 +488,9 @@ class ScoreTable(AlignMarker):
 
     def json_schema_keywords(self) -> dict[str, Any]:
         return {"scoreTable": {"default": self.default, "pairs": [[g, p, s] for g, p, s in self.pairs]}}
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        return _without_leaf_defaults(self, core_schema, handler)
 
     def __repr__(self) -> str:
         extra = f", default={self.default!r}" if self.default != 0.0 else ""
@@ -570,8 +596,8 @@ class PrefixWeights(AlignMarker):
     >>> from pydantic_aligner import PrefixWeights, score
     >>> class Sku(BaseModel):
     ...     code: Annotated[tuple[str, int], PrefixWeights(3, 1)]
-    >>> score({"code": ["AB", 7]}, {"code": ["AB", 8]}, schema=Sku)
-    0.875
+    >>> score({"code": ["AB", 7]}, {"code": ["AB", 8]}, schema=Sku)  # (3 x 1 + 1 x 0) / 4
+    0.75
     """
 
     weights: tuple[float, ...]
@@ -630,6 +656,166 @@ class RestImportance(AlignMarker):
 
     def json_schema_keywords(self) -> dict[str, Any]:
         return {"restImportance": self.value}
+
+
+# ---------------------------------------------------------------------------
+# defaults of a whole model
+
+
+def _default_comparator(kind: str, value: Any) -> "Comparator | None":
+    if value is None or isinstance(value, Comparator):
+        out = value
+    elif isinstance(value, str):
+        out = Comparator(value)
+    elif isinstance(value, Mapping):
+        extra = set(value) - {"score", "threshold", "tolerance"}
+        if "score" not in value or extra:
+            raise ValueError(
+                f"Defaults: {kind} must be a comparator name, a Comparator(...) or a mapping with 'score' "
+                f"(and 'threshold', 'tolerance'), got {dict(value)!r}"
+            )
+        out = Comparator(value["score"], threshold=value.get("threshold"), tolerance=value.get("tolerance"))
+    else:
+        raise TypeError(f"Defaults: {kind} must be a comparator name or a Comparator(...), got {value!r} ({type(value).__name__})")
+    if out is not None:
+        wrong = _NUMBER_ONLY if kind in ("string", "date") else _STRING_ONLY
+        if out.name in wrong:
+            raise ValueError(f"Defaults: {kind}={out.name!r} is a {'number' if kind != 'number' else 'string'} comparator")
+    return out
+
+
+@dataclass(frozen=True, slots=True, repr=False)
+class Defaults(AlignMarker):
+    """How the unannotated leaves and lists of a model are compared: one place for what field markers do one by one.
+
+    ``string`` (``str`` fields), ``number`` (``int``, ``float``, ``Decimal``)
+    and ``date`` (``date``, ``datetime``) take a comparator name or a
+    :class:`Comparator` (with its ``threshold``/``tolerance``); ``order``
+    (``list[X]`` and ``Sequence[X]``; sets stay order-agnostic, tuples
+    positional) is ``"align"`` or ``"fixed"``; ``id_weight`` is the weight of
+    an ``IdScope`` field without a :class:`Weight` in its record (a record of
+    only an id keeps 1). What is left ``None`` keeps the next default. Put it on a class with :func:`aligned` (its own fields;
+    nested models keep theirs), on the type given to :class:`Aligner` or
+    :func:`to_json_schema` (``Annotated[Model, Defaults(...)]``: every model
+    inside), or pass it as ``Aligner(Model, defaults=...)`` (also a mapping
+    such as ``{"string": "exact"}``; with a JSON Schema it fills the nodes
+    without a ``score``/``order``). From strongest to weakest: a marker on the
+    field, the class's ``Defaults``, ``Annotated[Model, Defaults(...)]``,
+    ``defaults=``, the model defaults (see ``docs/defaults.md``).
+    :meth:`reference` gives the reference engine's comparators.
+
+    >>> from typing import Annotated
+    >>> from pydantic import BaseModel
+    >>> from pydantic_aligner import Comparator, Defaults, aligned, to_json_schema
+    >>> @aligned(Defaults(string=Comparator("jaro_winkler", threshold=0.9), number="exact"))
+    ... class Item(BaseModel):
+    ...     name: str
+    ...     code: Annotated[str, Comparator("exact")]
+    ...     qty: int
+    >>> props = to_json_schema(Item)["properties"]
+    >>> props["name"]["score"], props["name"]["threshold"], props["code"]["score"], props["qty"]["score"]
+    ('jaro_winkler', 0.9, 'exact', 'exact')
+    """
+
+    string: "Comparator | None" = None
+    number: "Comparator | None" = None
+    date: "Comparator | None" = None
+    order: str | None = None
+    id_weight: float | None = None
+    applies_to = "model"
+
+    def __init__(
+        self, *, string: Any = None, number: Any = None, date: Any = None, order: str | None = None, id_weight: float | None = None
+    ) -> None:
+        _set(self, "string", _default_comparator("string", string))
+        _set(self, "number", _default_comparator("number", number))
+        _set(self, "date", _default_comparator("date", date))
+        if order is not None and order not in ("align", "fixed"):
+            raise ValueError(f'Defaults: order must be "align" or "fixed", got {order!r}')
+        _set(self, "order", order)
+        _set(self, "id_weight", None if id_weight is None else _real("Defaults", "id_weight", id_weight))
+
+    @classmethod
+    def reference(cls) -> "Defaults":
+        """The reference engine's leaf defaults: ``jaro`` for strings, ``invdiff`` for numbers, identifiers weighing 1
+        (dates and lists as for models): the model defaults before issue 23.
+
+        >>> from pydantic_aligner import Defaults
+        >>> Defaults.reference()
+        Defaults(string=Comparator('jaro'), number=Comparator('invdiff'), id_weight=1.0)
+        """
+        return cls(string="jaro", number="invdiff", id_weight=1.0)
+
+    @classmethod
+    def coerce(cls, value: Any) -> "Defaults | None":
+        """``value`` as a :class:`Defaults`: itself, ``None``, ``"reference"``, or a mapping of its arguments (JSON-able).
+
+        >>> from pydantic_aligner import Defaults
+        >>> Defaults.coerce({"string": {"score": "jaro", "threshold": 0.9}, "order": "fixed"})
+        Defaults(string=Comparator('jaro', threshold=0.9), order='fixed')
+        """
+        if value is None or isinstance(value, Defaults):
+            return value
+        if value == "reference":
+            return cls.reference()
+        if isinstance(value, Mapping):
+            extra = set(value) - {"string", "number", "date", "order", "id_weight"}
+            if extra:
+                raise ValueError(f"Defaults: unknown key(s) {sorted(extra)}; the keys are string, number, date, order and id_weight")
+            return cls(**value)
+        raise TypeError(f"defaults must be a Defaults(...), a mapping of its arguments or 'reference', got {value!r}")
+
+    def over(self, weaker: "Defaults | None") -> "Defaults":
+        """These defaults, with ``weaker``'s where these leave one ``None``."""
+        if weaker is None:
+            return self
+        fields = ("string", "number", "date", "order", "id_weight")
+        return Defaults(**{f: getattr(self, f) if getattr(self, f) is not None else getattr(weaker, f) for f in fields})
+
+    def keywords(self, kind: str) -> dict[str, Any] | None:
+        """The schema keywords for ``kind`` ("string", "number", "date", "order", "id_weight"), ``None`` when not set."""
+        value = getattr(self, kind)
+        if value is None:
+            return None
+        if kind == "id_weight":
+            return {"valueWeight": value}
+        return {"order": value} if kind == "order" else value.json_schema_keywords()
+
+    def json_schema_keywords(self) -> dict[str, Any]:
+        return {}  # not keywords of a node: the translation applies them to the leaves and lists
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict[str, Any]:
+        if _EMIT.get():
+            from ._errors import SchemaError
+
+            raise SchemaError(
+                f"{self!r} applies to a whole model: put it on the class with @aligned(...) or on the type given to "
+                "Aligner / to_json_schema (Annotated[Model, Defaults(...)]), not on a field"
+            )
+        return handler(core_schema)
+
+
+def split_defaults(tp: Any) -> tuple[Any, "Defaults | None"]:
+    """``(tp without its outer Defaults, that Defaults)`` for ``Annotated[X, ..., Defaults(...)]``; else ``(tp, None)``.
+
+    >>> from typing import Annotated
+    >>> from pydantic_aligner import Defaults
+    >>> from pydantic_aligner._markers import split_defaults
+    >>> split_defaults(Annotated[int, Defaults(number="exact")])
+    (<class 'int'>, Defaults(number=Comparator('exact')))
+    """
+    import typing
+
+    if typing.get_origin(tp) is not typing.Annotated:
+        return tp, None
+    inner, *meta = typing.get_args(tp)
+    found = [m for m in meta if isinstance(m, Defaults)]
+    if not found:
+        return tp, None
+    if len(set(found)) > 1:
+        raise ValueError(f"two different Defaults markers on one type: {found[0]!r} and {found[1]!r}")
+    rest = [m for m in meta if not isinstance(m, Defaults)]
+    return (typing.Annotated[(inner, *rest)] if rest else inner), found[0]
 
 
 # ---------------------------------------------------------------------------
@@ -734,7 +920,8 @@ def aligned(*markers: Any) -> Any:
     """Class decorator: model-level markers for a model, dataclass or TypedDict.
 
     Accepts :class:`KeyComparator`, :class:`KeyImportance` and
-    :class:`ValueImportance` (the keywords of the object itself). They apply
+    :class:`ValueImportance` (the keywords of the object itself), and
+    :class:`Defaults` (how its unannotated fields are compared). They apply
     wherever the class is used and are inherited by subclasses (a subclass
     may override them). The class is returned unchanged otherwise; nothing is
     added to ``model_json_schema()`` or ``model_config``.
@@ -753,10 +940,10 @@ def aligned(*markers: Any) -> Any:
         if not isinstance(m, (AlignMarker, annotated_types.GroupedMetadata)):
             raise TypeError(f"aligned(): expected markers such as KeyComparator(...), got {m!r}")
     for m in flat:
-        if m.applies_to != "object":
+        if m.applies_to not in ("object", "model"):
             raise TypeError(
                 f"aligned(): {m!r} is not a model-level marker; model-level markers are KeyComparator, "
-                "KeyImportance and ValueImportance (put field markers on the fields)"
+                "KeyImportance, ValueImportance and Defaults (put field markers on the fields)"
             )
     seen: dict[type, AlignMarker] = {}
     for m in flat:

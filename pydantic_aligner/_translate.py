@@ -9,6 +9,11 @@ here) states the defaults for models explicitly:
   dataclass and TypedDict object and on every ``dict[str, X]`` map;
 * ``Literal``, ``Enum`` and ``UUID`` values are compared exactly (``"score": "exact"``);
 * ``date`` and ``datetime`` values use the ``"date"`` comparator;
+* an ``IdScope`` field weighs 0 in its record (``"valueWeight": 0``) unless
+  it has a :class:`Weight` or is the record's only weighted field;
+* other strings use the normalising ``"text"`` comparator with ``"threshold": 0.8``,
+  numbers ``"rel_tol"`` with ``"tolerance": 1e-9`` (equal up to float rounding,
+  whatever the unit), chosen on the labelled leaf benchmark (docs/defaults.md);
 * lists, sets and frozensets are order-agnostic (``"order": "align"``);
   ``tuple[X, ...]`` is ordered (``"order": "fixed"``).
 
@@ -23,8 +28,11 @@ their order), byte-identical across runs and processes under
 
 # no `from __future__ import annotations`: it would leak into the doctests, whose models need real annotations
 
+import contextlib
+import contextvars
 import copy
 import json
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, PydanticUserError, TypeAdapter
@@ -32,7 +40,7 @@ from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerati
 from pydantic.json_schema import GenerateJsonSchema
 
 from ._errors import SchemaError
-from ._markers import _NUMBER_ONLY, _STRING_ONLY, class_markers, emitting
+from ._markers import _LEAF_KEYWORDS, _NUMBER_ONLY, _STRING_ONLY, Comparator, Defaults, class_markers, emitting, split_defaults
 
 __all__ = ["import_reference", "model_reference", "to_json_schema", "type_name"]
 
@@ -113,31 +121,98 @@ def _is_value(v: Any) -> bool:
     return isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool))
 
 
+#: the model defaults (issue 23): what a model's unannotated leaves and lists get, chosen on the labelled
+#: leaf benchmark (docs/defaults.md): normalised text with a threshold for strings, equality up to float
+#: rounding for numbers (whatever the unit), days apart for dates, order-agnostic lists
+MODEL_DEFAULTS = Defaults(
+    string=Comparator("text", threshold=0.8),
+    number=Comparator("rel_tol", tolerance=1e-9),
+    date="date",
+    order="align",
+    id_weight=0.0,  # an id "matches" under any relabelling once its record is paired (docs/defaults.md#identifiers)
+)
+
+#: the defaults of the running translation: ``Annotated[Model, Defaults(...)]`` over ``defaults=`` over the model defaults
+_BASE: contextvars.ContextVar[Defaults] = contextvars.ContextVar("pydantic_aligner_defaults", default=MODEL_DEFAULTS)
+
+
+def _id_shares(props: dict, weight: float) -> dict:
+    """``props`` with ``valueWeight: weight`` on its ``IdScope`` fields that have none, unless nothing else would weigh."""
+    ids = [k for k, v in props.items() if isinstance(v, dict) and "idScope" in v and "valueWeight" not in v]
+    if not ids:
+        return props
+    rest = sum(float(v.get("valueWeight", 1.0)) if isinstance(v, dict) else 1.0 for k, v in props.items() if k not in ids)
+    if rest <= 0 and weight <= 0:
+        return props  # a record of only an id: the id is all there is to score
+    return {k: ({**v, "valueWeight": weight} if k in ids else v) for k, v in props.items()}
+
+
 class _AlignerJsonSchema(GenerateJsonSchema):
     """Pydantic's generator plus the aligner's defaults for models (used only by :func:`to_json_schema`)."""
+
+    _scopes: list  # the Defaults of the classes being generated, innermost last (None: the class has none)
+
+    @contextlib.contextmanager
+    def _scope(self, cls: Any) -> Iterator[None]:
+        """While ``cls``'s fields are generated, its own :class:`Defaults` (from :func:`aligned`) apply first."""
+        own = next((m for m in class_markers(cls) if isinstance(m, Defaults)), None) if cls is not None else None
+        scopes = self.__dict__.setdefault("_scopes", [])
+        scopes.append(own)
+        try:
+            yield
+        finally:
+            scopes.pop()
+
+    def _default(self, kind: str) -> dict:
+        """The keywords for an unannotated ``kind`` node ("string", "number", "date", "order")."""
+        scopes = self.__dict__.get("_scopes")
+        own = scopes[-1] if scopes else None
+        found = own.keywords(kind) if own is not None else None
+        if found is None:
+            found = _BASE.get().keywords(kind)
+        return found or {}
 
     def _object_defaults(self, js: dict, cls: Any) -> dict:
         if js.get("type") != "object" and "properties" not in js:
             return js  # e.g. a RootModel around a list
         js = {**js, "keyScore": "exact"}
+        props = js.get("properties")
+        weight = self._default("id_weight").get("valueWeight")
+        if isinstance(props, dict) and weight is not None:
+            js["properties"] = _id_shares(props, weight)
         for m in class_markers(cls):
             js.update(m.json_schema_keywords())
         return js
 
     def model_schema(self, schema: Any) -> Any:
-        return self._object_defaults(super().model_schema(schema), schema["cls"])
+        with self._scope(schema["cls"]):
+            return self._object_defaults(super().model_schema(schema), schema["cls"])
 
     def dataclass_schema(self, schema: Any) -> Any:
-        return self._object_defaults(super().dataclass_schema(schema), schema["cls"])
+        with self._scope(schema["cls"]):
+            return self._object_defaults(super().dataclass_schema(schema), schema["cls"])
 
     def typed_dict_schema(self, schema: Any) -> Any:
-        return self._object_defaults(super().typed_dict_schema(schema), schema.get("cls"))
+        with self._scope(schema.get("cls")):
+            return self._object_defaults(super().typed_dict_schema(schema), schema.get("cls"))
+
+    def str_schema(self, schema: Any) -> Any:
+        return {**super().str_schema(schema), **self._default("string")}
+
+    def int_schema(self, schema: Any) -> Any:
+        return {**super().int_schema(schema), **self._default("number")}
+
+    def float_schema(self, schema: Any) -> Any:
+        return {**super().float_schema(schema), **self._default("number")}
+
+    def decimal_schema(self, schema: Any) -> Any:
+        return {**super().decimal_schema(schema), **self._default("number")}
 
     def dict_schema(self, schema: Any) -> Any:
         return {**super().dict_schema(schema), "keyScore": "exact"}
 
     def list_schema(self, schema: Any) -> Any:
-        return {**super().list_schema(schema), "order": "align"}
+        return {**super().list_schema(schema), **self._default("order")}
 
     def set_schema(self, schema: Any) -> Any:
         return {**super().set_schema(schema), "order": "align"}
@@ -146,7 +221,7 @@ class _AlignerJsonSchema(GenerateJsonSchema):
         return {**super().frozenset_schema(schema), "order": "align"}
 
     def generator_schema(self, schema: Any) -> Any:
-        return {**super().generator_schema(schema), "order": "align"}
+        return {**super().generator_schema(schema), **self._default("order")}
 
     def tuple_schema(self, schema: Any) -> Any:
         js = super().tuple_schema(schema)
@@ -170,10 +245,10 @@ class _AlignerJsonSchema(GenerateJsonSchema):
         return {**super().uuid_schema(schema), "score": "exact"}
 
     def date_schema(self, schema: Any) -> Any:
-        return {**super().date_schema(schema), "score": "date"}
+        return {**super().date_schema(schema), **self._default("date")}
 
     def datetime_schema(self, schema: Any) -> Any:
-        return {**super().datetime_schema(schema), "score": "date"}
+        return {**super().datetime_schema(schema), **self._default("date")}
 
 
 # ---------------------------------------------------------------------------
@@ -264,6 +339,11 @@ def _push_into_unions(node: Any, root: dict) -> None:
             continue
         movable = {k: v for k, v in node.items() if k in _LEAF | _OBJECT | _ARRAY}
         leaf = _leaf_families(movable)
+        if movable.keys() & _LEAF:  # a marker's comparator replaces a member's default one as a whole
+            for b in branches:
+                if isinstance(b, dict) and leaf & _kinds(b, root):
+                    for k in _LEAF_KEYWORDS:
+                        b.pop(k, None)
         for kw, value in movable.items():
             family = leaf if kw in _LEAF else {"object"} if kw in _OBJECT else {"array"}
             targets = [b for b in branches if isinstance(b, dict) and family & _kinds(b, root)]
@@ -290,7 +370,7 @@ def _canonical(obj: Any) -> Any:
 # ---------------------------------------------------------------------------
 
 
-def to_json_schema(tp: Any, *, mode: str = "validation") -> dict[str, Any]:
+def to_json_schema(tp: Any, *, mode: str = "validation", defaults: Any = None) -> dict[str, Any]:
     """The JSON Schema of a Pydantic model (or any type Pydantic can describe) with aligner keywords.
 
     Markers (:class:`Weight`, :class:`Comparator`, :class:`Order`, ...) become
@@ -317,7 +397,15 @@ def to_json_schema(tp: Any, *, mode: str = "validation") -> dict[str, Any]:
     """
     if mode not in ("validation", "serialization"):
         raise SchemaError(f'mode must be "validation" or "serialization", got {mode!r}')
+    try:
+        tp, outer = split_defaults(tp)
+        base = Defaults.coerce(defaults)
+    except (TypeError, ValueError) as e:
+        raise SchemaError(f"defaults: {e}") from None
+    base = MODEL_DEFAULTS if base is None else base.over(MODEL_DEFAULTS)
+    base = base if outer is None else outer.over(base)
     name = type_name(tp)
+    token = _BASE.set(base)
     try:
         if isinstance(tp, type) and issubclass(tp, BaseModel) and not tp.__pydantic_complete__:
             tp.model_rebuild(raise_errors=True)
@@ -326,6 +414,75 @@ def to_json_schema(tp: Any, *, mode: str = "validation") -> dict[str, Any]:
     except (PydanticUserError, PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, PydanticUndefinedAnnotation) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise SchemaError(f"Pydantic cannot describe {name} as JSON Schema: {first}", name) from e
+    finally:
+        _BASE.reset(token)
     schema = copy.deepcopy(schema)
     _push_into_unions(schema, schema)
     return _canonical(schema)
+
+
+# ---------------------------------------------------------------------------
+# defaults for a JSON Schema document
+
+_SUBSCHEMA_MAPS = ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas")
+_SUBSCHEMA_LISTS = ("prefixItems", "anyOf", "oneOf", "allOf")
+_SUBSCHEMA_ONE = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+
+
+def schema_with_defaults(schema: Any, defaults: Any) -> Any:
+    """A copy of the JSON Schema ``schema`` whose unannotated nodes get ``defaults`` (``Aligner(schema, defaults=...)``).
+
+    A string node without ``score``/``scoreTable`` (and not ``const``, ``enum``,
+    ``idScope`` or ``ref``) gets the ``string`` default, or the ``date`` one
+    when its ``format`` is ``date`` or ``date-time``; a number or integer node
+    the ``number`` default; an array without ``order`` the ``order`` default.
+    A node of several leaf types is left alone (one ``score`` keyword cannot
+    say two comparators). Only what ``defaults`` sets is filled: without it a
+    schema keeps the reference engine's defaults.
+
+    >>> from pydantic_aligner._translate import schema_with_defaults
+    >>> schema_with_defaults({"type": "array", "items": {"type": "string"}}, {"string": "exact", "order": "align"})
+    {'type': 'array', 'items': {'type': 'string', 'score': 'exact'}, 'order': 'align'}
+    """
+    try:
+        d = Defaults.coerce(defaults)
+    except (TypeError, ValueError) as e:
+        raise SchemaError(f"defaults: {e}") from None
+    if d is None or not isinstance(schema, dict):
+        return schema
+    return _fill(copy.deepcopy(schema), d, 0)
+
+
+def _fill(node: Any, d: Defaults, depth: int) -> Any:
+    if not isinstance(node, dict) or depth > 200:
+        return node
+    for key in _SUBSCHEMA_MAPS:
+        sub = node.get(key)
+        if isinstance(sub, dict):
+            for k in sub:
+                _fill(sub[k], d, depth + 1)
+    for key in _SUBSCHEMA_LISTS:
+        sub = node.get(key)
+        if isinstance(sub, list):
+            for x in sub:
+                _fill(x, d, depth + 1)
+    for key in _SUBSCHEMA_ONE:
+        sub = node.get(key)
+        if isinstance(sub, list):  # draft-4 tuple items
+            for x in sub:
+                _fill(x, d, depth + 1)
+        else:
+            _fill(sub, d, depth + 1)
+    if "idScope" in node and "valueWeight" not in node:
+        node.update(d.keywords("id_weight") or {})
+    t = node.get("type")
+    types = {t} if isinstance(t, str) else set(t) if isinstance(t, list) else set()
+    leaf = {"string" if x == "string" else "number" for x in types if x in ("string", "number", "integer")}
+    if len(leaf) == 1 and not any(k in node for k in ("score", "scoreTable", "const", "enum", "idScope", "ref")):
+        kind = leaf.pop()
+        if kind == "string" and node.get("format") in ("date", "date-time"):
+            kind = "date"
+        node.update(d.keywords(kind) or {})
+    if ("array" in types or (not types and ("items" in node or "prefixItems" in node))) and "order" not in node:
+        node.update(d.keywords("order") or {})
+    return node

@@ -16,6 +16,7 @@ from pydantic_aligner import (
     Align,
     AlignMarker,
     Comparator,
+    Defaults,
     IdScope,
     KeyComparator,
     KeyImportance,
@@ -61,6 +62,7 @@ EXAMPLES = [
     (RestImportance(1), {"restImportance": 1.0}),
     (ScoreTable({("b", "a"): 0.5, ("a", "b"): 0.25}), {"scoreTable": {"default": 0.0, "pairs": [["a", "b", 0.25], ["b", "a", 0.5]]}}),
     (ScoreTable([(1, 2, 0.5)], default=0.1), {"scoreTable": {"default": 0.1, "pairs": [[1, 2, 0.5]]}}),
+    (Defaults(string=Comparator("jaro", threshold=0.9), order="fixed"), {}),  # applied to the leaves, not a node's keywords
 ]
 MARKER_CLASSES = sorted({type(m) for m, _ in EXAMPLES}, key=lambda c: c.__name__)
 

@@ -26,7 +26,7 @@ from pydantic_aligner._engine import score as engine_score
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-STRING_METRICS = ["exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"]
+STRING_METRICS = ["exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq", "text"]
 NUMBER_METRICS = ["invdiff", "relative", "exact", "abs_tol", "rel_tol"]
 KEY_NAMES = ["a", "b", "c", "ab", "ba", "abc"]
 DATES = ["2024-01-01", "2024-01-02", "2024-01-01T12:00:00Z", "2024-01-03T00:00:00+02:00", "2024-02-29", "soon"]

@@ -531,15 +531,21 @@ def test_identifiers_of_the_wrong_type_are_charged_on_the_id_fields(mode):
 
 
 def test_identifiers_of_the_wrong_type_through_a_model():
+    # identifiers weigh as much as the other fields here (the model front end gives them 0 by default: below)
     Doc = _typed_model()
     for pred in (TYPED_PRED, json.dumps(TYPED_PRED)):
-        r = align(TYPED_GOLD, pred, Doc)
+        r = align(TYPED_GOLD, pred, Doc, defaults={"id_weight": 1})
         assert r.score == 0.75
         assert {i.path for i in r.validation_errors} == {"/entities/0/id", "/entities/1/id", "/relations/0/source", "/relations/0/target"}
         assert [o.path for o in r.repairs() if o.delta > 0] == ["/entities/0/id", "/entities/1/id"]
     from pydantic_aligner.testing import failure_lines
 
     assert "  /entities/0/id: expected a string identifier, got 1 (change to 'e1') (+0.125)" in failure_lines(r, 1.0)
+    # with the model defaults an identifier carries no weight of its own (docs/defaults.md): the wrong type costs
+    # nothing, the references still resolve through the mapping, and validation still reports the ids
+    r = align(TYPED_GOLD, json.dumps(TYPED_PRED), Doc)
+    assert r.score == 1.0 and r.mappings == {"e": {"e1": 1, "e2": 2}}
+    assert {"/entities/0/id", "/entities/1/id"} <= {i.path for i in r.validation_errors}
 
 
 def test_one_identifier_of_the_wrong_type_among_right_ones():

@@ -267,7 +267,8 @@ def test_defaults_are_explicit():
     assert props["seq"]["order"] == "fixed"
     assert "order" not in props["pair"]  # positional slots: order means nothing
     assert props["mapping"]["keyScore"] == "exact"
-    assert "score" not in props["flag"] and "score" not in props["text"]  # engine defaults (exact bools, jaro)
+    assert "score" not in props["flag"]  # booleans are always exact
+    assert (props["text"]["score"], props["text"]["threshold"]) == ("text", 0.8)  # issue 23 (before: no keyword, jaro)
 
 
 def test_defaults_take_effect_when_scoring():
@@ -448,9 +449,12 @@ def test_output_is_byte_identical_across_processes():
 def test_paper_running_example_written_as_pydantic_models():
     gold, pred = Team.model_validate(TEAM_GOLD), Team.model_validate(TEAM_PRED)
     aligner = Aligner(Team)
-    assert aligner.score(gold, pred) == 0.7678571428571429
-    # the translated schema means what the hand-written one of SPEC.md 17.1 means
-    assert Aligner(SPEC_17_1_SCHEMA).score(TEAM_GOLD, TEAM_PRED) == aligner.score(TEAM_GOLD, TEAM_PRED)
+    # the model defaults of issue 23 (text >= 0.8, rel_tol, ids weighing 0) make the wrong content cost more
+    assert aligner.score(gold, pred) == 0.7053571428571429
+    # with the reference's defaults the translated schema means what the hand-written one of SPEC.md 17.1 means
+    reference = Aligner(Team, defaults="reference")
+    assert reference.score(gold, pred) == 0.7678571428571429
+    assert Aligner(SPEC_17_1_SCHEMA).score(TEAM_GOLD, TEAM_PRED) == reference.score(TEAM_GOLD, TEAM_PRED)
 
 
 @pytest.mark.parametrize(("name", "model", "gold", "pred"), CASES, ids=[c[0] for c in CASES])

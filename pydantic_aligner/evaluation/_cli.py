@@ -179,7 +179,7 @@ def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
 
 
 def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
-    """Add ``--schema FILE`` and ``--model REF`` (mutually exclusive) to ``parser``."""
+    """Add ``--schema FILE`` and ``--model REF`` (mutually exclusive) and ``--defaults JSON`` to ``parser``."""
     group = parser.add_mutually_exclusive_group(required=required)
     group.add_argument("--schema", metavar="FILE", help="a JSON Schema file (with pydantic-aligner keywords)")
     group.add_argument(
@@ -187,11 +187,46 @@ def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = Fa
         metavar="REF",
         help="a Pydantic model: 'pkg.module:Class' or 'path/to/file.py:Class'",
     )
+    parser.add_argument(
+        "--defaults",
+        metavar="JSON",
+        help="comparators of unannotated strings, numbers, dates and list order, as JSON "
+        '(e.g. \'{"string": {"score": "jaro", "threshold": 0.9}, "number": "exact"}\') or "reference"; see docs/defaults.md',
+    )
 
 
 def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """``(schema, description)`` from ``--schema``/``--model``: the value to pass as ``schema=`` and
     a JSON-able description of it for results headers (``None`` when neither was given)."""
+    from .._errors import SchemaError
+
+    schema, desc = _schema_from_args(args)
+    text = getattr(args, "defaults", None)
+    if text is None:
+        return schema, desc
+    if schema is None:
+        raise CLIError("--defaults needs --schema or --model")
+    from typing import Annotated
+
+    from .._markers import Defaults
+    from .._translate import schema_with_defaults
+
+    try:
+        value = text if text.strip() == "reference" else json.loads(text)
+        defaults = Defaults.coerce(value)
+    except (TypeError, ValueError) as e:
+        raise CLIError(f"--defaults: {e}") from None
+    if isinstance(schema, dict):
+        try:
+            schema = schema_with_defaults(schema, defaults)
+        except SchemaError as e:
+            raise CLIError(f"--defaults: {e}") from None
+    else:
+        schema = Annotated[schema, defaults]
+    return schema, {**desc, "defaults": json.loads(text) if text.strip() != "reference" else "reference"}
+
+
+def _schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
     if getattr(args, "schema", None):
         path = Path(args.schema)
         try:

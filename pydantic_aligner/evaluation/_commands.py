@@ -92,6 +92,7 @@ def register_cli(subparsers: Any) -> None:
     )
     p.add_argument("ref", help="the model: 'pkg.module:Class' or 'path/to/file.py:Class'")
     p.add_argument("--indent", type=int, default=2)
+    p.add_argument("--defaults", metavar="JSON", help="leaf defaults as JSON or \"reference\" (as for 'score'; see docs/defaults.md)")
     p.set_defaults(func=cmd_schema)
 
     p = subparsers.add_parser(
@@ -529,7 +530,7 @@ def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: 
 
 #: What a resumed run must share with the run in the file (besides the fingerprint of its schema and scoring options,
 #: which replaces comparing --schema/--model paths: an edited schema file refuses, a copy of it resumes)
-_COMPATIBLE = ("gold", "pred", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+_COMPATIBLE = ("gold", "pred", "defaults", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
 
 
 def _scoring(aligner: Any) -> dict:
@@ -786,15 +787,19 @@ def cmd_rescore(args: argparse.Namespace) -> int:
     _not_an_input("--out", args.out, {"results file": args.results})
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
-    rescore = bool(args.schema or args.model or args.gold or args.pred)
+    defaults = getattr(args, "defaults", None)
+    rescore = bool(args.schema or args.model or args.gold or args.pred or defaults)
     if rescore:
-        schema, desc = schema_from_args(args)
+        schema, desc = schema_from_args(args) if (args.schema or args.model) else (None, None)
         if desc is None:
             desc = {k: header[k] for k in ("schema", "model") if header.get(k)}
             model = desc.get("model")
             if model is not None:
                 model = _trusted_model_from_results(model, args)
-            ns = argparse.Namespace(schema=desc.get("schema"), model=model)
+            if defaults is None and header.get("defaults") is not None:  # the defaults the results were scored with
+                recorded = header["defaults"]
+                defaults = recorded if recorded == "reference" else json.dumps(recorded)
+            ns = argparse.Namespace(schema=desc.get("schema"), model=model, defaults=defaults)
             schema, desc = schema_from_args(ns)
         gold = args.gold or header.get("gold")
         pred = args.pred or header.get("pred")
@@ -904,9 +909,13 @@ def cmd_schema(args: argparse.Namespace) -> int:
 
     obj = load_model(args.ref, "schema")
     try:
-        schema = obj.schema if isinstance(obj, Aligner) else to_json_schema(obj)
+        text = getattr(args, "defaults", None)
+        defaults = None if text is None else text.strip() if text.strip() == "reference" else json.loads(text)
+        schema = obj.schema if isinstance(obj, Aligner) else to_json_schema(obj, defaults=defaults)
     except AlignerError as e:
         raise CLIError(str(e)) from None
+    except ValueError as e:  # not JSON
+        raise CLIError(f"--defaults: {e}") from None
     print(json.dumps(schema, indent=args.indent, ensure_ascii=False))
     return 0
 
