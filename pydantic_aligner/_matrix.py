@@ -111,8 +111,9 @@ def _keep_flag(cache: dict, obj: Any, flag: bool) -> None:
     cache[id(obj)] = (obj, flag)
 
 
-def _reaches(obj: Any, cache: dict, test: Any) -> bool:
-    """Whether a handler or position reaches a handler for which ``test`` holds (kept in ``cache``)."""
+def _reaches(obj: Any, cache: dict, test: Any, special: bool = False) -> bool:
+    """Whether a handler or position reaches a handler for which ``test`` holds (kept in ``cache``); with
+    ``special``, reaching an identifier or reference position counts too."""
     hit = _cached_flag(cache, obj)
     if hit is not None:
         return hit
@@ -124,7 +125,9 @@ def _reaches(obj: Any, cache: dict, test: Any) -> bool:
             continue
         seen.add(id(o))
         if isinstance(o, Pos):
-            if o.special is None and not o.any:
+            if o.special is not None:
+                found = special
+            elif not o.any:
                 stack.extend(o.kinds.values())
             continue
         found = test(o)
@@ -144,44 +147,14 @@ def _reaches(obj: Any, cache: dict, test: Any) -> bool:
     return found
 
 
-_PURE: dict[int, tuple] = {}
+_IMPURE: dict[int, tuple] = {}
 
 
 def pure_scores(h: Any) -> bool:
     """Whether every score under handler ``h`` depends on the two values alone: no context-aware comparator and
     no identifier or reference position (those read the call's mappings, which a referential search changes).
     Such scores may be memoised within a call (:func:`~._engine._pick_branch`)."""
-    hit = _cached_flag(_PURE, h)
-    if hit is not None:
-        return hit
-    pure = not _needs_context(h)
-    if pure:
-        stack, seen = [h], set()
-        while stack and pure:
-            o = stack.pop()
-            if id(o) in seen:
-                continue
-            seen.add(id(o))
-            if isinstance(o, Pos):
-                if o.special is not None:
-                    pure = False
-                elif not o.any:
-                    stack.extend(o.kinds.values())
-                continue
-            t = o.tag
-            if t == OBJ:
-                stack.extend(o.props.values())
-                stack.extend(p for _, p in o.patterns)
-                if o.extra is not None:
-                    stack.append(o.extra)
-            elif t == ARR:
-                stack.extend(o.prefix)
-                if o.items is not None:
-                    stack.append(o.items)
-            elif t == UNION:
-                stack.extend(o.branches)
-    _keep_flag(_PURE, h, pure)
-    return pure
+    return not _reaches(h, _IMPURE, _wants_context, special=True)
 
 
 def _wants_context(h: Any) -> bool:
