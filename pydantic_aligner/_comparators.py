@@ -445,6 +445,7 @@ class BoundComparator:
     wants_context: bool = False
     custom: bool = False
     block: int = 0
+    tolerance: float | None = None  # the tolerance it was bound with (described, never read by the scoring)
 
 
 _GLOBAL_REGISTRY: dict[str, Callable] = {}
@@ -566,6 +567,15 @@ def known_names(kind: str, custom: Mapping[str, Callable]) -> list[str]:
 
 def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None = None) -> BoundComparator | None:
     """Bind comparator ``name`` for a ``kind`` ("string" or "number") leaf; ``None`` if unknown."""
+    bound = _resolve_comparator(name, kind, custom, tolerance)
+    if bound is not None and tolerance is not None and name in TOLERANCE_METRICS and not bound.custom:
+        from dataclasses import replace
+
+        bound = replace(bound, tolerance=tolerance)
+    return bound
+
+
+def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None) -> BoundComparator | None:
     if name in custom:
         fn = custom[name]
         ctx = bool(getattr(fn, "wants_context", False))

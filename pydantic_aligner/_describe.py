@@ -46,7 +46,19 @@ def _pct(v: float) -> str:
 class DescriptionEntry:
     """One described node: its ``path`` (gold path, or candidate path when the gold side is absent), ``depth``,
     ``match_kind`` (the :class:`Match` kind, or ``"key"`` for an object key line), ``outcome``
-    (``"match"``, ``"mismatch"``, ``"no_target"``, ``"missing"``, ``"excess"``), ``score``, ``text`` and ``confidence``."""
+    (``"match"``, ``"mismatch"``, ``"no_target"``, ``"missing"``, ``"excess"``), ``score``, ``text``, ``confidence``
+    and, for a string or number leaf, ``comparator``: the comparator that scored it, with its threshold when it has
+    one (``"text (threshold 0.8)"``), so the defaults in effect are visible (``None`` elsewhere).
+
+    >>> from pydantic import BaseModel
+    >>> from pydantic_aligner import Aligner
+    >>> class P(BaseModel):
+    ...     name: str
+    ...     age: int
+    >>> d = Aligner(P).align({"name": "Ann", "age": 3}, {"name": "Anne", "age": 3}).describe(style="json")
+    >>> [(e.path, e.comparator) for e in d.entries if e.comparator]
+    [('/name', 'text (threshold 0.8)'), ('/age', 'rel_tol (tolerance 1e-09)')]
+    """
 
     path: str
     depth: int
@@ -55,6 +67,7 @@ class DescriptionEntry:
     score: float
     text: str
     confidence: float
+    comparator: str | None = None
 
     def to_dict(self) -> dict:
         """Plain-data form."""
@@ -99,6 +112,20 @@ def _leaf_key(node: Match) -> tuple[str, str]:
     return fam, "mismatch"
 
 
+def _comparator(node: Match) -> str | None:
+    """The comparator that scored a string or number leaf, with its threshold or tolerance (``None`` elsewhere)."""
+    handler = node.pos.kinds.get(node.kind) if node.pos is not None and node.kind in ("string", "number") else None
+    cmp = getattr(handler, "cmp", None)
+    if cmp is None:
+        return None
+    extra = []
+    if getattr(cmp, "tolerance", None) is not None:
+        extra.append(f"tolerance {cmp.tolerance:g}")
+    if getattr(handler, "threshold", 0):
+        extra.append(f"threshold {handler.threshold:g}")
+    return f"{cmp.name} ({', '.join(extra)})" if extra else cmp.name
+
+
 class _Walker:
     def __init__(self, tpl: dict, confs: dict, show_confidence: bool, include_ambiguous: bool, threshold: float) -> None:
         self.tpl = tpl
@@ -134,7 +161,11 @@ class _Walker:
         }
 
     def emit(self, node: Match, depth: int, kind: str, outcome: str, text: str, path: str | None = None) -> None:
-        self.entries.append(DescriptionEntry(node.path if path is None else path, depth, kind, outcome, node.score, text, self.conf(node)))
+        self.entries.append(
+            DescriptionEntry(
+                node.path if path is None else path, depth, kind, outcome, node.score, text, self.conf(node), _comparator(node)
+            )
+        )
 
     def node(self, node: Match, depth: int) -> list[str]:
         """Lines (without indentation of the first line) describing ``node``."""

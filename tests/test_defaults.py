@@ -251,3 +251,28 @@ def test_cli_schema_command_shows_the_defaults(tmp_path, capsys):
     assert (p["name"]["score"], p["name"]["threshold"]) == ("jaro", 0.9)
     assert main(["schema", f"{tmp_path / 'm.py'}:M", "--defaults", "{"]) != 0
     assert "--defaults" in capsys.readouterr().err
+
+
+def test_describe_names_the_comparator_in_effect_on_every_leaf():
+    # issue 23: what the defaults chose is visible where the scores are, field markers winning
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Aligner, Comparator
+
+    class Item(BaseModel):
+        sku: Annotated[str, Comparator("exact")]
+        name: str
+        qty: int
+
+    class Order(BaseModel):
+        items: list[Item]
+
+    gold = {"items": [{"sku": "A-1", "name": "Bolt", "qty": 2}]}
+    pred = {"items": [{"sku": "A-1", "name": "bolts", "qty": 3}]}
+    for defaults, name, qty in ((None, "text (threshold 0.8)", "rel_tol (tolerance 1e-09)"), ("reference", "jaro", "invdiff")):
+        d = Aligner(Order, defaults=defaults).align(gold, pred).describe(style="json")
+        got = {e.path: e.comparator for e in d.entries if e.comparator}
+        assert got == {"/items/0/sku": "exact", "/items/0/name": name, "/items/0/qty": qty}, defaults
+        assert all(e.comparator is None for e in d.entries if e.match_kind not in ("string", "number"))
