@@ -255,11 +255,10 @@ def test_cli_schema_command_shows_the_defaults(tmp_path, capsys):
 
 def test_describe_names_the_comparator_in_effect_on_every_leaf():
     # issue 23: what the defaults chose is visible where the scores are, field markers winning
-    from typing import Annotated
 
     from pydantic import BaseModel
 
-    from pydantic_aligner import Aligner, Comparator
+    from pydantic_aligner import Aligner
 
     class Item(BaseModel):
         sku: Annotated[str, Comparator("exact")]
