@@ -206,7 +206,16 @@ class _AlignerJsonSchema(GenerateJsonSchema):
         return {**super().float_schema(schema), **self._default("number")}
 
     def decimal_schema(self, schema: Any) -> Any:
-        return {**super().decimal_schema(schema), **self._default("number")}
+        js = {**super().decimal_schema(schema), **self._default("number")}
+        # in JSON mode a Decimal is a number or its text; whether Pydantic builds the text branch through str_schema
+        # (and so with the string default) depends on its release (2.13 does, 2.14 does not): give it here
+        branches = js.get("anyOf")
+        if isinstance(branches, list):
+            js["anyOf"] = [
+                {**b, **self._default("string")} if isinstance(b, dict) and b.get("type") == "string" and "score" not in b else b
+                for b in branches
+            ]
+        return js
 
     def dict_schema(self, schema: Any) -> Any:
         return {**super().dict_schema(schema), "keyScore": "exact"}

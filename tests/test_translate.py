@@ -488,3 +488,24 @@ def test_reordering_schema_members_changes_no_score(name, rnd):
     assert other.score(gold, pred) == aligner.score(gold, pred)
     assert other.score(pred, gold) == aligner.score(pred, gold)
     assert other.score(gold, gold) == 1.0
+
+
+def test_a_decimals_text_branch_gets_the_string_default_on_every_pydantic_release():
+    # Pydantic 2.13 builds a Decimal's JSON-mode text branch through str_schema, 2.14 does not: the translated
+    # schema (and so the bundled examples/invoices/schema.json) must not depend on which is installed
+    from decimal import Decimal
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import to_json_schema
+
+    class Price(BaseModel):
+        amount: Decimal
+
+    branches = to_json_schema(Price)["properties"]["amount"]["anyOf"]
+    text = [b for b in branches if b.get("type") == "string"]
+    assert len(text) == 1 and text[0]["score"] == "text" and text[0]["threshold"] == 0.8
+    number = [b for b in branches if b.get("type") == "number"]
+    assert number and number[0]["score"] == "rel_tol"
+    reference = to_json_schema(Price, defaults="reference")["properties"]["amount"]["anyOf"]
+    assert [b["score"] for b in reference if b.get("type") == "string"] == ["jaro"]
