@@ -14,6 +14,7 @@ from. The engine never imports Pydantic and never reads a raw schema.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 from typing import Any
@@ -134,25 +135,25 @@ def _located(e: ComparatorError, loc: Any) -> ComparatorError:
     return e
 
 
-def locate_comparator_error(e: ComparatorError, pos: Pos, golds: list, preds: list, ctx: Ctx, loc_of: Any) -> ComparatorError:
+def locate_comparator_error(e: ComparatorError, ctx: Ctx, attempts: Any) -> ComparatorError:
     """The error of a custom comparator inside a matrix (computed without locations), with its path.
 
-    Scores the pairs again one at a time, each gold value at ``loc_of(i)``,
-    until the comparator fails again (then its path is known); a comparator
-    that does not fail again leaves ``e`` as it is. Only on the error path.
+    ``attempts`` are callables, each scoring one pair at its location; they
+    run in order until the comparator fails again (then its path is known); a
+    comparator that does not fail again leaves ``e`` as it is. Only on the
+    error path, outside ``max_cells`` (the work was allowed the first time).
     """
     saved = ctx.max_cells
-    ctx.max_cells = math.inf  # the work was allowed the first time
+    ctx.max_cells = math.inf
     try:
-        for i, g in enumerate(golds):
-            for p in preds:
-                try:
-                    score(pos, g, p, ctx, loc_of(i))
-                except ComparatorError as again:
-                    if again.path is not None:
-                        return again
-                except Exception:  # another failure is not the one being located
-                    continue
+        for attempt in attempts:
+            try:
+                attempt()
+            except ComparatorError as again:
+                if again.path is not None:
+                    return again
+            except Exception:  # another failure is not the one being located
+                continue
     finally:
         ctx.max_cells = saved
     return e
@@ -627,7 +628,8 @@ def sim_matrix(
             raise
         first = e
     # outside the handler: the error raised again is chained to the comparator's exception only
-    raise locate_comparator_error(first, pos, golds, preds, ctx, lambda i: (loc, offset + i, gfull, pfull))
+    attempts = (functools.partial(score, pos, g, p, ctx, (loc, offset + i, gfull, pfull)) for i, g in enumerate(golds) for p in preds)
+    raise locate_comparator_error(first, ctx, attempts)
 
 
 def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:

@@ -1181,11 +1181,9 @@ def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | No
 
 def _locate_in_records(e: ComparatorError, grecs: list, precs: list, ctx: Ctx) -> ComparatorError:
     """``e`` with the gold path of a record pair where the comparator fails again (``e`` itself if none does)."""
-    from ._engine import score
+    from ._engine import locate_comparator_error, score
 
-    saved = ctx.max_cells
-    ctx.max_cells = np.inf  # the work was allowed the first time
-    try:
+    def attempts():
         for g, _, dpath, dg in grecs:
             loc = None
             for t in dpath:
@@ -1193,19 +1191,12 @@ def _locate_in_records(e: ComparatorError, grecs: list, precs: list, ctx: Ctx) -
             for p, _, _, dp in precs:
                 if dp is not dg:
                     continue
-                try:
-                    if isinstance(dg, Pos):
-                        score(dg, g, p, ctx, loc)
-                    elif kind_of(g) == kind_of(p):
-                        _score_h(dg, g, p, ctx, loc)
-                except ComparatorError as again:
-                    if again.path is not None:
-                        return again
-                except Exception:  # another failure is not the one being located
-                    continue
-    finally:
-        ctx.max_cells = saved
-    return e
+                if isinstance(dg, Pos):
+                    yield functools.partial(score, dg, g, p, ctx, loc)
+                elif kind_of(g) == kind_of(p):
+                    yield functools.partial(_score_h, dg, g, p, ctx, loc)
+
+    return locate_comparator_error(e, ctx, attempts())
 
 
 def _record_matrix_of(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
