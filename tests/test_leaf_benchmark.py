@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
 
+from leaf_bench import bench
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def bench():
-    spec = importlib.util.spec_from_file_location("leaf_defaults", ROOT / "benchmarks" / "leaf_defaults.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_the_checked_in_pairs_are_what_the_seeded_script_generates():

@@ -5,7 +5,6 @@ The numbers of the issue's examples are derived by hand in comments.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Annotated
@@ -13,19 +12,13 @@ from typing import Annotated
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from leaf_bench import bench
 from pydantic import BaseModel
 
 from pydantic_aligner import Aligner, Comparator, Defaults, IdScope, Ref, Weight, score, to_json_schema
 from pydantic_aligner._translate import MODEL_DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def bench():
-    spec = importlib.util.spec_from_file_location("leaf_defaults", ROOT / "benchmarks" / "leaf_defaults.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 # ---------------------------------------------------------------------------
