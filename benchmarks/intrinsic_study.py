@@ -142,8 +142,8 @@ def objective(aligner: Aligner, gold: dict, pred: dict, mappings: dict) -> float
     """The score the aligner's own rules give under fixed ``mappings`` (the reference's, or D12's)."""
     import functools
 
-    from pydantic_aligner._engine import Ctx
-    from pydantic_aligner._engine import score as engine_score
+    from pydantic_aligner._engine.walk import Ctx
+    from pydantic_aligner._engine.walk import score as engine_score
 
     ref = aligner._referential
     ctx = Ctx(gold, pred)
@@ -278,10 +278,10 @@ def timing(pairs: int, seed: int) -> str:
 
 def phases(gold: dict, pred: dict, repeats: int = 3) -> str:
     """Where the default mode's time goes on one pair: CPU per step, from wrappers around the steps."""
-    import pydantic_aligner._aligner as aligner_mod
-    import pydantic_aligner._canonical as canonical_mod
-    import pydantic_aligner._referential as referential_mod
-    import pydantic_aligner._search as search_mod
+    import pydantic_aligner._api.aligner as aligner_mod
+    import pydantic_aligner._graph.canonical as canonical_mod
+    import pydantic_aligner._graph.referential as referential_mod
+    import pydantic_aligner._graph.search as search_mod
 
     steps = [
         (canonical_mod, "canonicalize", "canonical copies (both documents)"),

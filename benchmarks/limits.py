@@ -100,7 +100,7 @@ def child(name: str, size: int) -> dict:
     """Run one measurement in this process (called in a fresh subprocess)."""
     import resource
 
-    import pydantic_aligner._aligner as A
+    import pydantic_aligner._api.aligner as A
     from pydantic_aligner import Aligner, LimitError
 
     class Recording(A.Ctx):

@@ -9,16 +9,28 @@ declares, and say what to fix.
 0.9833333333333334
 """
 
-from ._aligner import Aligner, Reading, align, score
-from ._alignment import Alignment
-from ._attribution import AttributionEntry, AttributionResult
-from ._comparators import ScoreContext, context_comparator, register_comparator
-from ._compile import VOCABULARY as EXTENSION_KEYWORDS
-from ._describe import DescriptionEntry, DescriptionResult
-from ._engine import Problem
+from ._api.aligner import Aligner, Reading, align, score
+from ._api.alignment import Alignment
+from ._engine.tree import Match, Row
+from ._engine.walk import Problem
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
-from ._feedback import FeedbackEntry, FeedbackResult
-from ._markers import (
+from ._explain.attribution import AttributionEntry, AttributionResult
+from ._explain.describe import DescriptionEntry, DescriptionResult
+from ._explain.feedback import FeedbackEntry, FeedbackResult
+from ._explain.patch import PatchError, apply_patch
+from ._explain.repairs import REPAIR_KINDS, Repair, RepairResult
+from ._explain.templates import (
+    COMPACT_FEEDBACK_TEMPLATES,
+    DEFAULT_DESCRIPTION_TEMPLATES,
+    DEFAULT_FEEDBACK_TEMPLATES,
+    check_templates,
+    load_templates,
+)
+from ._read.text import Parsed, parse_json_text
+from ._read.validation import ValidationIssue
+from ._schema.comparators import ScoreContext, context_comparator, register_comparator
+from ._schema.compile import VOCABULARY as EXTENSION_KEYWORDS
+from ._schema.markers import (
     Align,
     AlignMarker,
     Comparator,
@@ -39,19 +51,7 @@ from ._markers import (
     class_markers,
     iter_markers,
 )
-from ._parse import Parsed, parse_json_text
-from ._patch import PatchError, apply_patch
-from ._repairs import REPAIR_KINDS, Repair, RepairResult
-from ._templates import (
-    COMPACT_FEEDBACK_TEMPLATES,
-    DEFAULT_DESCRIPTION_TEMPLATES,
-    DEFAULT_FEEDBACK_TEMPLATES,
-    check_templates,
-    load_templates,
-)
-from ._translate import to_json_schema
-from ._tree import Match, Row
-from ._validation import ValidationIssue
+from ._schema.translate import to_json_schema
 from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
 
 __all__ = [

@@ -49,7 +49,7 @@ def _check_min_score(min_score: Any) -> float:
 
 
 def _align(gold: Any, pred: Any, opts: dict):
-    from ._aligner import align
+    from ._api.aligner import align
 
     unknown = set(opts) - _ALIGN_KEYS
     if unknown:
@@ -89,8 +89,8 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     >>> failure_lines(align({"a": 1}, {"a": 2}), 1.0)
     ['alignment score 0.500 < min_score 1.000', '  /a: expected 1, got 2 (+0.500)']
     """
-    from ._feedback import display_path, format_value
-    from ._plan import kind_of
+    from ._explain.feedback import display_path, format_value
+    from ._schema.plan import kind_of
 
     lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
     ops = result.repairs(top_k=limit)

@@ -21,8 +21,8 @@ import random
 from typing import Any
 
 from pydantic_aligner import Aligner
-from pydantic_aligner._engine import Ctx
-from pydantic_aligner._engine import score as engine_score
+from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.walk import score as engine_score
 
 CONCEPTS = ["city", "cell", "person", "express-03", "have-01", "and", "name", "thing"]
 ROLES = [":ARG0", ":ARG1", ":mod", ":location", ":op1"]

@@ -39,9 +39,9 @@ from referential_graphs import (
 )
 
 from pydantic_aligner import Aligner, SchemaError
-from pydantic_aligner._canonical import canonicalize
-from pydantic_aligner._engine import Ctx
-from pydantic_aligner._engine import score as engine_score
+from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.walk import score as engine_score
+from pydantic_aligner._graph.canonical import canonicalize
 
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -191,7 +191,7 @@ def test_canonical_copies_are_identical_for_shuffled_relabelled_documents(rnd, w
 @FEW
 @given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
 def test_incremental_objective_equals_the_main_pass_bit_for_bit(rnd, which):
-    from pydantic_aligner._objective import Objective
+    from pydantic_aligner._graph.objective import Objective
 
     gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
     a = aligner(which, "auto")
@@ -446,7 +446,7 @@ def test_every_field_matrix_is_computed_once_per_call(monkeypatch):
     import collections
     from pathlib import Path
 
-    from pydantic_aligner import _engine
+    from pydantic_aligner._engine import walk as _engine
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     orggraph = pytest.importorskip("orggraph")

@@ -180,7 +180,7 @@ def test_nested_unions_are_scored_in_time(depth, branches, expected):
 
 
 def test_memoised_union_scores_equal_the_unmemoised_ones(monkeypatch):
-    from pydantic_aligner import _matrix
+    from pydantic_aligner._engine import matrix as _matrix
 
     cases = [(union_schema(3, 4), union_doc(3, 3), union_doc(3, 1)), (union_schema(2, 3), union_doc(2, 0), union_doc(2, 0))]
     memo = [(Aligner(s).score(g, p), Aligner(s).align(g, p).score) for s, g, p in cases]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-import pydantic_aligner._aligner as A
+import pydantic_aligner._api.aligner as A
 from pydantic_aligner import Aligner, align, score
 
 

@@ -34,7 +34,7 @@ import pytest
 from conformance import BY_ID, CASES, aligner_kwargs, case_params, check_score, matches
 
 from pydantic_aligner import Aligner, Alignment, ParseError, SchemaError
-from pydantic_aligner._tree import CONTAINER_KINDS, Match
+from pydantic_aligner._engine.tree import CONTAINER_KINDS, Match
 
 _EXPECT_KEYS = (
     "expect_feedback",

@@ -36,8 +36,8 @@ from strategies_models import instances
 from typing_extensions import TypedDict
 
 from pydantic_aligner import Aligner
-from pydantic_aligner import _validation as V
-from pydantic_aligner._data_schema import data_schema
+from pydantic_aligner._read import validation as V
+from pydantic_aligner._read.data_schema import data_schema
 
 
 class Colour(enum.Enum):

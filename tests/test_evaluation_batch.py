@@ -279,7 +279,7 @@ def test_compact_result_is_the_result_without_its_detail():
 
 
 def test_field_stats_of_subtrees_not_built_yet_equal_those_of_the_built_tree():
-    from pydantic_aligner._tree import LazyMatch
+    from pydantic_aligner._engine.tree import LazyMatch
     from pydantic_aligner.evaluation._result import field_stats
 
     schema = {"type": "object", "properties": {"lines": {"type": "array", "order": "align", "items": {

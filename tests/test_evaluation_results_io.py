@@ -523,7 +523,7 @@ def test_unusable_inputs_are_usage_errors_not_io_errors(files, capsys):
 def test_the_fingerprint_does_not_depend_on_the_process(files, capsys):
     """Comparators registered elsewhere in the process (another library, another test) do not change the header."""
     from pydantic_aligner import register_comparator
-    from pydantic_aligner._comparators import _GLOBAL_REGISTRY
+    from pydantic_aligner._schema.comparators import _GLOBAL_REGISTRY
 
     out = files / "r.jsonl"
     assert run(capsys, *score_args(files, "--out", out))[0] == 0

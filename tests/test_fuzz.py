@@ -42,7 +42,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner, AlignerError, DataError, LimitError, ParseError, SchemaError
-from pydantic_aligner._limits import DEFAULTS
+from pydantic_aligner._engine.limits import DEFAULTS
 
 EXAMPLES = int(os.environ.get("PYDANTIC_ALIGNER_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))

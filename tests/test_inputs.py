@@ -15,7 +15,7 @@ import pytest
 from pydantic import BaseModel, Field, RootModel, computed_field
 
 from pydantic_aligner import Aligner, AlignerWarning, Comparator, DataError, ParseError, Weight, parse_json_text
-from pydantic_aligner._inputs import to_json, to_jsonable
+from pydantic_aligner._read.inputs import to_json, to_jsonable
 
 
 class Item(BaseModel):

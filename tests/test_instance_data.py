@@ -18,9 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, RootModel, f
 from strategies_models import instances
 
 from pydantic_aligner import Aligner
-from pydantic_aligner import _validation as V
-from pydantic_aligner._inputs import placeholders
-from pydantic_aligner._instance_data import Miss, instance_reader
+from pydantic_aligner._read import validation as V
+from pydantic_aligner._read.inputs import placeholders
+from pydantic_aligner._read.instance_data import Miss, instance_reader
 
 
 def general(reader: V.ModelReader, value: Any, side: str = "gold") -> Any:

@@ -17,7 +17,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from strategies_models import instances
 
 from pydantic_aligner import Aligner
-from pydantic_aligner import _validation as V
+from pydantic_aligner._read import validation as V
 
 
 class Colour(enum.Enum):
@@ -196,7 +196,7 @@ def test_values_validated_from_json_dump_the_same_with_the_lean_shape(drawn):
 
 
 def test_the_lean_shape_drops_models_with_nothing_to_convert():
-    from pydantic_aligner._shape import json_shape, shape_of
+    from pydantic_aligner._read.shape import json_shape, shape_of
 
     class Node(BaseModel):
         name: str

@@ -30,10 +30,10 @@ from test_properties import _perturb, array_schema, object_schema, reordered_key
 from test_vectorized import RECORDS
 
 from pydantic_aligner import Aligner, score
-from pydantic_aligner._compile import compile_schema
-from pydantic_aligner._engine import Ctx
-from pydantic_aligner._engine import score as engine_score
-from pydantic_aligner._matrix import pos_matrix
+from pydantic_aligner._engine.matrix import pos_matrix
+from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.walk import score as engine_score
+from pydantic_aligner._schema.compile import compile_schema
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 

@@ -27,8 +27,8 @@ from pydantic_aligner import (
     align,
     score,
 )
-from pydantic_aligner._limits import DEFAULTS, depth_of
-from pydantic_aligner._regex import compile_pattern
+from pydantic_aligner._engine.limits import DEFAULTS, depth_of
+from pydantic_aligner._schema.regex import compile_pattern
 
 STRINGS = {"type": "array", "order": "align", "items": {"type": "string"}}
 

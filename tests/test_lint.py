@@ -29,7 +29,7 @@ from pydantic_aligner import (
     Weight,
     aligned,
 )
-from pydantic_aligner._lint import lint_type
+from pydantic_aligner._schema.lint import lint_type
 
 
 def error_of(tp: Any, **kwargs: Any) -> SchemaError:

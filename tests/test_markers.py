@@ -29,14 +29,14 @@ from pydantic_aligner import (
     ScoreTable,
     ValueImportance,
     Weight,
-    _markers,
     aligned,
     class_markers,
     iter_markers,
     to_json_schema,
 )
-from pydantic_aligner._comparators import NUMBER_METRICS, STRING_METRICS, TOLERANCE_METRICS
-from pydantic_aligner._compile import EXTENSION_KEYWORDS
+from pydantic_aligner._schema import markers as _markers
+from pydantic_aligner._schema.comparators import NUMBER_METRICS, STRING_METRICS, TOLERANCE_METRICS
+from pydantic_aligner._schema.compile import EXTENSION_KEYWORDS
 
 # one instance of every marker, with the keywords it must stand for
 EXAMPLES = [

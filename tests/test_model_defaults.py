@@ -16,7 +16,7 @@ from leaf_bench import bench
 from pydantic import BaseModel
 
 from pydantic_aligner import Aligner, Comparator, Defaults, IdScope, Ref, Weight, score, to_json_schema
-from pydantic_aligner._translate import MODEL_DEFAULTS
+from pydantic_aligner._schema.translate import MODEL_DEFAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -72,7 +72,7 @@ def test_a_refusal_around_json_is_read_and_scored_as_usual():
 
 
 def test_the_refusal_heuristic_only_describes():
-    from pydantic_aligner._parse import looks_like_refusal
+    from pydantic_aligner._read.text import looks_like_refusal
 
     assert all(looks_like_refusal(t) for t in REFUSALS)
     assert not any(looks_like_refusal(t) for t in PROSE)

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pydantic_aligner import Aligner, AlignerWarning, LimitError, ParseError, _parse, parse_json_text
-from pydantic_aligner._parse import MAX_DEPTH, MAX_INT_DIGITS, MAX_REPAIR_BYTES, MAX_TEXT_BYTES, REPAIR_TIMEOUT, Parsed
+from pydantic_aligner import Aligner, AlignerWarning, LimitError, ParseError, parse_json_text
+from pydantic_aligner._read import text as _parse
+from pydantic_aligner._read.text import MAX_DEPTH, MAX_INT_DIGITS, MAX_REPAIR_BYTES, MAX_TEXT_BYTES, REPAIR_TIMEOUT, Parsed
 
 
 @pytest.fixture

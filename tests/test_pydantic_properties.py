@@ -169,7 +169,7 @@ def test_every_entry_point_gives_the_same_number(drawn, data):
 @given(instances())
 def test_the_fast_dump_equals_the_generic_conversion(drawn):
     """The shape-guided reading of instances and validated data gives exactly the generic JSON conversion."""
-    from pydantic_aligner._inputs import to_jsonable
+    from pydantic_aligner._read.inputs import to_jsonable
 
     _spec, cls, gold = drawn
     reader = Aligner(cls)._reader
@@ -186,7 +186,7 @@ def test_an_unvalidated_instance_is_read_as_the_generic_conversion_of_what_it_ho
     """An instance built without validation (``model_construct``) may hold values of any type; each is read as
     the JSON it is (fuzzer, Pydantic family: a ``date`` field holding a string raised ``DataError``, a
     ``dict`` field holding a list a bare ``AttributeError``, a ``list[Decimal]`` holding strings became numbers)."""
-    from pydantic_aligner._inputs import to_jsonable
+    from pydantic_aligner._read.inputs import to_jsonable
 
     _spec, cls, gold = drawn
     name = data.draw(st.sampled_from(sorted(cls.model_fields)))

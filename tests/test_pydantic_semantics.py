@@ -28,7 +28,7 @@ from pydantic_aligner import (
     aligned,
     score,
 )
-from pydantic_aligner._inputs import Read
+from pydantic_aligner._read.inputs import Read
 from pydantic_aligner.testing import Matches, assert_matches
 
 AL = Aligner(Invoice)
@@ -481,7 +481,7 @@ def test_aliases_are_read_as_pydantic_reads_them():
 
 def test_prefer_plumbing_with_the_text_reader(monkeypatch):
     """The contract with the text reader: ``prefer`` is passed, the span and count come back on ``Alignment.read``."""
-    import pydantic_aligner._inputs as inputs
+    import pydantic_aligner._read.inputs as inputs
 
     seen = []
     real = inputs.parse_json_text

@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from paper import PAPER_GOLD, PAPER_PRED, PAPER_SCHEMA
 
 from pydantic_aligner import Aligner, AlignerWarning, DataError, SchemaError, align
-from pydantic_aligner._referential import bijection
-from pydantic_aligner._wl import Graph, individualize, refine
+from pydantic_aligner._graph.referential import bijection
+from pydantic_aligner._graph.wl import Graph, individualize, refine
 
 GRAPH_SCHEMA = {
     "type": "object",

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from strategies_repairs import triples
 
 from pydantic_aligner import Aligner, Alignment, PatchError, SchemaError, align, apply_patch
-from pydantic_aligner._engine import Ctx
-from pydantic_aligner._engine import align as engine_align
+from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.walk import align as engine_align
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -436,7 +436,7 @@ def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
     import dataclasses
     import pickle
 
-    from pydantic_aligner._repairs import Repair
+    from pydantic_aligner._explain.repairs import Repair
 
     schema = {"type": "object", "keyScore": "exact", "properties": {"items": {"type": "array", "order": "align", "items": {
         "type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"}, "n": {"type": "integer"}}}}}}
@@ -464,8 +464,8 @@ def test_repairs_are_frozen_dataclasses_and_each_ranking_is_its_own():
     st.sampled_from(["add", "remove", "replace"]), st.sampled_from(["key_add", "primitive_replace"]),
     st.floats(0.0, 1.0)), max_size=30))  # fmt: skip
 def test_ranking_equals_sorting_by_the_documented_key(rows):
-    from pydantic_aligner._patch import parse_pointer
-    from pydantic_aligner._repairs import Repair, rank, rank_key, top_ranked
+    from pydantic_aligner._explain.patch import parse_pointer
+    from pydantic_aligner._explain.repairs import Repair, rank, rank_key, top_ranked
 
     ops = []
     for base, jitter, path, op, kind, conf in rows:
@@ -485,7 +485,7 @@ def test_patch_order_matches_the_token_key_order_including_dash_keys():
     object has a key "-" (sorted after the other keys) or a list has appends ("-", after every index)."""
     from types import SimpleNamespace
 
-    from pydantic_aligner._patch import _tok_key, patch_order
+    from pydantic_aligner._explain.patch import _tok_key, patch_order
 
     def op(kind, orig, final=None):
         return SimpleNamespace(op=kind, _orig=orig, _final=final if final is not None else orig)
@@ -508,10 +508,10 @@ def test_patch_order_matches_the_token_key_order_including_dash_keys():
 def test_tied_repairs_sort_like_the_path_key_with_digit_and_dash_keys():
     """Ties in delta are ordered by path (indices and digit keys numerically, before other keys; "-" last), then op
     and kind: the fast raw-token sort agrees with the general key, also where keys and indices would meet."""
-    from pydantic_aligner._repairs import Repair, _path_key, rank
+    from pydantic_aligner._explain.repairs import Repair, _path_key, rank
 
     def op(path_tokens, kind="primitive_replace", o="replace"):
-        from pydantic_aligner._patch import pointer
+        from pydantic_aligner._explain.patch import pointer
 
         return Repair(op=o, path=pointer(path_tokens), kind=kind, delta=0.25, _orig=tuple(path_tokens), _final=tuple(path_tokens))
 
@@ -527,7 +527,7 @@ def test_tied_repairs_sort_like_the_path_key_with_digit_and_dash_keys():
 def test_first_units_and_their_count_match_the_full_grouping():
     """units(ops, k) is units(ops)[:k] (a rename pair's halves together, at its first half's rank) and count_units
     is len(units(ops)), with pairs whose halves are far apart in the ranking."""
-    from pydantic_aligner._repairs import Repair, count_units, units
+    from pydantic_aligner._explain.repairs import Repair, count_units, units
 
     def op(name, pair="", kind="key_add"):
         return Repair(op="add", path="/" + name, kind=kind, delta=0.1, pair_id=pair)
@@ -548,7 +548,7 @@ def _fields(op):
 def _check_top_and_kinds(a, gold, pred):
     from collections import Counter
 
-    from pydantic_aligner._repairs import top_and_kinds
+    from pydantic_aligner._explain.repairs import top_and_kinds
 
     ranked = list(a.align(gold, pred).repairs())
     cached = a.align(gold, pred)
@@ -562,7 +562,7 @@ def _check_top_and_kinds(a, gold, pred):
                 assert total == math.fsum(o.delta for o in ranked if o.kind == kind)
             assert list(kinds) == sorted(kinds, key=lambda kind: (-kinds[kind][1], kind))
     # repairs(top_k=k) and feedback(top_k=k) take the same shortcut: the first k fixes of the full ranking
-    from pydantic_aligner._repairs import rank, units
+    from pydantic_aligner._explain.repairs import rank, units
 
     for k in [0, 1, 2, 3, len(ranked) + 1]:
         expected = rank([o for g in units(ranked)[:k] for o in g], "score_delta")
@@ -590,7 +590,7 @@ def test_top_repairs_of_a_list_of_plain_objects_with_ties():
     gold = {"items": [{"name": f"item {i}", "qty": i % 3} for i in range(8)]}
     pred = {"items": [{"name": f"item {i}" + ("x" if i % 2 else ""), "qty": (i + 1) % 3} for i in range(7, 0, -1)]
             + [{"name": "extra", "qty": 9}]}  # fmt: skip
-    from pydantic_aligner._repairs import _build_ops
+    from pydantic_aligner._explain.repairs import _build_ops
 
     deferred = _build_ops(Aligner(schema).align(gold, pred), "leaf", later=True)[0]
     assert sum(o.__class__ is tuple for o in deferred) >= 7  # the fields' repairs are deferred

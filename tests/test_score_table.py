@@ -14,7 +14,7 @@ from pydantic import BaseModel
 from test_properties import shuffled_keys
 
 from pydantic_aligner import Aligner, AlignerWarning, SchemaError, ScoreTable, align, score, to_json_schema
-from pydantic_aligner._score_table import TableComparator
+from pydantic_aligner._schema.score_table import TableComparator
 
 LABELS = ["confirm", "reject", "needs_confirmation"]
 TABLE = {
@@ -143,7 +143,7 @@ def test_order_agnostic_list_of_labels_uses_the_table_in_the_assignment():
     st.sampled_from([0.0, 0.2]),
 )
 def test_matrix_equals_pair_scores_bit_for_bit(golds, preds, default):
-    from pydantic_aligner._compile import compile_schema
+    from pydantic_aligner._schema.compile import compile_schema
 
     plan = compile_schema({"type": "string", "scoreTable": {**TABLE, "default": default}})
     cmp = plan.root.kinds["string"].cmp

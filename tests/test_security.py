@@ -82,7 +82,7 @@ def test_remote_and_file_refs_are_schema_errors_before_any_io(tmp_path, strict):
 def test_the_strict_validator_cannot_retrieve_even_a_ref_the_check_missed(tmp_path):
     """The jsonschema validator gets a registry that retrieves nothing (the second line of defence)."""
     pytest.importorskip("jsonschema")
-    from pydantic_aligner._aligner import _build_validator
+    from pydantic_aligner._api.aligner import _build_validator
 
     secret = tmp_path / "secret.json"
     secret.write_text('{"const": "TOP-SECRET-7731"}')
@@ -372,7 +372,7 @@ def test_explain_prints_no_control_sequence_from_keys_or_values(tmp_path, capsys
 
 
 def test_json_output_has_no_raw_c1_or_bidi_and_reads_back_equal(hostile_report, capsys):
-    from pydantic_aligner._escape import json_text
+    from pydantic_aligner._explain.escape import json_text
 
     text = json.dumps({"k": "\u009b31m\u202e\x7f"}, ensure_ascii=False)
     assert json.loads(json_text(text)) == json.loads(text)
@@ -539,7 +539,7 @@ def test_md_cell_renders_as_exactly_the_printable_text_and_nothing_else(text):
     pytest.importorskip("markdown_it")
     from html.parser import HTMLParser
 
-    from pydantic_aligner._escape import md_cell, safe_line
+    from pydantic_aligner._explain.escape import md_cell, safe_line
 
     cell = md_cell(text)
     assert "\n" not in cell and not any(c in cell for c in RAW_CONTROL)
@@ -565,7 +565,7 @@ def test_md_cell_renders_as_exactly_the_printable_text_and_nothing_else(text):
 def test_terminal_escapes_leave_no_control_character_and_lose_nothing(text):
     import unicodedata
 
-    from pydantic_aligner._escape import json_text, safe_line, safe_text
+    from pydantic_aligner._explain.escape import json_text, safe_line, safe_text
 
     line, multi = safe_line(text), safe_text(text)
     for out in (line, multi):

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner
-from pydantic_aligner._comparators import _text_key, resolve_comparator
+from pydantic_aligner._schema.comparators import _text_key, resolve_comparator
 
 TEXT = resolve_comparator("text", "string", {})
 

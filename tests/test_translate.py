@@ -42,7 +42,7 @@ from pydantic_aligner import (
     score,
     to_json_schema,
 )
-from pydantic_aligner._compile import EXTENSION_KEYWORDS
+from pydantic_aligner._schema.compile import EXTENSION_KEYWORDS
 
 
 def keywords_in(schema: Any) -> set[str]:

@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from test_properties import schemas, values
 
 from pydantic_aligner import Aligner
-from pydantic_aligner import _engine as E
-from pydantic_aligner._compile import compile_schema
-from pydantic_aligner._engine import Ctx
-from pydantic_aligner._engine import score as engine_score
-from pydantic_aligner._matrix import pos_matrix
+from pydantic_aligner._engine import walk as E
+from pydantic_aligner._engine.matrix import pos_matrix
+from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.walk import score as engine_score
+from pydantic_aligner._schema.compile import compile_schema
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 STRANGERS = st.sampled_from([None, "x", 3, 2.5, True, [], {}, {"a": 1}])
@@ -158,7 +158,7 @@ def test_records_tree_from_kept_matrices_equals_aligning_every_pair_again(gold_r
 def test_kept_subtrees_are_built_on_demand_and_copy_as_plain_nodes():
     import copy
 
-    from pydantic_aligner._tree import LazyMatch, Match
+    from pydantic_aligner._engine.tree import LazyMatch, Match
 
     schema = {"type": "array", "order": "align", "items": {"type": "object", "keyScore": "exact", "properties": {
         "name": {"type": "string", "score": "levenshtein"}, "n": {"type": "integer", "score": "relative"}}}}
@@ -196,7 +196,8 @@ def test_subtrees_built_later_show_the_documents_as_they_were_aligned():
 def test_big_list_paths_give_the_same_scores_and_trees(data):
     # big lists: field matrices summed a block of rows at a time, assignment weights built in blocks, and no
     # field matrix kept for the tree (its kept pairs aligned again): forced here on small lists
-    from pydantic_aligner import _assign, _matrix
+    from pydantic_aligner._engine import assign as _assign
+    from pydantic_aligner._engine import matrix as _matrix
 
     schema = data.draw(schemas)
     list_schema = {"type": "array", "order": "align", "items": schema}
@@ -217,7 +218,7 @@ def test_big_list_paths_give_the_same_scores_and_trees(data):
 def test_flags_kept_per_handler_never_answer_for_another_object_with_the_same_id():
     """The per-handler flags (context-aware comparators, fuzzy keys) are kept with the object: an entry of a freed
     handler whose id a new handler reuses must not answer for it (it did, when entries held the flag alone)."""
-    from pydantic_aligner import _matrix
+    from pydantic_aligner._engine import matrix as _matrix
 
     cache: dict = {}
     first, second = object(), object()

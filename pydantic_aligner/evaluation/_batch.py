@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from .._aligner import Aligner
+from .._api.aligner import Aligner
 from .._errors import ParseError, SchemaError
-from .._repairs import top_and_kinds
+from .._explain.repairs import top_and_kinds
 from ._result import DEFAULT_BANDS, Bands, ItemResult, check_critical, failed_critical, field_stats, repair_dict
 from ._schema import make_aligner
 
@@ -50,7 +50,7 @@ did you mean '/lines/*/price'?
     """
     if not critical or getattr(aligner, "schema", None) is None:
         return
-    from .._plan import ARR, OBJ
+    from .._schema.plan import ARR, OBJ
     from ..outcomes._schema_paths import _handlers, _pointer, positions_at, tokens_of
 
     for key in critical:

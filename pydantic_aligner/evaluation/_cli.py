@@ -86,7 +86,7 @@ def _failure(e: BaseException) -> int:
 
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     hint = "" if code == EXIT_IO else f" (set {DEBUG_ENV}=1 for the traceback)"
-    from .._escape import safe_text
+    from .._explain.escape import safe_text
 
     print(f"{PROG}: error: {safe_text(what)}{hint}", file=sys.stderr)  # file names and messages from the data
     return code
@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except CLIError as e:
-        from .._escape import safe_text
+        from .._explain.escape import safe_text
 
         print(f"{PROG}: error: {safe_text(e)}", file=sys.stderr)  # messages quote file names, ids and values
         return EXIT_USAGE
@@ -208,8 +208,8 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
         raise CLIError("--defaults needs --schema or --model")
     from typing import Annotated
 
-    from .._markers import Defaults
-    from .._translate import schema_with_defaults
+    from .._schema.markers import Defaults
+    from .._schema.translate import schema_with_defaults
 
     try:
         value = text if text.strip() == "reference" else json.loads(text)
@@ -290,7 +290,7 @@ def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
     import typing_extensions
     from pydantic import BaseModel, RootModel
 
-    from .._aligner import Aligner
+    from .._api.aligner import Aligner
 
     name = getattr(obj, "__name__", None) if isinstance(obj, type) else None
     name = name or name_given or type(obj).__name__

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import closest
-from .._escape import json_text, safe_line, safe_text
+from .._explain.escape import json_text, safe_line, safe_text
 from ._cli import CLIError, add_schema_arguments, same_file, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
@@ -902,9 +902,9 @@ def tree_lines(alignment: Any, depth: int | None = None) -> list[str]:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .._aligner import Aligner
+    from .._api.aligner import Aligner
     from .._errors import AlignerError
-    from .._translate import to_json_schema
+    from .._schema.translate import to_json_schema
     from ._cli import load_model
 
     obj = load_model(args.ref, "schema")

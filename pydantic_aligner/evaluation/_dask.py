@@ -21,7 +21,7 @@ import numbers
 import re
 from typing import Any
 
-from .._aligner import Aligner
+from .._api.aligner import Aligner
 from .._errors import DataError, SchemaError
 from ._batch import Scorer
 from ._render import format_repair

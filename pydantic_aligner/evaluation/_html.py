@@ -6,7 +6,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
-from .._escape import safe_text
+from .._explain.escape import safe_text
 from ._render import _why, error_examples, format_repair
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -41,8 +41,8 @@ from typing import Any
 
 import pydantic_core
 
-from .._parse import MAX_INT_DIGITS
-from .._parse import _int as _int_token
+from .._read.text import MAX_INT_DIGITS
+from .._read.text import _int as _int_token
 from ._result import OUTCOMES, ItemResult
 
 try:  # an advisory lock per results file (POSIX); elsewhere files are not locked

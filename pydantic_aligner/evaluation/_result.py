@@ -19,11 +19,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
 
-from .._engine import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
-from .._tree import LazyMatch
+from .._engine.tree import LazyMatch
+from .._engine.walk import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._alignment import Alignment
+    from .._api.alignment import Alignment
 
 __all__ = ["Bands", "ItemResult", "field_stats", "OUTCOMES", "check_critical"]
 

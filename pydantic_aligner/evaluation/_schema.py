@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .._aligner import Aligner
+from .._api.aligner import Aligner
 from .._errors import SchemaError
 
 __all__ = ["load_reference", "make_aligner"]

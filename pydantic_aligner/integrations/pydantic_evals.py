@@ -42,8 +42,8 @@ def _stored_schema(schema: Any, warn: bool = False) -> Any:
 
     With ``warn`` (a dataset file is being written), storing a model as a plain schema warns.
     """
-    from .._aligner import Aligner, _is_model_type
-    from .._translate import model_reference, to_json_schema
+    from .._api.aligner import Aligner, _is_model_type
+    from .._schema.translate import model_reference, to_json_schema
 
     if isinstance(schema, Aligner):
         schema = schema.model if schema.model is not None else schema.schema
@@ -160,7 +160,7 @@ def _build() -> Any:
             >>> Trusted.get_serialization_name(), Trusted(schema="decimal:Decimal").schema
             ('AlignmentScore', 'decimal:Decimal')
             """
-            from .._translate import model_reference
+            from .._schema.translate import model_reference
 
             trusted = dict(cls._trusted_models)
             for m in models:

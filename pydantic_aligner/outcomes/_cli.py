@@ -22,7 +22,7 @@ import sys
 from typing import Any, TextIO
 
 from .._errors import AlignerError
-from .._escape import json_text, safe_line, safe_text
+from .._explain.escape import json_text, safe_line, safe_text
 
 __all__ = ["load_schema", "register_cli"]
 
@@ -106,7 +106,7 @@ def _run_one(args: argparse.Namespace, schema: Any) -> int:
 
 
 def _run_batch(args: argparse.Namespace, schema: Any) -> int:
-    from .._aligner import Aligner
+    from .._api.aligner import Aligner
     from ._revision import OUTCOMES, score_revision
 
     try:

@@ -32,7 +32,7 @@ import numpy as np
 from .._errors import ParseError, SchemaError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._aligner import Aligner
+    from .._api.aligner import Aligner
 
 __all__ = ["ALIASES", "METHODS", "ConsensusResult", "consensus"]
 
@@ -266,7 +266,7 @@ class _Merger:
         creation order), for an order-agnostic one in the pivot's order, then
         the other elements in the order they were opened.
         """
-        from .._assign import PAIR, assign, monotone
+        from .._engine.assign import PAIR, assign, monotone
 
         ranked = sorted(tails, key=lambda e: self.rank.get(e[0], e[0]))
         groups: list[dict] = []  # {"rep": value, "anchor": base item or missing, "members": [(i, item, index)]}
@@ -307,7 +307,7 @@ class _Merger:
 
 def _match(reps: list, items: list, pos: Any, ordered: bool, assign: Any, monotone: Any, PAIR: str) -> dict[int, int]:
     """Rep index -> item index for the items the aligner pairs with the representatives."""
-    from .._engine import Ctx, sim_matrix
+    from .._engine.walk import Ctx, sim_matrix
 
     S = sim_matrix(pos, reps, items, Ctx(reps, items), None, reps, items, 0)
     if ordered:
@@ -316,15 +316,15 @@ def _match(reps: list, items: list, pos: Any, ordered: bool, assign: Any, monoto
 
 
 def _any() -> Any:
-    from .._compile import any_pos
+    from .._schema.compile import any_pos
 
     return any_pos()
 
 
 def _handler(pos: Any, kind: str, entries: list, ref: Any) -> Any:
     """The object/array handler of ``pos`` for these values (a union resolved by a sample value)."""
-    from .._patch import _handler as handler_for
-    from .._plan import ARR, OBJ
+    from .._explain.patch import _handler as handler_for
+    from .._schema.plan import ARR, OBJ
 
     want = OBJ if kind == "object" else ARR
     sample = ref if ref is not _MISSING else entries[0][1] if entries else None
@@ -338,7 +338,7 @@ def _handler(pos: Any, kind: str, entries: list, ref: Any) -> Any:
 
 
 def _aligner(schema: Any, options: dict) -> Aligner:
-    from .._aligner import _aligner_for
+    from .._api.aligner import _aligner_for
 
     return _aligner_for(schema, options)
 

@@ -31,14 +31,14 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .._errors import DataError, ParseError, SchemaError
-from .._markers import AlignMarker
-from .._patch import PatchError, apply_patch
+from .._explain.patch import PatchError, apply_patch
+from .._schema.markers import AlignMarker
 from ._schema_paths import raw_node, tokens_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._aligner import Aligner
-    from .._alignment import Alignment
-    from .._tree import Match
+    from .._api.aligner import Aligner
+    from .._api.alignment import Alignment
+    from .._engine.tree import Match
 
 __all__ = [
     "OUTCOMES",
@@ -171,7 +171,7 @@ def _show_op(op: Any) -> str:
 
 
 def _read(value: Any, side: str) -> tuple[Any, frozenset[str]]:
-    from .._inputs import to_json
+    from .._read.inputs import to_json
 
     if isinstance(value, (dict, list)):
         return value, frozenset()
@@ -524,8 +524,8 @@ class _Equality:
             return node.score
         if pos is None:
             return 1.0 if _json_equal(g, p) else 0.0
-        from .._engine import Ctx
-        from .._engine import score as engine_score
+        from .._engine.walk import Ctx
+        from .._engine.walk import score as engine_score
 
         if self.ctx is None:
             self.ctx = Ctx(self.gold, self.pred)
@@ -692,7 +692,7 @@ class _Walker:
 
 
 def _aligner(schema: Any, options: dict) -> Aligner:
-    from .._aligner import _aligner_for
+    from .._api.aligner import _aligner_for
 
     return _aligner_for(schema, options)
 

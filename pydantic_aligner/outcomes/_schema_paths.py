@@ -12,10 +12,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._errors import closest
-from .._plan import ARR, OBJ, UNION, Pos
+from .._schema.plan import ARR, OBJ, UNION, Pos
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._aligner import Aligner
+    from .._api.aligner import Aligner
 
 __all__ = ["allowed_values", "check_path", "positions_at", "raw_node", "tokens_of"]
 

@@ -44,9 +44,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._errors import SchemaError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._aligner import Aligner
-    from .._alignment import Alignment
-    from .._tree import Match
+    from .._api.aligner import Aligner
+    from .._api.alignment import Alignment
+    from .._engine.tree import Match
 
 __all__ = ["LabelDecision", "Rule", "SeverityRules", "When", "as_rules"]
 

@@ -183,12 +183,12 @@ def _schema_robustness(args: argparse.Namespace) -> int:
             alpha=args.alpha,
         )
     except (ValueError, AlignerError) as e:  # AlignerError subclasses are ValueErrors too
-        from .._escape import safe_text
+        from .._explain.escape import safe_text
 
         print(f"pydantic-aligner schema-robustness: error: {safe_text(e)}", file=sys.stderr)
         return 2
     if args.format == "json":
-        from .._escape import json_text
+        from .._explain.escape import json_text
 
         text = json_text(report.to_json())
     elif args.format == "markdown":

@@ -56,8 +56,8 @@ class Reader:
             try:
                 import jsonschema
 
-                from .._aligner import _offline_registry
-                from .._compile import check_local_refs
+                from .._api.aligner import _offline_registry
+                from .._schema.compile import check_local_refs
 
                 schema = json.loads(llm_schema_text)
                 check_local_refs(schema)  # $ref stays local (issue 24): no URL is fetched, no file read

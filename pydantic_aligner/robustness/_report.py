@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._escape import md_cell, rich_cell, safe_line, safe_text
+from .._explain.escape import md_cell, rich_cell, safe_line, safe_text
 
 __all__ = ["ContrastResult", "RobustnessReport", "VariantQuality"]
 

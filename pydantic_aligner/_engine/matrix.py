@@ -1,0 +1,533 @@
+"""Pairwise similarity matrices: all gold items x all candidate items at once.
+
+An order-agnostic list (and a scope's records) needs the score of every gold
+item against every candidate item before the assignment can run. Computing
+those n x m scores one pair at a time spends almost all the time in Python
+call overhead. Here the matrix is built *field by field*: for a list of
+objects, one rapidfuzz ``cdist`` per string field, one numpy broadcast per
+number field, one equality test per exact field, combined with the object's
+weights in exactly the operations and order the per-pair definition uses
+(:func:`._engine.score`: the fields in ``_engine.sum_order``, sorted once per
+block), so every cell is bit-identical to the recursive score. Only fields that
+are themselves containers (a list inside each record) are scored per pair.
+
+Objects are grouped by their key sequence: key pairing depends only on the
+keys, so it is computed once per (gold key sequence, candidate key sequence).
+
+In tree mode (``Aligner.align``) the engine passes a :class:`Kept`: the matrix
+then also records what it was built from (the leaf handler of a list of
+leaves; the key rows and the field matrices of a list of objects), so the
+match tree of the pairs the assignment keeps is built from the very cells the
+score was computed from, without scoring anything again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
+from . import walk as E
+from .limits import PAIR_CELLS
+
+_LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
+
+__all__ = ["Kept", "pos_matrix", "handler_matrix"]
+
+_F64 = np.float64
+_KIND = E._KIND
+_ID_KINDS = ("string", "number")  # the JSON kinds an identifier or a reference can have
+_NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag
+#: cells charged per pair when a leaf comparator is called one pair at a time
+LEAF_PAIR_CELLS = 16
+#: field-matrix cells a list may keep alive for its tree (float64: 8 bytes each); past it, kept pairs are aligned again
+KEEP_CELLS = 1 << 24
+#: a big object matrix sums its leaf fields a block of rows at a time, each block about this many cells
+CHUNK_CELLS = 1 << 21
+_EXACT_INT = 2**53
+
+
+class Block:
+    """One (gold key sequence, candidate key sequence) block of an object matrix, as kept for the tree."""
+
+    __slots__ = ("G", "P", "fields", "lazy", "mats", "rows", "tw", "values", "wscale")
+
+    def __init__(self, rows: list, tw: float, wscale: float = 1.0) -> None:
+        self.rows = rows  # the key rows [(gold key, candidate key, key similarity)]
+        self.tw = tw  # the total value weight, scaled by wscale (see _engine.weight_scale)
+        self.wscale = wscale
+        self.fields: list = []  # (vpos, w, gold key, candidate key, leaf kind or None) per paired key
+        self.mats: list = []  # the field matrices, in the order of fields (None: not kept)
+        self.values: dict = {}  # (gold key, candidate key) -> (the block's gold values, its candidate values)
+        self.lazy = True  # every paired field is a plain leaf kept here: the rows can be built later
+        self.G: list = []  # the block's gold objects
+        self.P: list = []  # the block's candidate objects
+
+
+class Kept:
+    """How a list's similarity matrix was built (tree mode), so the kept pairs' subtrees reuse it.
+
+    ``leaf`` is the leaf kind (``"string"``, ...) when every item on both sides
+    is a leaf of one JSON kind the position declares and the matrix cell is the
+    item's score; ``blocks`` maps ``(gold group, candidate group)`` to a
+    :class:`Block` for a list of objects (groups: items with the same key
+    sequence, numbered in order of first appearance). ``budget`` is how many
+    more field cells may be kept.
+    """
+
+    __slots__ = ("blocks", "budget", "gsizes", "leaf", "psizes")
+
+    def __init__(self, budget: int = KEEP_CELLS) -> None:
+        self.budget = budget
+        self.leaf: str | None = None
+        self.blocks: dict | None = None
+        self.gsizes: Any = None  # the groups of each side (lists of item indices)
+        self.psizes: Any = None
+
+    def groups(self, gold: bool) -> tuple[list[int], list[int]]:
+        """(group number, index within the group) of every item of one side."""
+        groups = self.gsizes if gold else self.psizes
+        size = sum(map(len, groups))
+        grp = [0] * size
+        loc = [0] * size
+        for a, members in enumerate(groups):
+            for t, i in enumerate(members):
+                grp[i] = a
+                loc[i] = t
+        return grp, loc
+
+
+def _cached_flag(cache: dict, obj: Any) -> bool | None:
+    """A flag kept for the handler or position ``obj``, or None. The cache holds the object with its flag: keyed
+    by ``id`` alone, an entry of an object freed since would answer for a new object given the same ``id``."""
+    hit = cache.get(id(obj))
+    return hit[1] if hit is not None and hit[0] is obj else None
+
+
+def _keep_flag(cache: dict, obj: Any, flag: bool) -> None:
+    if len(cache) >= 4096:
+        cache.clear()  # plans of aligners gone
+    cache[id(obj)] = (obj, flag)
+
+
+def _reaches(obj: Any, cache: dict, test: Any, special: bool = False) -> bool:
+    """Whether a handler or position reaches a handler for which ``test`` holds (kept in ``cache``); with
+    ``special``, reaching an identifier or reference position counts too."""
+    hit = _cached_flag(cache, obj)
+    if hit is not None:
+        return hit
+    found = False
+    stack, seen = [obj], set()
+    while stack and not found:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, Pos):
+            if o.special is not None:
+                found = special
+            elif not o.any:
+                stack.extend(o.kinds.values())
+            continue
+        found = test(o)
+        t = o.tag
+        if t == OBJ:
+            stack.extend(o.props.values())
+            stack.extend(p for _, p in o.patterns)
+            if o.extra is not None:
+                stack.append(o.extra)
+        elif t == ARR:
+            stack.extend(o.prefix)
+            if o.items is not None:
+                stack.append(o.items)
+        elif t == UNION:
+            stack.extend(o.branches)
+    _keep_flag(cache, obj, found)
+    return found
+
+
+_IMPURE: dict[int, tuple] = {}
+
+
+def pure_scores(h: Any) -> bool:
+    """Whether every score under handler ``h`` depends on the two values alone: no context-aware comparator and
+    no identifier or reference position (those read the call's mappings, which a referential search changes).
+    Such scores may be memoised within a call (:func:`~._engine._pick_branch`)."""
+    return not _reaches(h, _IMPURE, _wants_context, special=True)
+
+
+def _wants_context(h: Any) -> bool:
+    t = h.tag
+    if t in (STR, NUM):
+        return h.cmp.wants_context
+    return t == OBJ and h.key_cmp.wants_context
+
+
+def _fuzzy_keys(h: Any) -> bool:
+    return h.tag == OBJ and not h.key_exact
+
+
+def _needs_context(obj: Any) -> bool:
+    """Whether a handler or position reaches a context-aware comparator (such subtrees are scored per pair)."""
+    return _reaches(obj, _NEEDS_CONTEXT, _wants_context)
+
+
+_FUZZY_KEYS: dict[int, tuple] = {}
+
+
+def reaches_fuzzy_keys(obj: Any) -> bool:
+    """Whether a handler or position reaches an object whose keys are not compared exactly (its key pairing
+    depends on both documents' keys: a gold reference key may pair with a candidate key holding plain data)."""
+    return _reaches(obj, _FUZZY_KEYS, _fuzzy_keys)
+
+
+def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, pfull: list | None, offset: int) -> np.ndarray:
+    # a leaf comparator called from Python (custom, context-aware, date) is cheaper than a container scored per pair
+    E.charge(ctx, len(G) * len(P) * (LEAF_PAIR_CELLS if h.tag in (STR, NUM, BOOL) else PAIR_CELLS), loc)
+    if h.tag == UNION and ctx.work + len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+        E.charge(ctx, len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS, loc)  # refused before trying any branch
+    rows = []
+    for i, g in enumerate(G):
+        li = (loc, offset + i, gfull, pfull) if gfull is not None else loc
+        rows.append([E._score_h(h, g, p, ctx, li) for p in P])
+    return np.array(rows, dtype=_F64).reshape(len(G), len(P))
+
+
+def handler_matrix(
+    h: Any,
+    G: list,
+    P: list,
+    ctx: Any,
+    loc: Any = None,
+    gfull: list | None = None,
+    pfull: list | None = None,
+    offset: int = 0,
+    kept: Kept | None = None,
+) -> np.ndarray:
+    """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
+    t = h.tag
+    if t in (STR, NUM, BOOL):
+        M = E.leaf_handler_matrix(h, G, P, ctx, loc)
+        if M is None:
+            M = _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
+        if kept is not None and (t == BOOL or not h.cmp.custom):  # a custom comparator's result is kept as it returned it
+            kept.leaf = _LEAF_KIND[t]
+        return M
+    if t == OBJ and not _needs_context(h):
+        return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
+    return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
+
+
+def _one_kind(values: list) -> str | None:
+    """The JSON kind every value has (``None``: several, or a value with none)."""
+    types = set(map(type, values))
+    if len(types) == 1:
+        return _KIND.get(types.pop())
+    kinds = {_KIND.get(t) for t in types}
+    return kinds.pop() if len(kinds) == 1 else None
+
+
+def _leaf_handler(pos: Pos, G: list, P: list) -> Any:
+    """The leaf handler scoring every pair of ``G`` x ``P`` when all are plain leaves of one JSON kind ``pos``
+    declares (``None`` otherwise)."""
+    if pos.special is not None:
+        return None
+    k = _one_kind(G)
+    if k is None or k == "null" or _one_kind(P) != k:
+        return None
+    h = pos.kinds.get(k)
+    return h if h is not None and h.tag in (STR, NUM, BOOL) else None
+
+
+def pos_matrix(
+    pos: Pos,
+    G: list,
+    P: list,
+    ctx: Any,
+    loc: Any = None,
+    gfull: list | None = None,
+    pfull: list | None = None,
+    offset: int = 0,
+    kept: Kept | None = None,
+) -> np.ndarray:
+    """``[[score(pos, g, p) for p in P] for g in G]``, bit for bit, computed field by field.
+
+    With ``kept`` (tree mode), what the matrix was built from is recorded there (see :class:`Kept`).
+    """
+    n, m = len(G), len(P)
+    if n == 0 or m == 0:
+        return np.zeros((n, m), dtype=_F64)
+    if pos.special is not None:
+        return _special_matrix(pos, G, P, ctx)
+    # the usual case first: every value on both sides of one JSON kind (sets of types, at C speed)
+    first = _one_kind(G)
+    if first is not None and first != "null" and _one_kind(P) == first:
+        h = pos.kinds.get(first)
+        if h is None:  # scored with the default comparators (the tree reports it): not kept
+            h, kept = E._ANY.kinds[first], None
+        return handler_matrix(h, G, P, ctx, loc, gfull, pfull, offset, kept)
+    gk = [_KIND.get(type(g)) or (None if g is None else E._gold_kind(g, loc)) for g in G]
+    pk = [_KIND.get(type(p)) or E._pred_kind(p, loc) for p in P]
+    first = gk[0]
+    if first != "null" and all(k == first for k in gk) and all(k == first for k in pk):
+        h = pos.kinds.get(first) or E._ANY.kinds[first]
+        return handler_matrix(h, G, P, ctx, loc, gfull, pfull, offset)
+    out = np.zeros((n, m), dtype=_F64)
+    gnull = np.array([k == "null" for k in gk])
+    pnull = np.array([k == "null" for k in pk])
+    out[np.ix_(gnull, pnull)] = 1.0
+    out[np.ix_(gnull, ~pnull)] = pos.null_score
+    out[np.ix_(~gnull, pnull)] = pos.null_score
+    for kind in sorted({k for k in gk if k != "null"}):
+        rows = [i for i, k in enumerate(gk) if k == kind]
+        cols = [j for j, k in enumerate(pk) if k == kind]
+        if not cols:
+            continue
+        h = pos.kinds.get(kind) or E._ANY.kinds[kind]
+        if gfull is not None and (h.tag in (ARR, UNION) or _needs_context(h)):
+            E.charge(ctx, len(rows) * len(cols) * PAIR_CELLS, loc)
+            if h.tag == UNION and ctx.work + len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
+                E.charge(ctx, len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS, loc)
+            sub = np.array(
+                [[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
+            )
+        else:
+            sub = handler_matrix(h, [G[i] for i in rows], [P[j] for j in cols], ctx, loc)
+        out[np.ix_(rows, cols)] = sub
+    return out
+
+
+def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
+    """Identifier and reference positions (the same rules as ``_engine._special``)."""
+    n, m = len(G), len(P)
+    sp = pos.special
+    E.charge(ctx, n * m, None)
+    if ctx.mask_all or sp.scope == ctx.mask_scope:
+        return np.ones((n, m), dtype=_F64)
+    if sp.__class__ is IdSpec:
+        return _id_matrix(sp, G, P, ctx)
+    gnull = np.array([g is None for g in G])
+    pnull = np.array([p is None for p in P])
+    mapping = ctx.mappings.get(sp.scope)
+    if mapping is None:
+        X = np.ones((n, m), dtype=_F64)
+    else:
+        ids = ctx.pred_ids.get(sp.scope, ())
+        codes: dict = {}
+        pc = np.full(m, -2, dtype=np.int64)
+        for j, p in enumerate(P):
+            kp = _KIND.get(type(p))
+            if (kp in _ID_KINDS if ctx.ids_mapped else kp == sp.kind) and p in ids:  # (see _engine._special)
+                pc[j] = codes.setdefault(p, len(codes))
+        gc = np.full(n, -1, dtype=np.int64)
+        for i, g in enumerate(G):
+            try:
+                mapped = mapping.get(g)
+            except TypeError:
+                continue
+            if mapped is not None:  # a candidate id: hashable
+                gc[i] = codes.get(mapped, -1)
+        X = (gc[:, None] == pc[None, :]).astype(_F64)
+    X[gnull, :] = pos.null_score
+    X[:, pnull] = pos.null_score
+    X[np.ix_(gnull, pnull)] = 1.0
+    return X
+
+
+def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
+    """Identifier positions (the same rules as ``_engine._special``)."""
+    n, m = len(G), len(P)
+    mapping = ctx.mappings.get(sp.scope)
+    if not ctx.ids_mapped or ctx.mask_scope is not None or mapping is None:
+        return np.ones((n, m), dtype=_F64)
+    codes: dict = {}
+    pc = np.full(m, -2, dtype=np.int64)
+    mistyped = np.zeros(m, dtype=bool)  # a candidate identifier not of the declared type
+    for j, p in enumerate(P):
+        if E._id_like(p):
+            pc[j] = codes.setdefault(p, len(codes))
+            mistyped[j] = _KIND[type(p)] != sp.kind
+    gc = np.full(n, -1, dtype=np.int64)
+    unlabelled = np.zeros(n, dtype=bool)
+    typed = np.zeros(n, dtype=bool)  # a gold identifier of the declared type
+    for i, g in enumerate(G):
+        if not E._id_like(g):
+            unlabelled[i] = True
+            continue
+        typed[i] = _KIND[type(g)] == sp.kind
+        mapped = mapping.get(g)
+        if mapped is not None:
+            gc[i] = codes.get(mapped, -1)
+    X = (gc[:, None] == pc[None, :]).astype(_F64)
+    X[np.ix_(typed, mistyped)] = 0.0
+    X[unlabelled, :] = 1.0
+    return X
+
+
+def key_groups(objects: list) -> dict[tuple, list[int]]:
+    """The indices of ``objects`` grouped by key sequence, groups in order of first appearance."""
+    groups: dict[tuple, list[int]] = {}
+    for i, obj in enumerate(objects):
+        groups.setdefault(tuple(obj), []).append(i)
+    return groups
+
+
+def _object_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) -> np.ndarray:
+    """Objects, field by field, grouped by key sequence (the per-pair rules of ``_engine._object``)."""
+    n, m = len(G), len(P)
+    ggroups, pgroups = key_groups(G), key_groups(P)
+    if kept is not None:
+        kept.blocks = {}
+        kept.gsizes = list(ggroups.values())
+        kept.psizes = list(pgroups.values())
+    single = len(ggroups) == 1 and len(pgroups) == 1
+    out = None if single else np.empty((n, m), dtype=_F64)
+    for a, rows_g in enumerate(ggroups.values()):
+        gd = G[rows_g[0]]
+        Gs = G if single else [G[i] for i in rows_g]
+        for b, cols_p in enumerate(pgroups.values()):
+            pd = P[cols_p[0]]
+            keep = None
+            if not gd and not pd:
+                block = np.ones((len(rows_g), len(cols_p)), dtype=_F64)
+                if kept is not None:
+                    kept.blocks[a, b] = Block([], 0.0)
+            else:
+                Ps = P if single else [P[j] for j in cols_p]
+                rows = E._key_rows(h, gd, pd, ctx=ctx, loc=None)
+                if kept is not None:
+                    keep = kept
+                block = _object_block(h, rows, Gs, Ps, ctx, 1.0, keep)
+                if block is None:  # weights past the float range: scaled as _engine._object does
+                    scale = E.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows])
+                    block = _object_block(h, rows, Gs, Ps, ctx, scale, keep)
+                if keep is not None:
+                    kept.blocks[a, b] = keep.blocks.pop(None)
+            if single:
+                return block
+            out[np.ix_(rows_g, cols_p)] = block
+    return out
+
+
+def _chunkable(h: Any, G: list, P: list) -> bool:
+    """Whether a leaf matrix can be computed a block of rows at a time (no value needing the pair path)."""
+    if h.tag == BOOL:
+        return True
+    c = h.cmp
+    if c.matrix is None or c.wants_context or c.custom:
+        return False
+    if h.tag == NUM:  # integers a float cannot hold exactly make the matrix defer to the pair path
+        return not any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*G, *P))
+    return True
+
+
+def _leaf_into(acc: np.ndarray, w: float, h: Any, G: list, P: list, ctx: Any) -> None:
+    """``acc += w * leaf matrix``, a block of rows at a time (the same cells, one block-sized matrix alive)."""
+    E.leaf_charge(h, G, P, ctx)
+    step = max(1, CHUNK_CELLS // len(P))
+    for r in range(0, len(G), step):
+        V = E.leaf_handler_matrix(h, G[r : r + step], P)
+        if w != 1.0:
+            V *= w
+        acc[r : r + step] += V
+
+
+def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: float, kept: Kept | None = None) -> np.ndarray | None:
+    """One block of objects sharing their key sequences (``None``: the weights overflow at this scale).
+
+    The field matrices are summed in place (one accumulator, each field matrix
+    scaled in place: the same float operations, in the same order, as
+    ``acc = acc + w * V``). With ``kept``, the block's :class:`Block` is left in
+    ``kept.blocks[None]``, holding the field matrices when the budget allows.
+    """
+    props = h.props
+    ki, vi = h.ki, h.vi
+    n, m = len(Gs), len(Ps)
+    tw = 0.0
+    ksum = 0.0
+    fields = []
+    if h.patterns:
+        E.pattern_charge(h, {k for r in rows for k in r[:2] if k is not None}, ctx, None)
+    for gkey, pkey, ks in E.summed(rows):  # the engine's order of the sums (_engine.sum_order)
+        key = gkey if gkey is not None else pkey
+        vpos = props.get(key) or h.value_pos(key) or E._ANY
+        w = vpos.weight * wscale
+        tw += w
+        if gkey is not None and pkey is not None:
+            ksum += ks
+            fields.append((vpos, w, gkey, pkey))
+    if tw == E._INF:
+        return None
+    if ctx.work + n * m * len(fields) > ctx.max_cells:  # refuse before computing any field
+        E.charge(ctx, n * m * len(fields), None)
+    blk = None
+    if kept is not None:
+        blk = kept.blocks[None] = Block(rows, tw, wscale)
+        blk.G, blk.P = Gs, Ps
+        retain = n * m * len(fields) <= kept.budget
+        if retain:
+            kept.budget -= n * m * len(fields)
+    acc = np.zeros((n, m), dtype=_F64)
+    for vpos, w, gkey, pkey in fields:
+        Gf = [g[gkey] for g in Gs]
+        Pf = [p[pkey] for p in Ps]
+        # the usual field first: plain leaves of one JSON kind the position declares (pos_matrix's first case)
+        leaf = None
+        lh = _leaf_handler(vpos, Gf, Pf)
+        if lh is not None and (blk is None or not retain) and n * m > CHUNK_CELLS and _chunkable(lh, Gf, Pf):
+            _leaf_into(acc, w, lh, Gf, Pf, ctx)  # the field matrix is never whole: bounded memory
+            if blk is not None:
+                blk.values[gkey, pkey] = (Gf, Pf)
+                blk.fields.append((vpos, w, gkey, pkey, None))
+                blk.mats.append(None)
+                blk.lazy = False
+            continue
+        if lh is not None:
+            V = E.leaf_handler_matrix(lh, Gf, Pf, ctx)
+            if V is None:
+                V = _per_pair(lh, Gf, Pf, ctx, None, None, None, 0)
+            if lh.tag == BOOL or not lh.cmp.custom:
+                leaf = _LEAF_KIND[lh.tag]
+        elif blk is None:
+            V = pos_matrix(vpos, Gf, Pf, ctx)
+        else:
+            fk = Kept(0)
+            V = pos_matrix(vpos, Gf, Pf, ctx, kept=fk)
+            leaf = fk.leaf
+        if blk is None:
+            if w != 1.0:  # (x * 1.0 is x)
+                V *= w
+            acc += V
+            continue
+        if not retain:
+            leaf = None
+        blk.values[gkey, pkey] = (Gf, Pf)
+        blk.fields.append((vpos, w, gkey, pkey, leaf))
+        blk.mats.append(V if leaf is not None else None)
+        if leaf is None:
+            blk.lazy = False
+        acc += w * V
+    return finish_block(acc, tw, ki, vi, ksum / len(rows))
+
+
+def finish_block(acc: np.ndarray, tw: float, ki: float, vi: float, kmean: float) -> np.ndarray:
+    """An object block's similarities from ``acc``, the weighted sum of its field matrices (total weight ``tw``):
+    ``(ki * kmean + vi * acc / tw) / (ki + vi)`` clipped to [0, 1], in place, with the engine's float operations in
+    the engine's order (``kmean``: the mean key similarity of the block's key pairs)."""
+    if tw > 0.0:
+        acc /= tw
+        values = acc
+    else:
+        values = np.ones_like(acc)
+    if ki != 0.0:
+        values *= vi
+        values += ki * kmean
+        values /= ki + vi
+    elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+        values *= vi
+        values /= vi
+    # clipped to [0, 1] in place (np.clip's Python wrapper costs more than the two ufuncs on small blocks; no value
+    # is -0.0 here: the sum starts at +0.0)
+    np.maximum(values, 0.0, out=values)
+    return np.minimum(values, 1.0, out=values)

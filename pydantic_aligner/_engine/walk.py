@@ -1,0 +1,1141 @@
+"""The alignment engine: scores a gold and a candidate JSON value under a compiled plan.
+
+Two entry points share every rule:
+
+* :func:`score` returns only the float. It is what similarity matrices are
+  built from (all n x m pairs of a list), so it allocates no tree.
+* :func:`align` returns the :class:`~._tree.Match` tree. It is only run on the
+  pairs the assignment kept.
+
+Both compute every number with the same operations in the same order, so a
+node's ``score`` in the tree is bit-identical to the matrix cell it was chosen
+from. The engine never imports Pydantic and never reads a raw schema.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+
+from .._errors import ComparatorError, DataError, LimitError
+from .._schema.comparators import ScoreContext
+from .._schema.compile import any_pos, escape_token
+from .._schema.plan import _KIND_BY_TYPE, ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos, kind_of
+from .assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
+from .confidence import pair_confidences
+from .limits import BLOCK, DEEP, DP_CELLS, PATTERN_CELLS, assign_cells, deep_frames, on_fresh_thread
+from .tree import LazyMatch, Match, Row
+
+__all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
+
+_ANY = any_pos()
+_INF = float("inf")
+_KIND = _KIND_BY_TYPE
+# comparators for which sim(a, b) == 1 implies a == b (safe to pair equal keys directly)
+_INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"})
+
+
+class Problem:
+    """Something about the data that does not fit the schema (reported, never fatal)."""
+
+    __slots__ = ("message", "path", "side")
+
+    def __init__(self, side: str, path: str, message: str) -> None:
+        self.side = side
+        self.path = path
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"Problem({self.side!r}, {self.path!r}, {self.message!r})"
+
+    def __str__(self) -> str:
+        return f"{self.side} {self.path or '/'}: {self.message}"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and (self.side, self.path, self.message) == (other.side, other.path, other.message)
+
+    def __hash__(self) -> int:
+        return hash((self.side, self.path, self.message))
+
+
+class Ctx:
+    """Per-call state. A compiled plan is shared; a context never is."""
+
+    __slots__ = (
+        "conf",
+        "gold_root",
+        "ids_mapped",
+        "mappings",
+        "mask_all",
+        "mask_scope",
+        "max_cells",
+        "max_str",
+        "memo",
+        "pred_ids",
+        "pred_root",
+        "problems",
+        "record_pairs",
+        "work",
+    )
+
+    def __init__(self, gold_root: Any, pred_root: Any, max_cells: float = _INF, max_str: float = _INF) -> None:
+        self.gold_root = gold_root
+        self.pred_root = pred_root
+        self.mappings: dict[str, dict] = {}
+        self.pred_ids: dict[str, set] = {}
+        self.mask_scope: str | None = None
+        self.mask_all = False
+        # bijection_search other than "reference" (departure D12): identifiers are scored through the mappings,
+        # and record_pairs(h, golds, preds, S) pairs the records of an order-agnostic list by the bijection
+        # (None for other lists); with ids_mapped False an identifier is a label worth 1 (SPEC 9.8)
+        self.ids_mapped = False
+        self.record_pairs: Any = None
+        self.problems: list[Problem] = []
+        # (method, temperature) when pairing confidences are computed (tree mode only), else None
+        self.conf: tuple[str, float] | None = None
+        # work done so far, in cells (see _limits), and the limits of the call
+        self.work = 0
+        self.max_cells = max_cells
+        self.max_str = max_str
+        # union branch scores of this call, (branch, gold, candidate) -> score: nested unions without discriminator
+        # would otherwise score the same subtree once per branch of every union above it (exponential in depth)
+        self.memo: dict[tuple, tuple] = {}
+
+
+# ---------------------------------------------------------------------------
+# locations (only materialised for context-aware comparators and errors)
+
+
+def _loc_path(loc: Any) -> tuple:
+    out = []
+    while loc is not None:
+        out.append(loc[1])
+        loc = loc[0]
+    return tuple(reversed(out))
+
+
+def _pointer(path: tuple) -> str:
+    return "".join("/" + escape_token(t) for t in path)
+
+
+def _score_context(ctx: Ctx, loc: Any) -> ScoreContext:
+    if loc is None:
+        return ScoreContext(None, None, ctx.gold_root, ctx.pred_root, ())
+    return ScoreContext(loc[2], loc[3], ctx.gold_root, ctx.pred_root, _loc_path(loc))
+
+
+def _located(e: ComparatorError, loc: Any) -> ComparatorError:
+    """``e`` with the path of ``loc`` (a gold pointer), unless it has one or ``loc`` is unknown (``None``)."""
+    if e.path is None and loc is not None:
+        e.path = _pointer(_loc_path(loc))
+    return e
+
+
+def locate_comparator_error(e: ComparatorError, ctx: Ctx, attempts: Any) -> ComparatorError:
+    """The error of a custom comparator inside a matrix (computed without locations), with its path.
+
+    ``attempts`` are callables, each scoring one pair at its location; they
+    run in order until the comparator fails again (then its path is known); a
+    comparator that does not fail again leaves ``e`` as it is. Only on the
+    error path, outside ``max_cells`` (the work was allowed the first time).
+    """
+    saved = ctx.max_cells
+    ctx.max_cells = math.inf
+    try:
+        for attempt in attempts:
+            try:
+                attempt()
+            except ComparatorError as again:
+                if again.path is not None:
+                    return again
+            except Exception:  # another failure is not the one being located
+                continue
+    finally:
+        ctx.max_cells = saved
+    return e
+
+
+def charge(ctx: Ctx, cells: int, loc: Any) -> None:
+    """Count ``cells`` of pairwise work against ``max_cells`` (raises :class:`LimitError` past it)."""
+    w = ctx.work + cells
+    if w > ctx.max_cells:
+        raise LimitError("max_cells", w, ctx.max_cells, path=_pointer(_loc_path(loc)))
+    ctx.work = w
+
+
+def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
+    """Check ``max_string_length`` and charge the work of comparing every string of ``G`` with every one of ``P``.
+
+    A comparator whose cost grows with the product of the lengths counts one
+    cell per ``block`` x ``block`` characters (at least one per pair).
+    """
+    lg = sum(map(len, G))
+    lp = sum(map(len, P))
+    if lg > ctx.max_str or lp > ctx.max_str:
+        _check_lengths(G, P, ctx, loc)
+    charge(ctx, (len(G) + lg // block) * (len(P) + lp // block), loc)
+
+
+def _check_lengths(G: list, P: list, ctx: Ctx, loc: Any) -> None:
+    for side, values in (("gold", G), ("pred", P)):
+        for v in values:
+            if len(v) > ctx.max_str:
+                raise LimitError(
+                    "max_string_length", len(v), ctx.max_str, path=_pointer(_loc_path(loc)), side=side, what="string length"
+                )
+
+
+class UnsupportedValue(DataError):
+    """A Python value with no JSON type. ``Aligner`` converts both documents to JSON data once and retries."""
+
+
+def _unsupported(v: Any, loc: Any, side: str) -> UnsupportedValue:
+    return UnsupportedValue(
+        f"a value of type {type(v).__name__} has no JSON equivalent; pass JSON values or a model instance",
+        _pointer(_loc_path(loc)),
+        side,
+    )
+
+
+def _key_type(k: Any, loc: Any, side: str) -> UnsupportedValue:
+    """A dict key that is not a string: the aligner converts both documents to JSON data (keys become JSON text, as
+    ``json.dumps`` writes them: ``1`` -> ``"1"``, ``None`` -> ``"null"``) and scores those."""
+    return UnsupportedValue(f"an object key of type {type(k).__name__} ({k!r}); JSON keys are strings", _pointer(_loc_path(loc)), side)
+
+
+def _gold_kind(g: Any, loc: Any) -> str:
+    k = kind_of(g)
+    if k is None:
+        raise _unsupported(g, loc, "gold")
+    return k
+
+
+def _pred_kind(p: Any, loc: Any) -> str:
+    k = kind_of(p)
+    if k is None:
+        raise _unsupported(p, loc, "pred")
+    return k
+
+
+# ---------------------------------------------------------------------------
+# special positions: identifiers and references
+
+
+def _id_like(v: Any) -> bool:
+    return type(v) is not bool and isinstance(v, (str, int, float))
+
+
+def _special(pos: Pos, g: Any, p: Any, ctx: Ctx) -> tuple[float, Any]:
+    sp = pos.special
+    if ctx.mask_all or sp.scope == ctx.mask_scope:
+        return 1.0, None
+    if sp.__class__ is IdSpec:
+        # D12: 1 when the gold identifier maps to the candidate's under the bijection; a gold record
+        # without an identifier, or a mask (bijection derivation), leaves the label worth 1 (SPEC 9.8)
+        if not ctx.ids_mapped or ctx.mask_scope is not None or not _id_like(g):
+            return 1.0, None
+        mapping = ctx.mappings.get(sp.scope)
+        if mapping is None:
+            return 1.0, None
+        mapped = mapping.get(g)
+        if mapped is None:
+            return 0.0, None
+        # the candidate's identifier, of the declared JSON type (unless the gold's is not either): an identifier of
+        # the wrong type ("1" for 1) costs its field here, while the references that use it still resolve
+        ok = _id_like(p) and mapped == p and (kp := _KIND[type(p)]) == _KIND[type(mapped)] and (kp == sp.kind or _KIND[type(g)] != sp.kind)
+        return (1.0 if ok else 0.0), mapped
+    if g is None or p is None:
+        return (1.0 if g is None and p is None else pos.null_score), None
+    mapping = ctx.mappings.get(sp.scope)
+    if mapping is None:
+        return 1.0, None
+    try:
+        mapped = mapping.get(g)
+    except TypeError:
+        return 0.0, None
+    # a reference of the identifier's own type; in the reference's scoring (identifiers are free labels), of the
+    # declared type, or an identifier of the wrong type would cost nothing
+    if mapped is None or _KIND.get(type(p)) != (_KIND.get(type(mapped)) if ctx.ids_mapped else sp.kind):
+        return 0.0, mapped
+    try:
+        ok = mapped == p and p in ctx.pred_ids[sp.scope]
+    except TypeError:
+        ok = False
+    return (1.0 if ok else 0.0), mapped
+
+
+# ---------------------------------------------------------------------------
+# score only
+
+
+def score(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any = None) -> float:
+    """The score of ``p`` against ``g`` at ``pos`` (no tree)."""
+    if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+        return on_fresh_thread(score, pos, g, p, ctx, loc)
+    if pos.special is not None:
+        return _special(pos, g, p, ctx)[0]
+    if g is None or p is None:
+        return 1.0 if g is None and p is None else pos.null_score
+    kg = _KIND.get(type(g)) or _gold_kind(g, loc)
+    if (_KIND.get(type(p)) or _pred_kind(p, loc)) != kg:
+        return 0.0
+    h = pos.kinds.get(kg) or _ANY.kinds[kg]
+    return _score_h(h, g, p, ctx, loc)
+
+
+def _score_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> float:
+    t = h.tag
+    if t in (STR, NUM):
+        c = h.cmp
+        if c.block and (len(g) > BLOCK or len(p) > BLOCK):
+            string_cells(c.block, (g,), (p,), ctx, loc)
+        try:
+            s = c.pair(g, p, _score_context(ctx, loc)) if c.wants_context else c.pair(g, p)
+        except ComparatorError as e:
+            _located(e, loc)
+            raise
+        return 0.0 if s < h.threshold else s
+    if t == BOOL:
+        return 1.0 if g == p else 0.0
+    if t == OBJ:
+        return _object(h, g, p, ctx, loc, None, None)[0]
+    if t == ARR:
+        return _array(h, g, p, ctx, loc, None, None)[0]
+    b, s = _pick_branch(h, g, p, ctx, loc)
+    return s if s is not None else _score_h(b, g, p, ctx, loc)
+
+
+def tagged_branch(h: Any, g: Any) -> Any:
+    """The union branch a discriminated union's tag in ``g`` selects, or ``None``."""
+    if h.disc_prop is None or not isinstance(g, dict):
+        return None
+    try:
+        return h.disc_map.get(g.get(h.disc_prop))
+    except TypeError:  # an unhashable tag value
+        return None
+
+
+def _pick_branch(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any) -> tuple[Any, float | None]:
+    """The union branch used for ``g``: by discriminator tag, else the best-scoring one (first on ties)."""
+    b = tagged_branch(h, g)
+    if b is not None:
+        return b, None
+    memo = ctx.memo if _matrix.pure_scores(h) else None
+    if memo is not None:
+        key = (id(h), id(g), id(p))
+        hit = memo.get(key)
+        if hit is not None and hit[0] is g and hit[1] is p:
+            return hit[2], hit[3]
+    charge(ctx, len(h.branches) * BRANCH_CELLS, loc)
+    best, best_s = None, -1.0
+    for b in h.branches:
+        s = _score_h(b, g, p, ctx, loc)
+        if s > best_s:
+            best, best_s = b, s
+    if memo is not None:
+        memo[key] = (g, p, best, best_s)  # the values kept alive: their ids stay theirs for the call
+    return best, best_s
+
+
+# ---------------------------------------------------------------------------
+# tree
+
+
+def align(pos: Pos, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> Match:
+    """The match tree of ``p`` against ``g`` at ``pos``."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(align, pos, g, p, ctx, loc, gptr, pptr)
+    if pos.special is not None:
+        s, mapped = _special(pos, g, p, ctx)
+        kind = "id" if pos.special.__class__ is IdSpec else "ref"
+        return Match(kind, s, g, p, gptr, pptr, mapped=mapped, pos=pos)
+    if g is None or p is None:
+        if g is None and p is None:
+            return Match("null", 1.0, g, p, gptr, pptr, pos=pos)
+        if p is None and pos.allowed is not None and "null" not in pos.allowed:
+            ctx.problems.append(Problem("pred", pptr or "", "null where the schema does not allow it"))
+        return Match("null", pos.null_score, g, p, gptr, pptr, pos=pos)
+    kg = _KIND.get(type(g)) or _gold_kind(g, loc)
+    kp = _KIND.get(type(p)) or _pred_kind(p, loc)
+    if kp != kg:
+        got = kp
+        ctx.problems.append(Problem("pred", pptr or "", f"expected {kg} (as in the gold), got {got}"))
+        return Match("mismatch", 0.0, g, p, gptr, pptr, pos=pos)
+    h = pos.kinds.get(kg)
+    if h is None:
+        h = _ANY.kinds[kg]
+        allowed = sorted(pos.allowed or ())
+        ctx.problems.append(Problem("gold", gptr or "", f"{kg} value where the schema allows {allowed}; scored with default comparators"))
+    return _align_h(h, g, p, ctx, loc, gptr, pptr, pos)
+
+
+_LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
+#: cells charged per branch tried by a union without a (matching) discriminator tag
+BRANCH_CELLS = 200
+#: tree mode builds the kept pairs' subtrees from their list's matrix (False: aligns every kept pair again,
+#: the reference the tests compare it with)
+REUSE = True
+
+
+def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, pos: Pos) -> Match:
+    t = h.tag
+    if t == OBJ:
+        s, rows = _object(h, g, p, ctx, loc, gptr, pptr)
+        return Match("object", s, g, p, gptr, pptr, rows, pos=pos)
+    if t == ARR:
+        s, rows, kind = _array(h, g, p, ctx, loc, gptr, pptr)
+        if rows.__class__ is list:  # [function, args]: the rows are built on first access
+            return LazyMatch(kind, s, g, p, gptr, pptr, (), None, 1.0, pos, (_rows_tuple, rows))
+        return Match(kind, s, g, p, gptr, pptr, rows, pos=pos)
+    if t == UNION:
+        b, _ = _pick_branch(h, g, p, ctx, loc)
+        return _align_h(b, g, p, ctx, loc, gptr, pptr, pos)
+    return Match(_LEAF_KIND[t], _score_h(h, g, p, ctx, loc), g, p, gptr, pptr, pos=pos)
+
+
+def _rows_tuple(fn: Any, args: tuple) -> tuple[Row, ...]:
+    return tuple(fn(*args))
+
+
+def _child(ptr: str | None, token: Any) -> str | None:
+    if ptr is None:
+        return None
+    return ptr + (_TOKENS.get(token) or _token(token))  # (keys and indices: their "/token", memoised)
+
+
+# ---------------------------------------------------------------------------
+# objects
+
+
+def _key_rows(
+    h: Any, g: dict, p: dict, conf: tuple | None = None, out_conf: list | None = None, *, ctx: Ctx | None = None, loc: Any = None
+) -> list[tuple[Any, Any, float]]:
+    """(gold key or None, candidate key or None, key similarity) rows, canonical order.
+
+    With ``conf`` (tree mode, confidence requested) ``out_conf`` receives the
+    pairing confidence of each row (1.0 for unmatched rows).
+    """
+    cmp = h.key_cmp
+    if h.key_exact or (conf is None and g.keys() == p.keys() and cmp.name in _INJECTIVE and not cmp.custom):
+        rows: list[tuple[Any, Any, float]] = []
+        spare_keys = [k for k in p if k not in g]
+        spare = iter(spare_keys)
+        for gk in g:
+            if gk.__class__ is not str:
+                raise _key_type(gk, loc, "gold")
+            if gk in p:
+                rows.append((gk, gk, 1.0))
+                continue
+            pk = next(spare, None)
+            if pk is not None:
+                rows.append((None, pk, 0.0))
+            rows.append((gk, None, 0.0))
+        rows.extend((None, pk, 0.0) for pk in spare)
+        for pk in spare_keys:
+            if pk.__class__ is not str:
+                raise _key_type(pk, loc, "pred")
+        if out_conf is not None:
+            out_conf.extend(1.0 for _ in rows)  # exact keys: margins are 1
+        return rows
+    G, P = list(g), list(p)
+    for side, keys in (("gold", G), ("pred", P)):
+        for k in keys:
+            if k.__class__ is not str:
+                raise _key_type(k, loc, side)
+    if ctx is not None:
+        if cmp.block:
+            string_cells(cmp.block, G, P, ctx, loc)
+        else:
+            charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
+        charge(ctx, assign_cells(len(G), len(P)), loc)
+    try:
+        if cmp.matrix is not None:
+            K = cmp.matrix(G, P)
+        elif cmp.wants_context:
+            sc = ScoreContext(g, p, ctx.gold_root, ctx.pred_root, _loc_path(loc)) if ctx is not None else None
+            K = np.array([[cmp.pair(a, b, sc) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+        else:
+            K = np.array([[cmp.pair(a, b) for b in P] for a in G], dtype=np.float64).reshape(len(G), len(P))
+    except ComparatorError as e:  # a custom key comparator: the path of the object whose keys it compared
+        if loc is None and e.path is None and ctx is not None and g is ctx.gold_root:
+            e.path = ""
+        _located(e, loc)
+        raise
+    if h.key_threshold > 0.0:
+        K[h.key_threshold > K] = 0.0
+    out = []
+    # a comparator that can rate distinct keys 1.0 (custom, date): equal keys win ties, so identical objects pair up
+    prefer = None
+    if cmp.name not in _INJECTIVE or cmp.custom:
+        prefer = np.array([[a == b for b in P] for a in G], dtype=bool).reshape(len(G), len(P))
+    plan = canonical_rows(len(G), len(P), assign(K, prefer))
+    for kind, i, j in plan:
+        if kind == PAIR:
+            out.append((G[i], P[j], float(K[i, j])))
+        elif kind == MISSING:
+            out.append((G[i], None, 0.0))
+        else:
+            out.append((None, P[j], 0.0))
+    if out_conf is not None:
+        pcs = iter(pair_confidences(K, [(i, j) for kind, i, j in plan if kind == PAIR], conf[0], conf[1]))
+        out_conf.extend(next(pcs) if kind == PAIR else 1.0 for kind, _, _ in plan)
+    return out
+
+
+_SUM_ORDERS: dict = {}  # the filed keys of an object's rows -> their sum_order (memoised: the same keys recur in every pair)
+
+
+def sum_order(keys: list) -> tuple:
+    """The order in which an object's key rows are added up, from ``keys``, the key each row is filed under (its
+    gold key; an excess row: its candidate key): the row indices sorted by that key, so no sum depends on the key
+    order of either document (nor on the schema's). Every path that adds up an object's rows (:func:`_object`, the
+    matrices of ``_matrix``, ``_objective``, ``_referential``) adds them in this order; the rows themselves (the
+    match tree, repairs, feedback) keep the order of :func:`_key_rows`.
+
+    Gold keys are distinct and so are candidate keys, so two rows share a key only when a gold row and an excess
+    row do; both then carry the weight of that key and the excess row adds nothing else, so their order (kept
+    from ``rows``: the sort is stable) never changes a bit of any sum.
+    """
+    t = tuple(keys)
+    order = _SUM_ORDERS.get(t)
+    if order is None:
+        if len(_SUM_ORDERS) >= 4096:
+            _SUM_ORDERS.clear()
+        order = _SUM_ORDERS[t] = tuple(sorted(range(len(keys)), key=keys.__getitem__))
+    return order
+
+
+def summed(rows: list) -> list:
+    """Key rows ``(gold key, candidate key, key similarity)`` in :func:`sum_order`."""
+    if len(rows) < 2:
+        return rows
+    return [rows[r] for r in sum_order([gk if gk is not None else pk for gk, pk, _ in rows])]
+
+
+def weight_scale(h: Any, keys: Any) -> float:
+    """A power of two that brings the largest value weight of these keys below 1 (exact: ratios are unchanged).
+
+    Only used when the weights of one object add up past the float range
+    (``valueWeight: 1e308`` twice): the sums are redone scaled, so they stay finite.
+    """
+    props = h.props
+    top = max((props.get(k) or h.value_pos(k) or _ANY).weight for k in keys)
+    return 2.0 ** -math.frexp(top)[1]
+
+
+def pattern_charge(h: Any, keys: Any, ctx: Ctx, loc: Any) -> None:
+    """Charge the ``patternProperties`` matching of ``keys`` (those not matched yet), before matching any."""
+    steps = h.pattern_steps(keys)
+    if steps:
+        charge(ctx, steps * PATTERN_CELLS, loc)
+
+
+def _object(
+    h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, wscale: float = 1.0
+) -> tuple[float, tuple]:
+    tree = gptr is not None
+    if not g and not p:
+        return 1.0, ()
+    if h.patterns:
+        pattern_charge(h, g.keys() | p.keys(), ctx, loc)
+    kconf: list | None = [] if tree and ctx.conf is not None else None
+    rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
+    props = h.props
+    acc = 0.0
+    tw = 0.0
+    ksum = 0.0
+    built = []
+    if not tree:
+        # the sums in sum_order (no key order of either document changes a bit), the values scored in that order too
+        for gk, pk, ks in map(rows.__getitem__, sum_order([gk if gk is not None else pk for gk, pk, _ in rows])) if len(rows) > 1 else rows:
+            key = gk if gk is not None else pk
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * wscale
+            tw += w
+            if gk is not None and pk is not None:
+                ksum += ks
+                acc += w * score(vpos, g[gk], p[pk], ctx, (loc, gk, g, p))
+    else:
+        # the values aligned in row order (the problems they report come in document order), added up in sum_order
+        keys = []
+        vals = []  # per row: (weight, value score or None, key similarity)
+        for r, (gk, pk, ks) in enumerate(rows):
+            key = gk if gk is not None else pk
+            keys.append(key)
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * wscale
+            if gk is not None and pk is not None:
+                node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), _child(gptr, gk), _child(pptr, pk))
+                if kconf is not None and kconf[r] != 1.0:
+                    node = replace(node, confidence=kconf[r])
+                vals.append((w, node.score, ks))
+                built.append(("pair", gk, pk, w, node, ks))
+            else:
+                vals.append((w, None, 0.0))
+                if gk is not None:
+                    built.append(("missing", gk, None, w, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0))
+                else:
+                    built.append(("excess", None, pk, w, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0))
+        for w, s, ks in map(vals.__getitem__, sum_order(keys)) if len(vals) > 1 else vals:
+            tw += w
+            if s is not None:
+                ksum += ks
+                acc += w * s
+    if tw == _INF:  # the weights overflow the float range: redo the sums scaled by a power of two
+        return _object(h, g, p, ctx, loc, gptr, pptr, weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
+    values = acc / tw if tw > 0.0 else 1.0
+    ki, vi = h.ki, h.vi
+    if ki == 0.0:
+        s = vi * values / vi
+    else:
+        s = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    if not tree:
+        return s, ()
+    kbar = ki / (ki + vi)
+    vbar = vi / (ki + vi)
+    kw = kbar / len(rows)
+    out = tuple(
+        Row(kind, gk, pk, (vbar * w / tw) if tw > 0.0 else 0.0, node, ks, kw)
+        for kind, gk, pk, w, node, ks in built
+    )
+    return s, out
+
+
+# ---------------------------------------------------------------------------
+# arrays
+
+
+def sim_matrix(
+    pos: Pos, golds: list, preds: list, ctx: Ctx, loc: Any, gfull: list, pfull: list, offset: int, kept: Any = None
+) -> np.ndarray:
+    """All pairwise scores of ``golds`` x ``preds`` at item position ``pos`` (vectorised, see ``_matrix``)."""
+    if DEEP[0] and deep_frames():
+        return on_fresh_thread(sim_matrix, pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    try:
+        known = getattr(ctx.record_pairs, "matrix", None)  # referential: the bijection search computed it already
+        if known is not None and offset == 0:
+            S = known(golds, preds)
+            if S is not None:
+                return S
+        return _matrix.pos_matrix(pos, golds, preds, ctx, loc, gfull, pfull, offset, kept)
+    except ComparatorError as e:
+        if e.path is not None:
+            raise
+        first = e
+    # outside the handler: the error raised again is chained to the comparator's exception only
+    attempts = (functools.partial(score, pos, g, p, ctx, (loc, offset + i, gfull, pfull)) for i, g in enumerate(golds) for p in preds)
+    raise locate_comparator_error(first, ctx, attempts)
+
+
+def _leaf_matrix(pos: Pos, golds: list, preds: list) -> np.ndarray | None:
+    """Vectorised matrix when every item on both sides is a primitive of one JSON kind."""
+    kinds = {_KIND.get(type(v)) for v in golds}
+    if len(kinds) != 1:
+        return None
+    (k,) = kinds
+    if k not in ("string", "number", "boolean"):
+        return None
+    if any(_KIND.get(type(v)) != k for v in preds):
+        return None
+    return leaf_handler_matrix(pos.kinds.get(k) or _ANY.kinds[k], golds, preds)
+
+
+def leaf_handler_matrix(h: Any, golds: list, preds: list, ctx: Ctx | None = None, loc: Any = None) -> np.ndarray | None:
+    """Vectorised leaf matrix for values all of ``h``'s JSON kind (``None``: not vectorisable).
+
+    With ``ctx``, the work is charged against its limits first.
+    """
+    if h.tag not in (STR, NUM, BOOL):
+        return None
+    if ctx is not None:
+        leaf_charge(h, golds, preds, ctx, loc)
+    if h.tag == BOOL:
+        ga = np.array(golds, dtype=bool)[:, None]
+        pa = np.array(preds, dtype=bool)[None, :]
+        return (ga == pa).astype(np.float64)
+    c = h.cmp
+    if c.matrix is None or c.wants_context:
+        return None
+    M = c.matrix(golds, preds)
+    if M is None:
+        return None
+    if h.threshold > 0.0:
+        M[h.threshold > M] = 0.0
+    return M
+
+
+def leaf_charge(h: Any, golds: list, preds: list, ctx: Ctx, loc: Any = None) -> None:
+    """Charge (and check the string lengths of) what :func:`leaf_handler_matrix` computes for these values."""
+    c = h.cmp if h.tag != BOOL else None
+    if c is not None and c.block:
+        string_cells(c.block, golds, preds, ctx, loc)
+    elif c is None or c.matrix is not None:
+        charge(ctx, len(golds) * len(preds), loc)
+
+
+_NAN_KEY = object()
+
+
+def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
+    """Exact-match blocking for order-agnostic lists of primitives compared exactly.
+
+    With similarities in {0, 1} from equality, the optimal assignment pairs
+    equal values, as many as both sides hold (any maximum matching of the
+    equivalence classes is optimal, and every one has the same size), so no
+    matrix and no assignment solver is needed: each gold item takes the first
+    unused equal candidate. Returns ``None`` when the list does not qualify.
+    """
+    if pos.special is not None:
+        return None
+    k = _KIND.get(type(golds[0]))
+    if k not in ("string", "number", "boolean"):
+        return None
+    h = pos.kinds.get(k) or _ANY.kinds[k]
+    if h.tag != BOOL and (h.tag not in (STR, NUM) or h.cmp.name != "exact" or h.cmp.custom):
+        return None
+    for v in golds:
+        if _KIND.get(type(v)) != k:
+            return None
+    for v in preds:
+        if _KIND.get(type(v)) != k:
+            return None
+    free: dict = {}
+    for j, v in enumerate(preds):
+        key = v if v == v else _NAN_KEY
+        lst = free.get(key)
+        if lst is None:
+            free[key] = [j]
+        else:
+            lst.append(j)
+    pairs: dict[int, int] = {}
+    for i, v in enumerate(golds):
+        lst = free.get(v if v == v else _NAN_KEY)
+        if lst:
+            pairs[i] = lst.pop(0)
+    return pairs
+
+
+def _cells(S: np.ndarray, pairs: Any) -> list[float]:
+    """The cells ``S[i, j]`` of ``pairs``, as floats."""
+    m = S.shape[1]
+    flat = [i * m + j for i, j in pairs]  # one flat index: cheaper than a (rows, cols) fancy index
+    if not flat:
+        return []
+    return S.take(flat).tolist()
+
+
+def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
+    """The exactly rounded sum of the paired cells: independent of their order, so shuffling a list cannot move its score."""
+    return math.fsum(_cells(S, pairs))
+
+
+def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
+    """The pairing of an order-agnostic list: records by the bijection (D12), anything else by :func:`assign`."""
+    if ctx.record_pairs is not None:
+        pairs = ctx.record_pairs(h, gt, pt, S)
+        if pairs is not None:
+            return pairs
+    return assign(S)
+
+
+def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
+    L = len(h.prefix)
+    has_tail = h.items is not None
+    rows: list = []
+    if L and has_tail:
+        ps = _prefix(h, g, p, ctx, loc, gptr, pptr, h.pi, rows)
+        ts, kind = _tail(h, g, p, L, ctx, loc, gptr, pptr, h.ri, rows)
+        s = h.pi * ps + h.ri * ts
+        kind = "combined"
+    elif L:
+        s = _prefix(h, g, p, ctx, loc, gptr, pptr, 1.0, rows)
+        kind = "prefix"
+    elif has_tail:
+        later: list | None = [] if gptr is not None else None
+        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        if later:
+            s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+            return s, later[0], kind
+    else:
+        s, kind = 1.0, "prefix"
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    if gptr is None:
+        return s, ()
+    return s, tuple(rows), kind
+
+
+def _prefix(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list) -> float:
+    tree = gptr is not None
+    ng, npr = len(g), len(p)
+    acc = 0.0
+    total = 0.0
+    built = []
+    for k, slot in enumerate(h.prefix):
+        w = h.prefix_w[k]
+        hg, hp = k < ng, k < npr
+        if hg and hp:
+            total += w
+            if tree:
+                node = align(slot, g[k], p[k], ctx, (loc, k, g, p), _child(gptr, k), _child(pptr, k))
+                s = node.score
+                built.append(("pair", k, k, w, node))
+            else:
+                s = score(slot, g[k], p[k], ctx, (loc, k, g, p))
+            acc += w * s
+        elif hg or hp:
+            total += w
+            if tree:
+                if hg:
+                    built.append(("missing", k, None, w, Match("missing", 0.0, g[k], None, _child(gptr, k), None, pos=slot)))
+                else:
+                    built.append(("excess", None, k, w, Match("excess", 0.0, None, p[k], None, _child(pptr, k), pos=slot)))
+        elif tree:
+            built.append(("absent", None, None, 0.0, Match("absent", 0.0, None, None, _child(gptr, k), _child(pptr, k), pos=slot)))
+    s = acc / total if total > 0.0 else 1.0
+    if tree:
+        for kind, gk, pk, w, node in built:
+            rows.append(Row(kind, gk, pk, scale * w / total if total > 0.0 else 0.0, node))
+    return s
+
+
+def _tail(
+    h: Any, g: list, p: list, L: int, ctx: Ctx, loc: Any, gptr, pptr, scale: float, rows: list, later: list | None = None
+) -> tuple[float, str]:
+    """The score of a list's tail (and, in tree mode, its rows appended to ``rows``).
+
+    With ``later`` (a list), rows that can be built without scoring, charging or
+    reporting anything are not built: ``[function, args]`` building them is
+    appended to ``later`` instead.
+    """
+    tree = gptr is not None
+    kind = "reorder" if h.align else "fixed"
+    gt = g[L:] if L else g
+    pt = p[L:] if L else p
+    n, m = len(gt), len(pt)
+    if n == 0 and m == 0:
+        return 1.0, kind
+    S = None
+    blocked = None
+    if n and m and h.align and not (tree and ctx.conf is not None):
+        blocked = _exact_blocks(h.items, gt, pt)
+    k = 0
+    total = 0.0
+    single = None
+    kept = None
+    if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None and ctx.record_pairs is None:
+        # one item on each side: its subtree's score is the matrix (bit for bit), so align it once
+        # (re-scoring it first made nested singleton lists quadratic in their depth)
+        single = align(h.items, gt[0], pt[0], ctx, (loc, L, g, p), _child(gptr, L), _child(pptr, L))
+        charge(ctx, 1, loc)
+        S = np.array([[single.score]])
+        if single.score > 0.0:
+            plan = [(PAIR, 0, 0)]
+        else:  # the split rows of canonical_rows (order-agnostic) and of monotone (ordered)
+            plan = [(EXCESS, None, 0), (MISSING, 0, None)] if h.align else [(MISSING, 0, None), (EXCESS, None, 0)]
+    elif not tree and h.align:
+        # the score needs only the pairs, summed exactly (math.fsum), so the score cannot depend on list order
+        if blocked is not None:
+            k = len(blocked)
+            total = float(k)
+        elif n and m:
+            charge(ctx, assign_cells(n, m), loc)
+            S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
+            pairs = _pairs(h, gt, pt, S, ctx)
+            k = len(pairs)
+            total = _fsum_cells(S, pairs.items())
+        plan = ()
+    elif blocked is not None:
+        plan = canonical_rows(n, m, blocked)
+    elif n and m:
+        charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
+        if tree and ctx.conf is None and REUSE:
+            kept = _matrix.Kept()
+        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
+        plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
+    else:
+        plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
+    pairs_ij = cells = None
+    if plan:
+        pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
+        k += len(pairs_ij)
+        if S is None:
+            total = float(len(pairs_ij))
+        else:
+            cells = _cells(S, pairs_ij)
+            total = math.fsum(cells)
+    D = n + m - k
+    if h.ignore_excess:
+        D -= m - k
+    if h.ignore_missing:
+        D -= n - k
+    s = total / D if D > 0 else 1.0
+    if tree:
+        alpha = scale / D if D > 0 else 0.0
+        wm = 0.0 if h.ignore_missing else alpha
+        we = 0.0 if h.ignore_excess else alpha
+        pconf = None
+        if h.align and ctx.conf is not None and S is not None:
+            pairs = [(i, j) for rk, i, j in plan if rk == PAIR]
+            pconf = dict(zip(pairs, pair_confidences(S, pairs, ctx.conf[0], ctx.conf[1])))
+        nodes = None  # (function, args): the kept pairs' nodes, in plan order, built from what the matrix kept
+        lazy = not pairs_ij  # nothing to align: the rows can be built later
+        if pairs_ij and single is None and REUSE:
+            if kept is not None:
+                taken = _take(kept, h.items, cells, pairs_ij)
+                if taken is not None:
+                    nodes = (_kept_nodes, [taken, h.items, pairs_ij, gt, pt, L, g, p, ctx, loc, gptr, pptr])
+                    lazy = taken[2]
+            elif blocked is not None and _blocked_kind(h.items, gt) is not None:
+                nodes = (_equal_leaves, [h.items, pairs_ij, gt, pt, L, gptr, pptr])
+                lazy = True
+        if lazy and later is not None and pconf is None and single is None:
+            # every row can be built later without scoring, charging or reporting anything: on first access
+            # (from the values of now: the lists are copied, as an eager build would have read them)
+            gt, pt = list(gt), list(pt)
+            if nodes is not None:
+                args = nodes[1]
+                if nodes[0] is _kept_nodes:
+                    args[3], args[4], args[8] = gt, pt, None  # no ctx: nothing is aligned
+                else:
+                    args[2], args[3] = gt, pt
+            later.append([_list_rows, (plan, nodes, alpha, wm, we, gt, pt, L, h.items, gptr, pptr)])
+            return s, kind
+        rows.extend(_list_rows(plan, nodes, alpha, wm, we, gt, pt, L, h.items, gptr, pptr, g, p, ctx, loc, pconf, single))
+    return s, kind
+
+
+def _list_rows(
+    plan: list,
+    nodes: tuple | None,
+    alpha: float,
+    wm: float,
+    we: float,
+    gt: list,
+    pt: list,
+    L: int,
+    pos: Pos,
+    gptr: str,
+    pptr: str,
+    g: list | None = None,
+    p: list | None = None,
+    ctx: Ctx | None = None,
+    loc: Any = None,
+    pconf: dict | None = None,
+    single: Match | None = None,
+) -> list[Row]:
+    """The rows of a list's tail, in plan order (kept pairs' nodes from ``nodes``, else aligned)."""
+    made = iter(nodes[0](*nodes[1])) if nodes is not None else None
+    rows = []
+    for rk, i, j in plan:
+        if rk == PAIR:
+            if made is not None:
+                node = next(made)
+            else:
+                node = single or align(pos, gt[i], pt[j], ctx, (loc, L + i, g, p), _child(gptr, L + i), _child(pptr, L + j))
+            if pconf is not None and pconf[i, j] != 1.0:
+                node = replace(node, confidence=pconf[i, j])
+            rows.append(Row(PAIR, L + i, L + j, alpha, node))
+        elif rk == MISSING:
+            rows.append(Row(MISSING, L + i, None, wm, Match("missing", 0.0, gt[i], None, f"{gptr}/{L + i}", None, (), None, 1.0, pos)))
+        else:
+            rows.append(Row(EXCESS, None, L + j, we, Match("excess", 0.0, None, pt[j], None, f"{pptr}/{L + j}", (), None, 1.0, pos)))
+    return rows
+
+
+# ---------------------------------------------------------------------------
+# the subtrees of kept pairs, from the cells their list's matrix was built from
+
+
+def _blocked_kind(pos: Pos, gt: list) -> str | None:
+    """The leaf kind of an exact-match blocked list's items (``None``: align its pairs, the default comparators report)."""
+    h = pos.kinds.get(_KIND[type(gt[0])])
+    return None if h is None else _LEAF_KIND[h.tag]
+
+
+def _equal_leaves(pos: Pos, pairs: list, gt: list, pt: list, L: int, gptr: str, pptr: str) -> list[Match]:
+    """Leaf nodes of the pairs of an exact-match blocked list: equal values, score 1.0."""
+    kind = _blocked_kind(pos, gt)
+    return [Match(kind, 1.0, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for i, j in pairs]
+
+
+def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
+    """What the kept pairs' nodes are built from, taken out of the list's matrices (which are then let go):
+    ``(cells, blocks, every pair buildable later, leaf kind)`` (``cells``: the pairs' cells of the list's
+    matrix, their items' scores): ``blocks`` lists, per block holding kept pairs,
+    ``(their numbers in pairs, spec, field cells, gold values, candidate values, gold and candidate indices in the
+    block, lazy)`` (``None`` for a list of leaves). ``None``: nothing was kept, align the pairs."""
+    if kept.leaf is not None:
+        return cells, None, True, kept.leaf
+    blocks = kept.blocks
+    if blocks is None:
+        return None
+    kept.blocks = None
+    if len(blocks) == 1:  # every object on each side has the same keys
+        li, lj = zip(*pairs)
+        members = {(0, 0): (range(len(pairs)), li, lj)}
+    else:
+        ggrp, gloc = kept.groups(True)
+        pgrp, ploc = kept.groups(False)
+        members = {}
+        for t, (i, j) in enumerate(pairs):
+            key = (ggrp[i], pgrp[j])
+            m = members.get(key)
+            if m is None:
+                members[key] = m = ([], [], [])
+            m[0].append(t)
+            m[1].append(gloc[i])
+            m[2].append(ploc[j])
+    out = []
+    lazy = True
+    for key, (ts, li, lj) in members.items():
+        blk = blocks[key]
+        spec, gvals, pvals = _block_spec(blk, pos)
+        mats = blk.mats
+        cols: tuple = (None,) * len(mats)
+        for V in mats:
+            if V is not None:  # the pairs' cells of each kept field matrix (one flat index array for all of them)
+                m = V.shape[1]
+                flat = np.array([a * m + b for a, b in zip(li, lj)], dtype=np.intp)
+                cols = tuple([None if V is None else V.take(flat).tolist() for V in mats])
+                break
+        blk.mats = None
+        lazy = lazy and blk.lazy
+        later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
+        if blk.lazy:
+            if not [row for row in spec if row[0] is not PAIR]:  # every row a pair of plain leaves: the columns of each row
+                data = tuple([
+                    (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
+                    for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
+                ])  # fmt: skip
+                later = (_leaf_rows, data)
+            else:
+                later = (_block_rows, (spec, cols, gvals, pvals))
+        out.append((ts, spec, cols, gvals, pvals, li, lj, later))
+    return cells, out, lazy, None
+
+
+_TOKENS: dict = {}  # object key -> "/" + its escaped pointer token (memoised: the same few keys recur in every pair)
+
+
+def _token(key: Any) -> str:
+    if len(_TOKENS) >= 4096:
+        _TOKENS.clear()
+    tok = _TOKENS[key] = "/" + escape_token(key)
+    return tok
+
+
+def _block_spec(blk: Any, pos: Pos) -> tuple:
+    """``(spec, gold values, candidate values)`` of a block: per key row, what building it needs, ``(kind, gold
+    key, candidate key, weight, key score, key weight, value position, field number, leaf kind, gold token,
+    candidate token)`` (the rules of :func:`_object`), and the block's values of that key on each side."""
+    h = pos.kinds["object"]
+    rows = blk.rows
+    if not rows:
+        return (), (), ()
+    tw = blk.tw
+    kbar = h.ki / (h.ki + h.vi)
+    vbar = h.vi / (h.ki + h.vi)
+    kw = kbar / len(rows)
+    fields = {(f[2], f[3]): (t, f) for t, f in enumerate(blk.fields)}
+    spec, gvals, pvals = [], [], []
+    for gk, pk, ks in rows:
+        gtok = None if gk is None else _TOKENS.get(gk) or _token(gk)
+        ptok = None if pk is None else _TOKENS.get(pk) or _token(pk)
+        if gk is not None and pk is not None:
+            t, (vpos, w, _, _, leaf) = fields[gk, pk]
+            Gf, Pf = blk.values[gk, pk]
+            spec.append((PAIR, gk, pk, (vbar * w / tw) if tw > 0.0 else 0.0, ks, kw, vpos, t, leaf, gtok, ptok))
+        else:
+            key = gk if gk is not None else pk
+            vpos = h.props.get(key) or h.value_pos(key) or _ANY
+            w = vpos.weight * blk.wscale
+            wt = (vbar * w / tw) if tw > 0.0 else 0.0
+            spec.append((MISSING if gk is not None else EXCESS, gk, pk, wt, 0.0, kw, vpos, -1, None, gtok, ptok))
+            Gf = None if gk is None else [x[gk] for x in blk.G]
+            Pf = None if pk is None else [x[pk] for x in blk.P]
+        gvals.append(Gf)
+        pvals.append(Pf)
+    blk.values = blk.G = blk.P = None
+    return tuple(spec), tuple(gvals), tuple(pvals)
+
+
+def _kept_nodes(
+    taken: tuple, pos: Pos, pairs: list, gt: list, pt: list, L: int, g: list, p: list, ctx: Ctx, loc: Any, gptr: str, pptr: str
+) -> list[Match]:
+    """The nodes of a list's kept pairs, from what :func:`_take` took (see ``_matrix.Kept``).
+
+    A leaf item's score is its matrix cell. An object item's score is its
+    cell; its rows come from the block's key rows, a plain-leaf field's node
+    scoring its field-matrix cell and any other field aligned. When every field
+    is a plain leaf nothing can be reported or charged while building the rows,
+    so they are built on first access (:class:`LazyMatch`). Values are the ones
+    read when the matrices were built. Every score is the float an eager
+    ``align`` gives.
+    """
+    cells, blocks, _, leaf = taken
+    if blocks is None:
+        return [Match(leaf, c, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for c, (i, j) in zip(cells, pairs)]
+    out: list = [None] * len(pairs)
+    for ts, spec, cols, gvals, pvals, li, lj, later in blocks:
+        for u, t in enumerate(ts):
+            i, j = pairs[t]
+            gi, pj = gt[i], pt[j]
+            gp, pp = f"{gptr}/{L + i}", f"{pptr}/{L + j}"
+            if later is not None:
+                build = (later[0], (later[1], u, li[u], lj[u], gp, pp))
+                clean = (_perfect, (later[1], u)) if later[0] is _leaf_rows and cells[t] >= 1.0 else False
+                out[t] = LazyMatch("object", cells[t], gi, pj, gp, pp, (), None, 1.0, pos, build, clean)
+            else:
+                rows = _object_rows(spec, cols, u, gvals, pvals, li[u], lj[u], gp, pp, gi, pj, ctx, (loc, L + i, g, p))
+                out[t] = Match("object", cells[t], gi, pj, gp, pp, rows, None, 1.0, pos)
+    return out
+
+
+def _block_rows(data: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block of plain-leaf fields with unpaired keys (see :func:`_take`)."""
+    spec, cols, gvals, pvals = data
+    return _object_rows(spec, cols, u, gvals, pvals, li, lj, gptr, pptr, None, None, None, None)
+
+
+def _perfect(plain: tuple, u: int) -> bool:
+    """Whether every field of pair ``u`` of a plain-leaf block scores 1 and pairs a key with itself."""
+    return not any(gk != pk or vcol[u] < 1.0 for gk, pk, _, _, _, _, _, _, _, _, _, vcol in plain)
+
+
+def _leaf_rows(plain: tuple, u: int, li: int, lj: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of one object pair of a block whose every row is a pair of plain leaves (see :func:`_take`)."""
+    return tuple(
+        [
+            Row(PAIR, gk, pk, wt, Match(leaf, vcol[u], gcol[li], pcol[lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos), ks, kw)
+            for gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gcol, pcol, vcol in plain
+        ]
+    )
+
+
+def _object_rows(
+    spec: tuple, cols: tuple, u: int, gvals: tuple, pvals: tuple, li: int, lj: int, gptr: str, pptr: str, g: Any, p: Any, ctx: Any, loc: Any
+) -> tuple[Row, ...]:
+    """The rows of one object pair of a block (see :func:`_kept_nodes`); ``g``/``p``/``ctx`` only to align a field."""
+    out = []
+    for r, (kind, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec):
+        if kind is PAIR:
+            if leaf is not None:
+                node = Match(leaf, cols[t][u], gvals[r][li], pvals[r][lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos)
+            else:
+                node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), gptr + gtok, pptr + ptok)
+            out.append(Row(PAIR, gk, pk, wt, node, ks, kw))
+        elif kind is MISSING:
+            node = Match("missing", 0.0, gvals[r][li], None, gptr + gtok, None, (), None, 1.0, vpos)
+            out.append(Row(MISSING, gk, None, wt, node, 0.0, kw))
+        else:
+            node = Match("excess", 0.0, None, pvals[r][lj], None, pptr + ptok, (), None, 1.0, vpos)
+            out.append(Row(EXCESS, None, pk, wt, node, 0.0, kw))
+    return tuple(out)
+
+
+from . import matrix as _matrix  # noqa: E402  (imports this module back)

@@ -1,0 +1,561 @@
+"""Feedback (SPEC 13): deterministic, ranked text about what to fix, shaped for prompt optimizers.
+
+Pipeline: the repairs of the alignment, ranked; ``min_delta`` filter (the two
+halves of a key rename go together); the first ``top_k`` fixes (a rename
+pair is one fix, its silenced remove half shares the rank); one line per fix
+from the templates; a synthesis line naming the dominant kind of error when
+it carries at least ``dominant_fraction_threshold`` of the deficit shown.
+
+>>> from pydantic_aligner import align
+>>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}
+>>> print(align(["a", "b", "c"], ["a", "x"], schema).feedback(style="compact"))
+Score 0.25. Top 3/3 fixes:
+1. /: remove item 'x' [+0.250]
+2. /: add item 'b' [+0.250]
+3. /: add item 'c' [+0.250]
+<BLANKLINE>
+Focus on missing-list-item errors — they account for 67% of the deficit shown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from .._engine.limits import deep_entry
+from .._errors import SchemaError, safe_repr
+from .._schema.plan import RefSpec, kind_of
+from .patch import parse_pointer, walk_specials
+from .repairs import Repair, check_options, count_units, diagnostics, first_fixes, units
+from .templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._api.alignment import Alignment
+
+__all__ = ["FeedbackEntry", "FeedbackResult", "feedback", "STYLES", "KIND_BUCKETS", "format_value", "display_path"]
+
+STYLES = ("gepa", "compact", "json")
+REFERENTIAL = ("literal", "semantic")
+
+#: Human names of the error kinds, used by the synthesis line.
+KIND_BUCKETS = {
+    "primitive_replace": "primitive-value",
+    "primitive_replace_reorder": "list-item-value",
+    "key_add": "missing-key",
+    "key_remove": "extraneous-key",
+    "key_rename_add": "key-rename",
+    "key_rename_remove": "key-rename",
+    "list_item_add": "missing-list-item",
+    "list_item_missing": "missing-list-item",
+    "list_item_remove": "extraneous-list-item",
+    "list_item_excess": "extraneous-list-item",
+    "ref_fix": "reference",
+    "ref_fix_no_target": "unresolved-reference",
+    "id_fix": "identifier",
+    "subtree_replace": "subtree",
+    "null_value_replace": "null-value",
+}
+
+_MAX = 80
+
+#: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
+_FOLLOWERS = ("id_fix", "ref_fix")
+
+
+def format_value(v: Any) -> str:
+    """``repr(v)`` cut to 80 characters (79 and an ellipsis); integers too long for ``repr`` show as ``<int of N digits>``.
+
+    >>> format_value("x" * 100)[-3:], len(format_value("x" * 100))
+    ('xx…', 80)
+    >>> format_value(None)
+    'None'
+    """
+    s = safe_repr(v)
+    return s if len(s) <= _MAX else s[: _MAX - 1] + "…"
+
+
+def display_path(path: str | None) -> str:
+    """A JSON Pointer as shown in text: the root (``""``) reads ``/``.
+
+    >>> display_path(""), display_path("/a/0")
+    ('/', '/a/0')
+    """
+    if path is None:
+        return ""
+    return path if path else "/"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedbackEntry:
+    """One fix as rendered: its ``rank`` among visible lines (shared by a rename's two halves; ``None``
+    for a fix whose template is silenced), the repair's kind/op/path/delta/values, and its ``text``."""
+
+    rank: int | None
+    op_kind: str
+    op: str
+    path: str
+    score_delta: float
+    score_delta_pct: float
+    gold: Any
+    pred: Any
+    value: Any
+    text: str
+    pair_id: str
+    confidence: float
+
+    def to_dict(self) -> dict:
+        """Plain-data form."""
+        return asdict(self)
+
+
+class FeedbackResult:
+    """Feedback text plus the structured entries behind it. ``str(result)`` is ``result.text``.
+
+    ``truncated`` is true when fewer fixes are shown than exist (``top_k`` or
+    ``min_delta``); ``n_total_ops`` counts every repair operation (both halves
+    of a rename); ``error_breakdown`` (with ``include_metadata=True``) sums the
+    deltas of all operations by kind.
+
+    >>> from pydantic_aligner import align
+    >>> fb = align({"a": 1, "b": 2}, {"a": 1, "b": 3}).feedback(top_k=0)
+    >>> fb.truncated, fb.n_total_ops, str(fb)
+    (True, 1, 'The prediction scored 0.75; no individually significant fix locations under the current filter.')
+    """
+
+    __slots__ = ("entries", "error_breakdown", "n_total_ops", "score", "style", "text", "truncated")
+
+    def __init__(
+        self, score: float, text: str, entries: tuple, style: str, truncated: bool, n_total_ops: int, error_breakdown: dict
+    ) -> None:
+        self.score = score
+        self.text = text
+        self.entries = entries
+        self.style = style
+        self.truncated = truncated
+        self.n_total_ops = n_total_ops
+        self.error_breakdown = error_breakdown
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"FeedbackResult(score={self.score!r}, entries={len(self.entries)}, truncated={self.truncated})"
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __iter__(self):
+        return iter(self.entries)
+
+    def to_dict(self) -> dict:
+        """Plain-data form (keys ``entries``, ``error_breakdown``, ``n_total_ops``, ``score``, ``style``, ``text``, ``truncated``)."""
+        return {
+            "entries": [e.to_dict() for e in self.entries],
+            "error_breakdown": dict(self.error_breakdown),
+            "n_total_ops": self.n_total_ops,
+            "score": self.score,
+            "style": self.style,
+            "text": self.text,
+            "truncated": self.truncated,
+        }
+
+    def to_json(self) -> str:
+        """``to_dict()`` as JSON text (values that are not JSON become their ``repr``)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=repr)
+
+
+# ---------------------------------------------------------------------------
+
+
+def _last(path: str | None) -> str:
+    if not path:
+        return ""
+    if path[0] != "/":
+        return parse_pointer(path)[-1]  # raises: not a pointer
+    t = path[path.rfind("/") + 1 :]  # the last token (an escaped "/" is "~1")
+    return t.replace("~1", "/").replace("~0", "~") if "~" in t else t
+
+
+def _fields(op: Repair, rank: int | None, partner: Repair | None) -> dict[str, Any]:
+    gold_key = _last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path)
+    pred_key = _last(partner.path) if partner is not None else _last(op.pred_path)
+    return {
+        "rank": rank if rank is not None else "",
+        "path": display_path(op.path),
+        "gold": format_value(op.gold),
+        "pred": format_value(op.pred),
+        "value": format_value(op.value),
+        "score_delta": op.delta,
+        "score_delta_pct": 100.0 * op.delta,
+        "key": _last(op.path),
+        "gold_key": gold_key,
+        "pred_key": pred_key,
+        "gold_path": display_path(op.gold_path),
+        "pred_path": display_path(op.pred_path),
+        "list_path": display_path(op.list_path),
+        "kind": op.kind,
+        "op": op.op,
+        "confidence": op.confidence,
+        "confidence_pct": 100.0 * op.confidence,
+    }
+
+
+def _render(template: str, fields: dict) -> str:
+    return template.format(**fields) if template.strip() else ""
+
+
+def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str:
+    buckets: dict[str, float] = {}
+    for o in selected:
+        b = KIND_BUCKETS.get(o.kind)
+        if b is not None:
+            buckets[b] = buckets.get(b, 0.0) + o.delta
+    total = sum(buckets.values())
+    if total <= 0.0:
+        return ""
+    ranked = sorted(buckets.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
+    top, val = ranked[0]
+    share = val / total
+    if share >= threshold:
+        kind = next(k for k, b in KIND_BUCKETS.items() if b == top)
+        return _render(
+            templates["feedback.synthesis.single_dominant"],
+            {"dominant_kind": kind, "dominant_kind_human": top, "dominant_fraction": share, "dominant_fraction_pct": 100.0 * share},
+        )
+    top_kinds = ", ".join(f"{b} {100.0 * v / total:.0f}%" for b, v in ranked[:3])
+    return _render(templates["feedback.synthesis.mixed"], {"top_kinds": top_kinds})
+
+
+def _failure(alignment: Alignment) -> tuple[str, str] | None:
+    """(path, message) when the candidate could not be scored structurally (strict validation, unreadable text)."""
+    aligner = alignment.aligner
+    unreadable = "unreadable" in alignment.read
+    strict = (
+        aligner is not None
+        and aligner.strict
+        and alignment.root.kind == "mismatch"
+        and alignment.root.gold_path == ""
+        and alignment.problems
+    )
+    if not (unreadable or strict) or not alignment.problems:
+        return None
+    p = alignment.problems[0]
+    return (p.path or "/", p.message)
+
+
+@deep_entry
+def feedback(
+    alignment: Alignment,
+    *,
+    top_k: int | None = 5,
+    min_delta: float = 0.0,
+    style: str = "gepa",
+    templates: Any = None,
+    referential: str = "literal",
+    include_synthesis_line: bool = True,
+    granularity: str = "leaf",
+    rank_by: str = "score_delta",
+    dominant_fraction_threshold: float = 0.60,
+    include_pairing_ambiguous: bool = False,
+    ambiguity_threshold: float = 0.30,
+    include_metadata: bool = False,
+) -> FeedbackResult:
+    """Feedback of ``alignment`` (see :meth:`Alignment.feedback`)."""
+    check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
+    if style not in STYLES:
+        raise SchemaError(f"style must be one of {STYLES}, got {style!r}")
+    if referential not in REFERENTIAL:
+        raise SchemaError(f"referential must be one of {REFERENTIAL}, got {referential!r}")
+    if isinstance(dominant_fraction_threshold, bool) or not isinstance(dominant_fraction_threshold, (int, float)):
+        raise SchemaError(f"dominant_fraction_threshold must be a number, got {dominant_fraction_threshold!r}")
+    tpl = resolve_templates(DEFAULT_FEEDBACK_TEMPLATES, COMPACT_FEEDBACK_TEMPLATES if style == "compact" else None, templates)
+    textual = style != "json"
+    score = alignment.score
+    deficit = 1.0 - score
+    sfields = {"score": score, "score_pct": 100.0 * score, "deficit": deficit, "deficit_pct": 100.0 * deficit}
+
+    failure = _failure(alignment)
+    if failure is not None:
+        text = _render(tpl["feedback.validation_error"], {"path": failure[0], "message": failure[1]}) if textual else ""
+        return FeedbackResult(score, text, (), style, False, 0, {})
+
+    # the breakdown sums every operation in ranked order: then every operation is ranked
+    chosen, ops, _ = first_fixes(alignment, granularity, rank_by, min_delta, top_k, every_ranked=include_metadata)
+    n_total_ops = len(ops)
+    breakdown: dict[str, float] = {}
+    if include_metadata:
+        for o in ops:
+            breakdown[o.kind] = breakdown.get(o.kind, 0.0) + o.delta
+    n_selected = sum(len(u) for u in chosen)
+    truncated = n_selected < n_total_ops
+
+    shown: dict[str, bool] = {}
+
+    def visible(op: Repair) -> bool:
+        v = shown.get(op.kind)
+        if v is None:
+            v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
+        # an identifier rewrite worth nothing only relabels, and a reference rewrite worth nothing follows an
+        # identifier's rewrite: not fixes to show
+        return v and not (op.delta <= 0.0 and op.kind in _FOLLOWERS)
+
+    semantic = referential == "semantic"
+    sem = _Semantic(alignment) if semantic else None
+    tables = _table_leaves(alignment, chosen) if textual else {}
+    defaults = _Defaults(alignment) if textual else None
+    entries: list[FeedbackEntry] = []
+    lines: list[str] = []
+    selected_ops: list[Repair] = []
+    n = 0
+    for unit in chosen:
+        shows = any(visible(o) for o in unit)
+        rank_no = n + 1 if shows else None
+        if shows:
+            n += 1
+        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"}
+        for o in unit:
+            selected_ops.append(o)
+            fields = _fields(o, rank_no, partner.get(o.pair_id) if o.kind == "key_rename_add" else None)
+            text = ""
+            if textual:
+                if sem is not None and o.kind in ("ref_fix", "ref_fix_no_target"):
+                    text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{o.kind}"], fields)
+                elif o.gold_path in tables and o.kind in _TABLE_OPS:
+                    text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
+                elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
+                    text = _render(tpl["feedback.op.key_add.default"], fields)
+                elif o.kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
+                    text = _render(tpl["feedback.op.id_fix.type"], {**fields, "expected_type": kind_of(o.value)})
+                elif visible(o):
+                    text = _render(tpl[f"feedback.op.{o.kind}"], fields)
+                if text:
+                    lines.append(text)
+            entries.append(
+                FeedbackEntry(
+                    rank_no, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence
+                )
+            )
+    diag = diagnostics(alignment, ambiguity_threshold) if include_pairing_ambiguous else []
+    for d in diag:
+        fields = _fields(d, None, None)
+        text = _render(tpl["feedback.op.pairing_ambiguous"], fields) if textual else ""
+        entries.append(FeedbackEntry(None, d.kind, d.op, d.path, 0.0, 0.0, None, None, None, text, "", d.confidence))
+
+    if not textual:
+        return FeedbackResult(score, "", tuple(entries), style, truncated, n_total_ops, breakdown)
+    if not lines:
+        text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
+    else:
+        if all(visible(o) for o in ops):
+            n_total = count_units(ops)  # every kind has a line
+        else:
+            n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))
+        intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
+        text = intro + "\n".join(lines)
+        if include_synthesis_line:
+            syn = _synthesis(selected_ops, tpl, float(dominant_fraction_threshold))
+            if syn:
+                text += "\n" + syn
+    diag_lines = [e.text for e in entries if e.op_kind == "pairing_ambiguous" and e.text]
+    if diag_lines:
+        head = _render(tpl["feedback.diagnostics.intro"], {})
+        text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
+    text += _invalid_lines(alignment, tpl) + _read_lines(alignment, tpl)
+    return FeedbackResult(score, text, tuple(entries), style, truncated, n_total_ops, breakdown)
+
+
+def _invalid_lines(alignment: Alignment, tpl: dict) -> str:
+    """What the model rejected in the prediction (``Alignment.validation_errors``), one line each."""
+    issues = [i for i in getattr(alignment, "validation_errors", ()) if i.side == "pred"]
+    lines = []
+    for i in issues:
+        f = {"path": display_path(i.path), "message": i.message, "input": format_value(i.input), "type": i.type}
+        line = _render(tpl["feedback.invalid.missing" if i.type == "missing" else "feedback.invalid.item"], f)
+        if line:
+            lines.append(line)
+    if not lines:
+        return ""
+    head = _render(tpl["feedback.invalid.intro"], {})
+    return ("\n" + head if head else "") + "\n" + "\n".join(lines)
+
+
+def _read_lines(alignment: Alignment, tpl: dict) -> str:
+    """Notes on how the prediction text was read: truncated, repaired, one of several JSON values."""
+    read = alignment.read
+    lines = []
+    if "truncated" in read:
+        lines.append(_render(tpl["feedback.read.truncated"], {}))
+    if "repaired" in read:
+        lines.append(_render(tpl["feedback.read.repaired"], {}))
+    if "unrepaired" in read:
+        lines.append(_render(tpl["feedback.read.unrepaired"], {}))
+    found, span, note = getattr(read, "found", None), getattr(read, "span", None), getattr(read, "note", None)
+    if "best_fit" in read and note:
+        lines.append(_render(tpl["feedback.read.best_fit"], {"note": note}))
+    elif found is not None and found > 1 and span is not None:
+        lines.append(_render(tpl["feedback.read.several"], {"found": found, "start": span[0], "end": span[1]}))
+    lines = [x for x in lines if x]
+    return "\n\n" + "\n".join(lines) if lines else ""
+
+
+class _Defaults:
+    """Whether a missing key is a model field whose gold value is the field's default (its schema says ``default``)."""
+
+    def __init__(self, alignment: Alignment) -> None:
+        aligner = alignment.aligner
+        self.schema = aligner.schema if aligner is not None and aligner.model is not None else None
+        self.nodes: dict | None = None
+        self.alignment = alignment
+
+    def is_default(self, op: Repair) -> bool:
+        if self.schema is None or op.gold_path is None:
+            return False
+        if self.nodes is None:
+            self.nodes = {n.gold_path: n for n in self.alignment.walk() if n.kind == "missing"}
+        node = self.nodes.get(op.gold_path)
+        pos = getattr(node, "pos", None)
+        raw = _raw_schema(self.schema, pos.path) if pos is not None else None
+        if not isinstance(raw, dict) or "default" not in raw:
+            return False
+        d = raw["default"]
+        return d == op.gold and type(d) is type(op.gold)
+
+
+# ---------------------------------------------------------------------------
+# score tables: the wording names the credit the table gives the confusion
+
+_TABLE_OPS = ("primitive_replace", "primitive_replace_reorder")
+
+
+def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
+    aligner = alignment.aligner
+    if aligner is not None and not aligner.plan.tables:
+        return {}  # the schema has no score table
+    preds = {o.gold_path: o.pred for unit in chosen for o in unit if o.kind in _TABLE_OPS and o.gold_path is not None}
+    if not preds:
+        return {}
+    from .._schema.score_table import table_leaves
+
+    return table_leaves(alignment, preds)
+
+
+# ---------------------------------------------------------------------------
+# semantic referential feedback (SPEC 13.2)
+
+
+def _raw_schema(schema: Any, path: str) -> Any:
+    if not isinstance(schema, dict) or not path.startswith("#"):
+        return None
+    node: Any = schema
+    for tok in parse_pointer(path[1:]) if path != "#" else []:
+        if isinstance(node, dict) and tok in node:
+            node = node[tok]
+        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
+            node = node[int(tok)]
+        else:
+            return None
+    return node
+
+
+class _Semantic:
+    """Describes a wrong reference by the record it should point to. Never raises: ``None`` means literal."""
+
+    def __init__(self, alignment: Alignment) -> None:
+        self.alignment = alignment
+        aligner = alignment.aligner
+        self.ok = aligner is not None and bool(aligner.plan.id_sites)
+        if not self.ok:
+            return
+        root = aligner.plan.root
+        self.schema = aligner.schema
+        self.gold_refs: dict[str, Any] = {}
+        self.gold_records: dict[str, list] = {}
+        self.pred_refs: dict[str, Any] = {}
+        self.pred_records: dict[str, dict] = {}
+        for sp, v, ptr, parent, ph in walk_specials(root, alignment.gold):
+            if sp.__class__ is RefSpec:
+                self.gold_refs[ptr] = sp
+            elif parent is not None:
+                self.gold_records.setdefault(sp.scope, []).append((v, parent, ph))
+        for sp, v, ptr, parent, ph in walk_specials(root, alignment.pred):
+            if sp.__class__ is RefSpec:
+                self.pred_refs[ptr] = (parent, ph)
+            elif parent is not None:
+                with contextlib.suppress(TypeError):
+                    self.pred_records.setdefault(sp.scope, {}).setdefault(v, (parent, ph))
+
+    def _props(self, record: dict, h: Any) -> list[tuple[str, Any]]:
+        out = []
+        for key, vpos in h.props.items():
+            if key not in record or vpos.special is not None:
+                continue
+            v = record[key]
+            if isinstance(v, (str, int, float, bool)):
+                out.append((key, v))
+        return out
+
+    def _relation(self, parent: Any, h: Any) -> str:
+        if not isinstance(parent, dict) or h is None:
+            return ""
+        vals = []
+        for key, vpos in h.props.items():
+            if key not in parent or vpos.special is not None:
+                continue
+            v = parent[key]
+            if not isinstance(v, (str, int, bool)) or isinstance(v, dict):
+                continue
+            raw = _raw_schema(self.schema, vpos.path)
+            if isinstance(raw, dict) and ("enum" in raw or raw.get("type") in ("string", "integer", "boolean")):
+                vals.append(str(v))
+        return " / ".join(vals)
+
+    def line(self, op: Repair, tpl: dict, fields: dict) -> str | None:
+        try:
+            return self._line(op, tpl, fields)
+        except Exception:
+            return None
+
+    def _line(self, op: Repair, tpl: dict, fields: dict) -> str | None:
+        if not self.ok or op.gold_path is None:
+            return None
+        sp = self.gold_refs.get(op.gold_path)
+        if sp is None:
+            return None
+        scope = sp.scope
+        records = self.gold_records.get(scope, [])
+        target = next(((rec, h) for gid, rec, h in records if gid == op.gold and type(gid) is type(op.gold)), None)
+        if target is None:
+            return None
+        gprops = self._props(*target)
+        if not gprops:
+            return None
+        sig = tuple(gprops)
+        certain = sum(1 for _, rec, h in records if tuple(self._props(rec, h)) == sig) <= 1
+        fmt_props = lambda props: ", ".join(_render(tpl["feedback.refsem.prop"], {"key": k, "value": v}) for k, v in props)
+        gold_props = fmt_props(gprops)
+        tkey = "feedback.refsem.target" if certain else "feedback.refsem.target_ambiguous"
+        target_txt = _render(tpl[tkey], {"scope": scope, "gold_props": gold_props})
+        carrier = self.pred_refs.get(op.pred_path) if op.pred_path is not None else None
+        relation = self._relation(*carrier) if carrier is not None else ""
+        relation_txt = _render(tpl["feedback.refsem.relation"], {"relation_label": relation}) if relation else ""
+        used = ""
+        if op.kind == "ref_fix":
+            prec = self.pred_records.get(scope, {}).get(op.pred) if _hashable(op.pred) else None
+            if prec is None:
+                used = _render(tpl["feedback.refsem.used_dangling"], {"scope": scope})
+            else:
+                used = _render(tpl["feedback.refsem.used"], {"scope": scope, "pred_props": fmt_props(self._props(*prec))})
+        skeleton = tpl.get(f"feedback.op.{op.kind}.semantic", "")
+        if not skeleton.strip():
+            return None
+        return skeleton.format(**fields, relation=relation_txt, target=target_txt, used=used, scope=scope)
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,852 @@
+"""The objective of the bijection search: the document's score as a function of the identifier mappings.
+
+With the mappings fixed, the main pass (``_engine.score``) scores the whole
+document: identifiers and references through the mappings, records paired by
+the bijection (departure D12). The search (``_search``) needs that number for
+many mappings that differ in one or two identifiers, so :class:`Objective`
+computes it *incrementally* and *exactly*: its value is bit for bit the
+engine's under the current ``ctx.mappings`` (a property test checks this),
+but after a change only what depends on the changed gold identifiers is
+recomputed.
+
+The document is mirrored top-down while the engine combines parts with fixed
+arithmetic:
+
+* objects (:class:`_Obj`): the weighted mean of ``_engine._object`` over the
+  key pairing (which depends on keys only);
+* lists with a tail only (:class:`_List`): the pairwise similarity matrix is
+  kept; a change recomputes the rows of the gold items holding a changed
+  identifier or reference (by the vectorised :class:`_Kernel` when the items
+  are flat objects, else by ``_matrix.pos_matrix``), then the pairing (records
+  by the bijection, anything else by ``assign`` or ``monotone``) and the
+  ``total / D`` of ``_engine._tail``;
+* any other part holding a gold identifier or reference (tuples, unions, a
+  reference directly under an object, ...) is re-scored by the engine when one
+  of them changes (:class:`_Generic`);
+* a part without any is a constant.
+
+Gold and candidate identifiers are integer *codes* here (one range over all
+scopes); ``mapto[gold code]`` is the candidate code it maps to (-1: none).
+
+:meth:`Objective.bound` gives an upper bound on the value over every way of
+deciding a set of open gold identifiers, for branch and bound.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from .._engine import matrix as _matrix
+from .._engine.assign import PAIR, _weights, assign, monotone
+from .._engine.walk import _KIND, Ctx, _id_like, _key_rows, score, sum_order, summed
+from .._schema.compile import any_pos
+from .._schema.plan import ARR, OBJ, RefSpec, kind_of
+from .referential import value_pos
+
+__all__ = ["Objective"]
+
+_ANY = any_pos()
+
+
+class _Generic:
+    """A part the engine re-scores as a whole when one of its gold identifiers or references changes."""
+
+    __slots__ = ("g", "keys", "loc", "p", "pos", "value")
+
+    def __init__(self, pos: Any, g: Any, p: Any, loc: Any, keys: frozenset, ctx: Ctx) -> None:
+        self.pos, self.g, self.p, self.loc, self.keys = pos, g, p, loc, keys
+        self.value = score(pos, g, p, ctx, loc)
+
+    def update(self, changed: set, obj: Objective, undo: list) -> None:
+        if self.keys.isdisjoint(changed):
+            return
+        undo.append((self, self.value))
+        self.value = None if obj.lazy else score(self.pos, self.g, self.p, obj.ctx, self.loc)
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = score(self.pos, self.g, self.p, obj.ctx, self.loc)
+        return self.value
+
+    def bound(self, obj: Objective, open_keys: set) -> float:
+        # a part with an undecided identifier may reach 1 (no score exceeds 1)
+        return 1.0 if not self.keys.isdisjoint(open_keys) else self.refresh(obj)
+
+
+class _Obj:
+    """An object (SPEC 8): ``(ki * key mean + vi * weighted value mean) / (ki + vi)``."""
+
+    __slots__ = ("keys", "ki", "ksum", "nodes", "nrows", "paired", "tw", "value", "vi")
+
+    def __init__(self, paired: list, tw: float, ksum: float, nrows: int, ki: float, vi: float) -> None:
+        self.paired = paired  # [(weight, float or node)] in the engine's order of the sums (_engine.sum_order)
+        self.nodes = [c for _, c in paired if not isinstance(c, float)]
+        self.tw, self.ksum, self.nrows, self.ki, self.vi = tw, ksum, nrows, ki, vi
+        self.keys = frozenset().union(*(c.keys for c in self.nodes))
+        self.value = self._combine([c if isinstance(c, float) else c.value for _, c in paired])
+
+    def _combine(self, scores: list[float]) -> float:
+        acc = 0.0
+        for (w, _), s in zip(self.paired, scores):
+            acc += w * s
+        tw, ki, vi = self.tw, self.ki, self.vi
+        values = acc / tw if tw > 0.0 else 1.0
+        if ki == 0.0:
+            s = vi * values / vi
+        else:
+            s = (ki * (self.ksum / self.nrows) + vi * values) / (ki + vi)
+        return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
+    def update(self, changed: set, obj: Objective, undo: list) -> None:
+        if self.keys.isdisjoint(changed):
+            return
+        for c in self.nodes:
+            c.update(changed, obj, undo)
+        undo.append((self, self.value))
+        self.value = None if obj.lazy else self._combine([c if isinstance(c, float) else c.value for _, c in self.paired])
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = self._combine([c if isinstance(c, float) else c.refresh(obj) for _, c in self.paired])
+        return self.value
+
+    def bound(self, obj: Objective, open_keys: set) -> float:
+        if self.keys.isdisjoint(open_keys):
+            return self.refresh(obj)
+        # the combination is non-decreasing in every child score
+        return self._combine([c if isinstance(c, float) else c.bound(obj, open_keys) for _, c in self.paired])
+
+
+class _List:
+    """A list with a tail only (SPEC 7.2/7.3): pairing on the similarity matrix, then ``total / D``."""
+
+    __slots__ = (
+        "S",
+        "align",
+        "by_key",
+        "by_p",
+        "colof",
+        "g",
+        "gk",
+        "gk_arr",
+        "h",
+        "ign_e",
+        "ign_m",
+        "kernel",
+        "keys",
+        "loc",
+        "m",
+        "n",
+        "p",
+        "pairs",
+        "pk",
+        "pk_arr",
+        "row_keys",
+        "value",
+    )
+
+    def __init__(self, h: Any, g: list, p: list, loc: Any, row_keys: list[frozenset], obj: Objective, dpath: tuple) -> None:
+        ctx = obj.ctx
+        self.h, self.g, self.p, self.loc = h, g, p, loc
+        self.n, self.m = len(g), len(p)
+        self.align = h.align
+        self.ign_e, self.ign_m = h.ignore_excess, h.ignore_missing
+        self.row_keys = row_keys
+        self.keys = frozenset().union(*row_keys)
+        self.by_key: dict[tuple, list[int]] = {}
+        for i, ks in enumerate(row_keys):
+            for k in ks:
+                self.by_key.setdefault(k, []).append(i)
+        # records of an order-agnostic list are paired by the bijection (D12): their keys as codes
+        self.gk = self.pk = self.by_p = self.colof = self.gk_arr = self.pk_arr = None
+        if self.align and ctx.record_pairs is not None:
+            keys = obj.ref.record_keys(h, g, p)
+            if keys is not None:
+                self.gk = [None if k is None else obj.gcode.get(k) for k in keys[0]]
+                self.pk = [None if k is None else obj.pcode.get(k) for k in keys[1]]
+                self.by_p = {}
+                for j, k in enumerate(self.pk):
+                    if k is not None:
+                        self.by_p.setdefault(k, []).append(j)
+                if all(len(js) == 1 for js in self.by_p.values()):
+                    self.gk_arr = np.array([-1 if k is None else k for k in self.gk], dtype=np.int64)
+                    self.pk_arr = np.array([-1 if k is None else k for k in self.pk], dtype=np.int64)
+                    self.colof = np.full(len(obj.pcode) + 1, -1, dtype=np.int64)
+                    for k, (j,) in self.by_p.items():
+                        self.colof[k] = j
+        self.S = np.zeros((self.n, self.m))
+        self.kernel = _Kernel.build(self, obj, dpath)
+        if self.kernel is not None and self.kernel.whole is not None:
+            self.S = self.kernel.whole.values(np.arange(self.n), obj, False)
+        elif self.n and self.m:
+            self.S = _matrix.pos_matrix(h.items, g, p, ctx, loc, g, p, 0)
+        self.value = self.score(self.S, obj)
+
+    def score(self, S: np.ndarray, obj: Objective) -> float:
+        n, m = self.n, self.m
+        if not (n and m):
+            r = c = _NONE
+        elif not self.align:
+            plan = monotone(S)
+            r = np.array([i for rk, i, _ in plan if rk == PAIR], dtype=np.int64)
+            c = np.array([j for rk, _, j in plan if rk == PAIR], dtype=np.int64)
+        elif self.gk is None:
+            r, c = _assign_arrays(S)
+        elif self.colof is not None:
+            r, c = self._forced(S, obj)
+        else:
+            from .referential import forced_pairs
+
+            mapto, img = obj.mapto, obj.img
+
+            def target(k: int) -> int | None:
+                v = int(mapto[k])
+                return None if v < 0 else v
+
+            pairs = forced_pairs(S, self.gk, self.pk, target, lambda k: img[k] > 0, self.by_p)
+            r = np.fromiter(pairs.keys(), dtype=np.int64, count=len(pairs))
+            c = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
+        self.pairs = (r, c)
+        k = len(r)
+        total = math.fsum(S[r, c].tolist())
+        D = n + m - k
+        if self.ign_e:
+            D -= m - k
+        if self.ign_m:
+            D -= n - k
+        s = total / D if D > 0 else 1.0
+        return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
+    def _forced(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """``_referential.forced_pairs`` vectorised, for lists whose candidate records repeat no identifier."""
+        tgt = obj.mapto[self.gk_arr]
+        col = self.colof[tgt]  # the sentinel slot of colof (-1) answers for unmapped records
+        fr = np.nonzero(col >= 0)[0]
+        fc = col[fr]
+        keep = S[fr, fc] > 0.0
+        claimed = np.zeros(self.m, dtype=bool)
+        claimed[fc] = True
+        lg = np.nonzero(tgt < 0)[0]
+        lp = np.nonzero(~claimed & ((self.pk_arr < 0) | (obj.img[self.pk_arr] == 0)))[0]
+        r, c = fr[keep], fc[keep]
+        if lg.size and lp.size:
+            sub = assign(S[np.ix_(lg, lp)])
+            if sub:
+                r = np.concatenate([r, lg[list(sub)]])
+                c = np.concatenate([c, lp[list(sub.values())]])
+        return r, c
+
+    def rows(self, rows: list[int], obj: Objective, open_keys: set | None = None) -> np.ndarray:
+        """Similarity rows of gold items ``rows`` under the current mappings (optimistic for ``open_keys``)."""
+        if self.kernel is not None:
+            return self.kernel.rows(self.S, rows, obj, open_keys is not None)
+        if open_keys is not None:
+            out = self.S[rows]
+            for k, i in enumerate(rows):
+                if not self.row_keys[i].isdisjoint(open_keys):
+                    out[k] = 1.0  # no score exceeds 1
+            return out
+        items = self.h.items
+        ctx = obj.ctx
+        if not _matrix._needs_context(items):
+            return _matrix.pos_matrix(items, [self.g[i] for i in rows], self.p, ctx, self.loc, self.g, self.p, 0)
+        return np.vstack([_matrix.pos_matrix(items, [self.g[i]], self.p, ctx, self.loc, self.g, self.p, i) for i in rows])
+
+    def update(self, changed: set, obj: Objective, undo: list) -> None:
+        if self.keys.isdisjoint(changed):
+            return
+        obj.work += self.n * self.m
+        if self.m:
+            rows = sorted({i for k in changed for i in self.by_key.get(k, ())})
+            undo.append((self, (rows, self.S[rows].copy(), self.value, self.pairs)))
+            self.S[rows] = self.rows(rows, obj)
+        else:
+            undo.append((self, ([], None, self.value, self.pairs)))
+        self.value = None if obj.lazy else self.score(self.S, obj)
+
+    def refresh(self, obj: Objective) -> float:
+        if self.value is None:
+            self.value = self.score(self.S, obj)
+        return self.value
+
+    def bound(self, obj: Objective, open_keys: set) -> float:
+        if not self.m or self.keys.isdisjoint(open_keys):
+            return self.refresh(obj)
+        rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
+        S = self.S.copy()
+        S[rows] = self.rows(rows, obj, open_keys)
+        return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m)
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+
+
+def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs of :func:`~._assign.assign` (same objective, same solver call, same ties) as two arrays."""
+    n, m = S.shape
+    pos = S > 0.0
+    if not pos.any():
+        return _NONE, _NONE
+    W = _weights(S, pos, None)  # quantize(S) * (min(n, m) + 1) + pos, in place
+    if n == 1:
+        j = int(np.argmax(W[0]))
+        return (np.array([0]), np.array([j])) if pos[0, j] else (_NONE, _NONE)
+    if m == 1:
+        i = int(np.argmax(W[:, 0]))
+        return (np.array([i]), np.array([0])) if pos[i, 0] else (_NONE, _NONE)
+    from scipy.optimize import linear_sum_assignment
+
+    # maximise W by minimising -W, negated in place (what maximize=True does, on a copy)
+    rows, cols = linear_sum_assignment(np.negative(W, out=W))
+    keep = pos[rows, cols]
+    return rows[keep], cols[keep]
+
+
+def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> float:
+    """An upper bound on ``total / D`` over every pairing of a matrix that dominates the true one.
+
+    The engine's pairing maximises the (quantised) total, or follows the
+    bijection, not the ratio, so a larger matrix can give a smaller score; but
+    any pairing's total is at most the maximum total ``T`` and its ``D`` at
+    least ``n + m - K`` (``K`` the most positive pairs of any pairing), so
+    ``T / (n + m - K)`` bounds them all (with a relative slack of 1e-12 for the
+    solver's rounding).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    r, c = linear_sum_assignment(S, maximize=True)
+    T = math.fsum(S[r, c].tolist())
+    pos = S > 0.0
+    # no pairing has more positive pairs than rows, or columns, that have a positive cell
+    K = min(int(pos.any(axis=1).sum()), int(pos.any(axis=0).sum()))
+    D = n + m - K
+    if ign_e:
+        D -= m - K
+    if ign_m:
+        D -= n - K
+    if D <= 0:
+        return 1.0
+    return min(1.0, T * (1.0 + 1e-12) / D + 1e-15)
+
+
+class _Kernel:
+    """Vectorised rows of a list of flat objects (identifiers and references directly under the item object).
+
+    Replays ``_matrix._object_matrix`` for the rows that changed: fields
+    without identifiers or references keep their cached matrices, the others
+    are recomputed from ``mapto`` by the rules of ``_matrix._special_matrix``
+    and ``_matrix._id_matrix``, and all are combined with the same operations
+    in the same order, so each cell is bit-identical to the engine's. Cells
+    against candidate items that are not objects do not depend on the mappings
+    and keep their values. Optimistic rows (for :meth:`Objective.bound`) let an
+    undecided identifier match any candidate identifier still available.
+    """
+
+    __slots__ = ("blocks", "gpos", "whole")
+
+    @staticmethod
+    def build(lst: _List, obj: Objective, dpath: tuple) -> _Kernel | None:
+        items = lst.h.items
+        if not lst.n or not lst.m or items.special is not None or items.any:
+            return None
+        h = items.kinds.get("object")
+        if h is None or h.tag != OBJ or _matrix._needs_context(h):
+            return None
+        for i, gv in enumerate(lst.g):
+            if type(gv) is not dict:
+                if lst.row_keys[i]:
+                    return None
+                continue
+            for key in gv:
+                vp = h.props.get(key) or value_pos(h, key)
+                if vp is not None and vp.special is not None:
+                    continue
+                if obj.keys_at((*dpath, i, key)):
+                    return None  # an identifier or reference deeper down: rows are re-scored by the engine
+        return _Kernel(lst, obj, h)
+
+    def __init__(self, lst: _List, obj: Objective, h: Any) -> None:
+        ctx = obj.ctx
+        G, P = lst.g, lst.p
+        ggroups: dict[tuple, list[int]] = {}
+        for i, g in enumerate(G):
+            if type(g) is dict:
+                ggroups.setdefault(tuple(g), []).append(i)
+        pgroups: dict[tuple, list[int]] = {}
+        for j, p in enumerate(P):
+            if _KIND.get(type(p)) == "object":
+                pgroups.setdefault(tuple(p), []).append(j)
+        self.gpos: dict[int, tuple[int, int]] = {}
+        self.blocks: list[tuple[list[int], list]] = []
+        props = h.props
+        for b, rows_g in enumerate(ggroups.values()):
+            for r, i in enumerate(rows_g):
+                self.gpos[i] = (b, r)
+            gd = G[rows_g[0]]
+            Gs = [G[i] for i in rows_g]
+            per_p = []
+            for cols_p in pgroups.values():
+                pd = P[cols_p[0]]
+                if not gd and not pd:
+                    per_p.append((np.asarray(cols_p), None))
+                    continue
+                Ps = [P[j] for j in cols_p]
+                key_rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
+                fields = []
+                tw = 0.0
+                ksum = 0.0
+                for gkey, pkey, ks in summed(key_rows):  # the engine's order of the sums (_engine.sum_order)
+                    key = gkey if gkey is not None else pkey
+                    vpos = props.get(key) or h.value_pos(key) or _ANY
+                    w = vpos.weight
+                    tw += w
+                    if gkey is not None and pkey is not None:
+                        ksum += ks
+                        gvals = [g[gkey] for g in Gs]
+                        pvals = [p[pkey] for p in Ps]
+                        if vpos.special is not None:
+                            fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
+                        else:
+                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
+                per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
+            self.blocks.append((rows_g, per_p))
+        self.whole = None
+        if len(self.blocks) == 1 and len(self.blocks[0][1]) == 1:
+            rows_g, ((cols, desc),) = self.blocks[0]
+            if desc is not None and rows_g == list(range(lst.n)) and len(cols) == lst.m:
+                self.whole = desc
+
+    def rows(self, S: np.ndarray, rows: list[int], obj: Objective, optimistic: bool) -> np.ndarray:
+        """Rows ``rows`` of the list's matrix ``S``, recomputed."""
+        if self.whole is not None:
+            # one key sequence on each side and every candidate item an object: the block is the whole row
+            return self.whole.values(rows, obj, optimistic)
+        out = S[rows]
+        groups: dict[int, tuple[list[int], list[int]]] = {}
+        for k, i in enumerate(rows):
+            b, r = self.gpos[i]
+            g = groups.get(b)
+            if g is None:
+                groups[b] = ([k], [r])
+            else:
+                g[0].append(k)
+                g[1].append(r)
+        for b, (ks, sel) in groups.items():
+            _, per_p = self.blocks[b]
+            for cols, desc in per_p:
+                block = np.ones((len(sel), len(cols))) if desc is None else desc.values(sel, obj, optimistic)
+                out[np.ix_(ks, cols)] = block
+        return out
+
+
+    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None) -> None:
+        """Add to ``out[gold code, candidate code]`` each item pair's similarity if that one field agreed.
+
+        One field at a time is made to match wherever the candidate holds an
+        identifier (the others as mapped now), so ``out[u, v]`` measures how much
+        the list would gain from mapping ``u`` to ``v`` given the rest of the
+        mapping (Smatch's candidate-mapping weights, made graded).
+        """
+        for rows_g, per_p in self.blocks:
+            sel = np.arange(len(rows_g)) if rows is None else np.array([r for r, i in enumerate(rows_g) if i in rows], dtype=np.int64)
+            if not sel.size:
+                continue
+            for _, block in per_p:
+                if block is None:
+                    continue
+                for t, f in enumerate(block.special):
+                    _scatter(block.values(sel, obj, False, agree=t), f.gcode[sel], f.pcode, out)
+
+
+def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) -> None:
+    """``out[gc[i], pc[j]] += vals[i, j]`` over the rows and columns with a code (>= 0), summed code by code."""
+    rows = np.flatnonzero(gc >= 0)
+    cols = np.flatnonzero(pc >= 0)
+    if not rows.size or not cols.size:
+        return
+    ro = rows[np.argsort(gc[rows], kind="stable")]
+    co = cols[np.argsort(pc[cols], kind="stable")]
+    g, p = gc[ro], pc[co]
+    gs = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    ps = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    agg = np.add.reduceat(np.add.reduceat(vals[np.ix_(ro, co)], ps, axis=1), gs, axis=0)
+    out[np.ix_(g[gs], p[ps])] += agg
+
+
+class _Block:
+    """One (gold key sequence x candidate key sequence) block of a kernel: ``_matrix._object_matrix``'s arithmetic.
+
+    A cell depends on the mappings only through whether each identifier or
+    reference field matches (a 0/1 value, nulls aside), so with few such fields
+    every combination can be computed once (``table[pattern]``, the bits of the
+    pattern being the fields' matches) and a row becomes a lookup. The table
+    costs as much as computing every row ``2 ** k`` times, so it is built only
+    once the rows computed directly have cost that much (a search that moves
+    few identifiers never pays for it); both give the same values, bit for bit.
+    """
+
+    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "special", "table", "tabulate", "tw", "vi")
+
+    def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
+        self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
+        self.nrows = nrows
+        self.special = [f for _, _, f in fields if f is not None]
+        self.table = None
+        k = len(self.special)
+        self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
+        self.direct = 0  # rows computed without the table so far
+
+    def _tabulate(self) -> None:
+        sel = np.arange(self.nrows)
+        k = len(self.special)
+        patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
+        self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+
+    def _combine(self, xs: list, sel: Any) -> np.ndarray:
+        it = iter(xs)
+        # in place, the same float operations in the same order as the engine's (_matrix._object_block)
+        acc = np.zeros((len(sel), self.ncols), dtype=np.float64)
+        # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
+        whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
+        for w, V, f in self.fields:
+            X = next(it) if f is not None else V if whole else V[sel]
+            acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
+        tw, ki, vi = self.tw, self.ki, self.vi
+        if tw > 0.0:
+            acc /= tw
+            values = acc
+        else:
+            values = np.ones_like(acc)
+        if ki != 0.0:
+            values *= vi
+            values += ki * (self.ksum / self.nkeys)
+            values /= ki + vi
+        elif vi != 1.0:  # vi * values / vi (exactly values when vi is 1)
+            values *= vi
+            values /= vi
+        np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
+        return np.minimum(values, 1.0, out=values)
+
+    def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
+        """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
+        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
+            self._tabulate()
+        if self.table is None:
+            self.direct += len(sel)
+            return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
+        code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
+        for t in range(1, len(bits)):
+            code = code + (bits[t].astype(np.int64) << t)
+        return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
+
+
+#: Most identifier/reference fields per relation object for which every match pattern is precomputed.
+TABLE_FIELDS = 3
+#: Most precomputed cells per block (patterns x rows x columns).
+TABLE_CELLS = 2_000_000
+
+
+class _Field:
+    """An identifier or reference field of a block, on codes (``_matrix._special_matrix`` / ``_id_matrix``)."""
+
+    __slots__ = ("any_gnull", "any_pnull", "any_wrong", "gcode", "gnull", "gtyped", "is_id", "mistyped", "null_score", "pcode", "pnull")
+
+    def __init__(self, vpos: Any, gvals: list, pvals: list, obj: Objective) -> None:
+        sp = vpos.special
+        scope = sp.scope
+        self.is_id = not isinstance(sp, RefSpec)
+        self.null_score = vpos.null_score
+        ids = obj.ctx.pred_ids.get(scope, ())
+        pc = np.full(len(pvals), -2, dtype=np.int64)
+        for j, p in enumerate(pvals):
+            if (_id_like(p) if self.is_id else (_KIND.get(type(p)) in ("string", "number") and p in ids)):
+                pc[j] = obj.pcode.get((scope, p), -2)
+        self.pcode = pc
+        # an identifier not of the declared type never matches a gold one that is (``_engine._special``)
+        self.mistyped = np.array([self.is_id and _id_like(p) and _KIND[type(p)] != sp.kind for p in pvals], dtype=bool)
+        self.gtyped = np.array([_id_like(g) and _KIND[type(g)] == sp.kind for g in gvals], dtype=bool)
+        self.any_wrong = bool(self.mistyped.any()) and bool(self.gtyped.any())
+        gc = np.full(len(gvals), -1, dtype=np.int64)
+        for i, g in enumerate(gvals):
+            if _id_like(g):
+                gc[i] = obj.gcode.get((scope, g), -1)
+        self.gcode = gc
+        if self.is_id:
+            # a gold record without an identifier: the label is worth 1 whatever the candidate's (D12)
+            self.gnull = np.array([not _id_like(g) for g in gvals], dtype=bool)
+            self.pnull = np.zeros(len(pvals), dtype=bool)
+        else:
+            self.gnull = np.array([g is None for g in gvals], dtype=bool)
+            self.pnull = np.array([p is None for p in pvals], dtype=bool)
+        self.any_gnull = bool(self.gnull.any())
+        self.any_pnull = bool(self.pnull.any())
+
+    def bits(self, sel: Any, obj: Objective, optimistic: bool, agree: bool = False) -> np.ndarray:
+        """Whether the field matches (before the null rules) in block rows ``sel``; ``agree``: wherever both hold an id."""
+        gc = self.gcode[sel]
+        if agree:
+            return (gc >= 0)[:, None] & (self.pcode >= 0)[None, :]
+        # mapto ends with a -1 sentinel, which gold code -1 (no identifier) indexes
+        X = obj.mapto[gc][:, None] == self.pcode[None, :]
+        if optimistic:
+            opt = obj.open[gc] & (gc >= 0)
+            if opt.any():
+                pc = self.pcode
+                known = pc >= 0  # -2: a candidate value that is no identifier of the scope
+                free = np.zeros(len(pc), dtype=bool)
+                free[known] = obj.avail[pc[known]]
+                X[opt] = free
+        if self.any_wrong:
+            X &= ~(self.gtyped[sel][:, None] & self.mistyped[None, :])
+        return X
+
+    def fixed(self, sel: Any, bits: Any) -> np.ndarray:
+        """The field's similarities from its match bits, with the null rules applied."""
+        shape = (len(sel), len(self.pcode))
+        X = np.asarray(bits, dtype=np.float64)
+        if X is bits or X.shape != shape:
+            X = np.broadcast_to(X, shape).copy()  # (a matrix of match bits converts to a new array: no copy)
+        if self.any_gnull:
+            gnull = self.gnull[sel]
+            if self.is_id:
+                X[gnull, :] = 1.0
+                return X
+            X[gnull, :] = self.null_score
+        if self.any_pnull:
+            X[:, self.pnull] = self.null_score
+            if self.any_gnull:
+                X[np.ix_(self.gnull[sel], self.pnull)] = 1.0
+        return X
+
+
+class Objective:
+    """The main-pass score of ``gold`` against ``pred`` as a function of ``ctx.mappings``.
+
+    ``gindex``/``pindex`` number each scope's gold and candidate identifiers.
+    After changing ``ctx.mappings`` for some gold identifiers, :meth:`update`
+    returns the new score. Updates nest: :meth:`rollback` undoes the last,
+    :meth:`commit` keeps them all.
+    """
+
+    def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict, leaves: Any = None) -> None:
+        from .referential import LeafMatrices, _id_value
+
+        self.ref = ref
+        self.ctx = ctx
+        self.leaves = leaves if leaves is not None else LeafMatrices(ref.relevant)  # plain fields' matrices, shared with the start
+        self.gcode: dict[tuple, int] = {}
+        self.pcode: dict[tuple, int] = {}
+        for s, idx in gindex.items():
+            for u in idx:
+                self.gcode[(s, u)] = len(self.gcode)
+        for s, idx in pindex.items():
+            for v in idx:
+                self.pcode[(s, v)] = len(self.pcode)
+        # each array ends with a sentinel slot that code -1 (no identifier) indexes
+        self.mapto = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
+        self.img = np.zeros(len(self.pcode) + 1, dtype=np.int64)
+        self.open = np.zeros(len(self.gcode) + 1, dtype=bool)
+        self.avail = np.ones(len(self.pcode) + 1, dtype=bool)
+        for (s, u), c in self.gcode.items():
+            self._sync(s, u, c)
+        # (scope, gold id) keys of the identifiers and references at or below each gold data path
+        leaves = [(r.scope, _id_value(r.value), r.dpath) for r in gold_index.refs]
+        for name, recs in gold_index.records.items():
+            for _, rid, dpath, definer in recs:
+                leaves.append((name, rid, dpath + self._suffix(name, definer)))
+        under: dict[tuple, set] = {}
+        for scope, rid, dpath in leaves:
+            if rid is None or (scope, rid) not in self.gcode:
+                continue
+            for k in range(len(dpath) + 1):
+                under.setdefault(dpath[:k], set()).add((scope, rid))
+        self.under = {d: frozenset(ks) for d, ks in under.items()}
+        self.frames: list[list] = []
+        self.lazy = False
+        self.work = 0  # item pairs of the lists re-scored by updates so far (the search's work budget)
+        self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
+        self.value = self.root if isinstance(self.root, float) else self.root.value
+
+    def _sync(self, s: str, u: Any, c: int) -> None:
+        v = self.ctx.mappings.get(s, {}).get(u)
+        old = self.mapto[c]
+        new = self.pcode.get((s, v), -1) if v is not None else -1
+        if old != new:
+            if old >= 0:
+                self.img[old] -= 1
+            if new >= 0:
+                self.img[new] += 1
+            self.mapto[c] = new
+
+    def _suffix(self, name: str, definer: Any) -> tuple:
+        for scope, suffix in self.ref.definers.get(id(definer), ()):
+            if scope == name:
+                return suffix
+        return ()
+
+    def keys_at(self, dpath: tuple) -> frozenset:
+        return self.under.get(dpath, frozenset())
+
+    # -- construction -----------------------------------------------------------
+    def _build(self, pos: Any, g: Any, p: Any, loc: Any, dpath: tuple) -> Any:
+        ctx = self.ctx
+        keys = self.keys_at(dpath)
+        if not keys:
+            return score(pos, g, p, ctx, loc)
+        if pos.special is not None or g is None or p is None:
+            return _Generic(pos, g, p, loc, keys, ctx)
+        kg, kp = kind_of(g), kind_of(p)
+        if kg != kp or kg is None:
+            return score(pos, g, p, ctx, loc)
+        h = pos.kinds.get(kg) or _ANY.kinds[kg]
+        if h.tag == OBJ:
+            return self._object(h, g, p, loc, dpath)
+        if h.tag == ARR and not h.prefix and h.items is not None:
+            row_keys = [self.keys_at((*dpath, i)) for i in range(len(g))]
+            return _List(h, g, p, loc, row_keys, self, dpath)
+        return _Generic(pos, g, p, loc, keys, ctx)
+
+    def _object(self, h: Any, g: dict, p: dict, loc: Any, dpath: tuple) -> Any:
+        ctx = self.ctx
+        if not g and not p:
+            return 1.0
+        rows = _key_rows(h, g, p, ctx=ctx, loc=loc)
+        props = h.props
+        keys = []
+        ws = []
+        parts = []  # built in row order, as the engine aligns them
+        for gk, pk, _ in rows:
+            key = gk if gk is not None else pk
+            keys.append(key)
+            vpos = props.get(key) or h.value_pos(key) or _ANY
+            ws.append(vpos.weight)
+            parts.append(self._build(vpos, g[gk], p[pk], (loc, gk, g, p), (*dpath, gk)) if gk is not None and pk is not None else None)
+        paired = []
+        tw = 0.0
+        ksum = 0.0
+        for r in sum_order(keys):  # added up in the engine's order (_engine._object)
+            w = ws[r]
+            tw += w
+            if parts[r] is not None:
+                ksum += rows[r][2]
+                paired.append((w, parts[r]))
+        return _Obj(paired, tw, ksum, len(rows), h.ki, h.vi)
+
+    # -- evaluation ---------------------------------------------------------------
+    def refresh(self) -> float:
+        """The score, recomputing what lazy updates left stale."""
+        if self.value is None and not isinstance(self.root, float):
+            self.value = self.root.refresh(self)
+        return self.value
+
+    def update(self, changed: set) -> float | None:
+        """The score after ``ctx.mappings`` changed for the gold identifiers ``changed`` (``(scope, id)`` pairs).
+
+        With :attr:`lazy` set, only the similarity rows are updated and the
+        score is left stale (None) until :meth:`refresh` (branch and bound needs
+        only bounds at inner nodes).
+        """
+        undo: list = []
+        marks = [(c, int(self.mapto[c])) for c in (self.gcode[k] for k in changed if k in self.gcode)]
+        for s, u in changed:
+            c = self.gcode.get((s, u))
+            if c is not None:
+                self._sync(s, u, c)
+        self.frames.append((marks, undo))
+        if not isinstance(self.root, float):
+            self.root.update(changed, self, undo)
+            self.value = self.root.value
+        return self.value
+
+    def rollback(self) -> None:
+        marks, undo = self.frames.pop()
+        for node, old in reversed(undo):
+            if isinstance(node, _List):
+                rows, saved, value, pairs = old
+                if rows:
+                    node.S[rows] = saved
+                node.value = value
+                node.pairs = pairs
+            else:
+                node.value = old
+        for c, v in marks:
+            cur = self.mapto[c]
+            if cur != v:
+                if cur >= 0:
+                    self.img[cur] -= 1
+                if v >= 0:
+                    self.img[v] += 1
+                self.mapto[c] = v
+        self.value = self.root if isinstance(self.root, float) else self.root.value
+
+    def commit(self) -> None:
+        self.frames.clear()
+
+    def unsettled(self) -> set:
+        """Gold identifiers some of whose items are not perfectly matched now (the others need not move)."""
+        out: set = set()
+        for lst in self.lists():
+            pairs = dict(zip(lst.pairs[0].tolist(), lst.pairs[1].tolist()))
+            for i, ks in enumerate(lst.row_keys):
+                if ks and (i not in pairs or lst.S[i, pairs[i]] < 1.0):
+                    out |= ks
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, _Obj):
+                stack.extend(n.nodes)
+            elif isinstance(n, _Generic) and n.value < 1.0:
+                out |= n.keys
+        return out
+
+    def neighbours(self) -> dict:
+        """Gold identifiers that share an item (a row of some list) with each gold identifier."""
+        out: dict = {}
+        for lst in self.lists():
+            for ks in lst.row_keys:
+                for k in ks:
+                    out.setdefault(k, set()).update(ks)
+        return out
+
+    def lists(self) -> list[_List]:
+        out = []
+        stack = [self.root]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, _List):
+                out.append(n)
+            elif isinstance(n, _Obj):
+                stack.extend(n.nodes)
+        return out
+
+    def votes(self, keys: set | None = None) -> np.ndarray:
+        """``V[gold code, candidate code]``: what mapping each gold identifier to each candidate would gain (see
+        ``_Kernel.votes``); with ``keys``, only over the items that hold one of those gold identifiers."""
+        out = np.zeros((len(self.gcode), len(self.pcode)))
+        for lst in self.lists():
+            if lst.kernel is not None:
+                rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
+                lst.kernel.votes(self, out, rows)
+        return out
+
+    def bound(self, open_keys: set) -> float:
+        """An upper bound on the score over every way of deciding ``open_keys`` (the other keys as mapped now).
+
+        Open identifiers may take any candidate identifier no decided one has taken.
+        """
+        if isinstance(self.root, float):
+            return self.root
+        self.open[:] = False
+        for k in open_keys:
+            c = self.gcode.get(k)
+            if c is not None:
+                self.open[c] = True
+        decided = self.mapto[:-1][~self.open[:-1]]
+        self.avail[:] = True
+        self.avail[decided[decided >= 0]] = False
+        self.avail[-1] = False
+        return self.root.bound(self, open_keys)

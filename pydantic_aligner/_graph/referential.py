@@ -1,0 +1,1260 @@
+"""Referential alignment: records with identifiers, and references to them (SPEC 9, departure D12).
+
+Identifier values are arbitrary labels, so a candidate that numbers its
+records differently must still score 1.0. The *reference bijection* (SPEC
+9.4-9.7, ``bijection_search="reference"``) is inferred per scope by
+assignment on the records' other fields (their own identifiers masked), with
+structure (joint 1-WL colours of the reference graph) breaking ties;
+references are then scored through it. By default (D12) that bijection is
+only the start: both documents are first rewritten into canonical copies
+(``_canonical``), and the bijection that maximises the score is searched for
+(``_search``), with identifiers scored and records paired through it.
+
+Build time (:class:`Referential`): scopes are discovered on the compiled plan,
+so ``$ref``/``$defs`` and unions are seen too; references to unknown scopes,
+duplicate declarations and type mismatches raise :class:`SchemaError`; scopes
+are ordered by their dependencies (Kahn's algorithm, lexicographic ties).
+Per call (:meth:`Referential.prepare`): records and references are collected
+from both documents, the gold's integrity is checked (:class:`DataError`
+naming the data path), and the mappings are derived into the call context.
+
+Cycles between scopes (D8): they are solved by iteration, property-only
+mappings first, then each member again with the others' current mappings,
+until no mapping changes (at most ``CYCLE_ROUNDS`` rounds; a warning if it does
+not settle).
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import operator
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .._engine import matrix as _matrix
+from .._engine.assign import assign, quantize
+from .._engine.matrix import handler_matrix
+from .._engine.walk import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, summed, tagged_branch
+from .._errors import AlignerWarning, ComparatorError, DataError, SchemaError
+from .._schema.compile import any_pos, escape_token
+from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
+from .wl import Graph, individualize, refine
+
+__all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
+
+#: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
+CYCLE_ROUNDS = 10
+
+_ANY = any_pos()
+_first = operator.itemgetter(0)
+_MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)
+
+
+def _id_value(v: Any) -> Any:
+    """An identifier as a hashable primitive, or None.
+
+    NaN is equal to nothing, itself included, so it identifies nothing: a record
+    whose identifier is NaN has none, and a NaN reference points at no record
+    (were NaN a key, two NaN objects would match or not by object identity).
+    """
+    t = type(v)
+    if t is int or t is str:  # the usual identifiers, first
+        return v
+    if isinstance(v, bool) or not isinstance(v, (str, int, float)) or v != v:
+        return None
+    return v
+
+
+def value_pos(h: Any, key: Any) -> Pos | None:
+    """``h.value_pos(key)`` for a document key; a key that is no string has no declared position (the main
+    pass reports it as a typed error, with its path)."""
+    return h.value_pos(key) if type(key) is str else None
+
+
+def _pointer(path: tuple) -> str:
+    return "".join("/" + escape_token(t) for t in path)
+
+
+class Scope:
+    __slots__ = ("definers", "deps", "kind", "name", "path", "record_objs")
+
+    def __init__(self, name: str, kind: str, path: str) -> None:
+        self.name = name
+        self.kind = kind
+        self.path = path  # schema path of the id field
+        self.definers: dict[int, tuple] = {}  # id(definer object) -> id suffix (keys)
+        self.record_objs: dict[int, Any] = {}  # id(definer object) -> definer (handler or Pos)
+        self.deps: set[str] = set()
+
+
+# ---------------------------------------------------------------------------
+# build time
+
+
+def _children(obj: Any):
+    """(child Pos, edge token, enters array element) of a handler."""
+    t = obj.tag
+    if t == OBJ:
+        for k, vp in obj.props.items():
+            yield vp, ("p", k), False
+        for _, vp in obj.patterns:
+            yield vp, ("a",), False
+        if obj.extra is not None:
+            yield obj.extra, ("a",), False
+    elif t == ARR:
+        for i, vp in enumerate(obj.prefix):
+            yield vp, ("x", i), True
+        if obj.items is not None:
+            yield obj.items, ("i",), True
+
+
+def _discover(plan: Plan) -> tuple[dict[str, Scope], list[tuple[RefSpec, Pos]]]:
+    scopes: dict[str, Scope] = {}
+    refs: dict[int, tuple[RefSpec, Pos]] = {}
+    visited: set = set()
+
+    def walk_pos(pos: Pos, definer: Any, suffix: tuple, pending: bool) -> None:
+        if pos.any or len(suffix) > 32:
+            return
+        key = (pos.uid, id(definer), suffix, pending)
+        if key in visited:
+            return
+        visited.add(key)
+        sp = pos.special
+        if sp is not None:
+            if isinstance(sp, RefSpec):
+                refs.setdefault(id(pos), (sp, pos))
+                return
+            if pending:
+                definer, suffix = pos, ()
+            if definer is None:
+                raise SchemaError(
+                    f"idScope {sp.scope!r} must lie under an array (items or prefixItems): its records are array elements",
+                    pos.path,
+                )
+            if _MAP in suffix:
+                raise SchemaError(f"idScope {sp.scope!r} sits inside a map value between its record and the id", pos.path)
+            scope = scopes.get(sp.scope)
+            if scope is None:
+                scope = scopes[sp.scope] = Scope(sp.scope, sp.kind, pos.path)
+            elif scope.path != pos.path:
+                raise SchemaError(f"idScope {sp.scope!r} is declared twice: at {scope.path} and at {pos.path}", pos.path)
+            scope.definers[id(definer)] = suffix
+            scope.record_objs[id(definer)] = definer
+            return
+        for h in pos.kinds.values():
+            walk_h(h, definer, suffix, pending)
+
+    def walk_h(h: Any, definer: Any, suffix: tuple, pending: bool) -> None:
+        if h.tag == UNION:
+            for b in h.branches:
+                walk_h(b, definer, suffix, pending)
+            return
+        if pending:
+            definer, suffix = h, ()
+        if h.tag == OBJ:
+            for vp, edge, _ in _children(h):
+                walk_pos(vp, definer, suffix + ((edge[1],) if edge[0] == "p" else (_MAP,)), False)
+        elif h.tag == ARR:
+            for vp, _, _ in _children(h):
+                walk_pos(vp, None, (), True)
+
+    walk_pos(plan.root, None, (), False)
+    out_refs = list(refs.values())
+    for spec, pos in out_refs:
+        scope = scopes.get(spec.scope)
+        if scope is None:
+            raise SchemaError(f"ref to undefined idScope {spec.scope!r}", pos.path)
+        if scope.kind != spec.kind:
+            raise SchemaError(
+                f"ref to idScope {spec.scope!r} holds {spec.kind} values but the identifiers of that scope are {scope.kind}",
+                pos.path,
+            )
+    return scopes, out_refs
+
+
+def _refs_under(obj: Any) -> set[str]:
+    """Scopes referenced anywhere below a record definer (handler or Pos)."""
+    found: set[str] = set()
+    seen: set[int] = set()
+    stack = [obj]
+    while stack:
+        o = stack.pop()
+        if id(o) in seen:
+            continue
+        seen.add(id(o))
+        if isinstance(o, Pos):
+            if o.any:
+                continue
+            if isinstance(o.special, RefSpec):
+                found.add(o.special.scope)
+                continue
+            if o.special is not None:
+                continue
+            stack.extend(o.kinds.values())
+        elif o.tag == UNION:
+            stack.extend(o.branches)
+        else:
+            stack.extend(vp for vp, _, _ in _children(o))
+    return found
+
+
+def _kahn(scopes: dict[str, Scope]) -> tuple[list[str], list[str]]:
+    """Dependency order (SPEC 9.2) and the scopes left in cycles."""
+    deps = {s: set(sc.deps) for s, sc in scopes.items()}
+    dependents: dict[str, set[str]] = {s: set() for s in scopes}
+    for s, ds in deps.items():
+        for d in ds:
+            dependents[d].add(s)
+    queue = sorted(s for s, ds in deps.items() if not ds)
+    order: list[str] = []
+    while queue:
+        s = queue.pop(0)
+        order.append(s)
+        ready = []
+        for t in dependents[s]:
+            deps[t].discard(s)
+            if not deps[t] and t not in order and t not in queue:
+                ready.append(t)
+        queue.extend(sorted(ready))
+    rest = sorted(s for s in scopes if s not in order)
+    return order, rest
+
+
+# ---------------------------------------------------------------------------
+# per-call data index
+
+
+class _Ref:
+    __slots__ = ("dpath", "epath", "frames", "rel", "scope", "spec", "value")
+
+    def __init__(self, spec: RefSpec, value: Any, dpath: tuple, epath: tuple, frames: tuple) -> None:
+        self.rel: tuple | None = None  # (carrier depth, repr of its edge path below it), for carrier labels
+        self.scope = spec.scope
+        self.spec = spec
+        self.value = value
+        self.dpath = dpath
+        self.epath = epath
+        self.frames = frames  # ((pos, value, via_array, ordered), ...) from the root to the ref
+
+
+class _Mappings:
+    """The mappings of a call, for :meth:`Referential.record_pairs` (without the context that holds it)."""
+
+    __slots__ = ("mappings",)
+
+    def __init__(self, mappings: dict) -> None:
+        self.mappings = mappings
+
+
+class _Index:
+    """Records and references of one document."""
+
+    __slots__ = ("carriers", "ordered", "records", "refs", "under")
+
+    def __init__(self) -> None:
+        self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
+        self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
+        self.refs: list[_Ref] = []
+        self.under: dict[tuple, list[_Ref]] | None = None
+        self.carriers: dict[str, list] | None = None
+
+    def carriers_of(self, name: str, scalar_keys: dict | None = None) -> list:
+        """The carriers of the references into scope ``name`` (SPEC 9.5), in the order their first reference
+        was met: ``[ckey, scalars, xrefs, place, endpoints]``, endpoints ``(role, value)`` sorted by role,
+        xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
+        scopes."""
+        if self.carriers is None:
+            frames = [_carrier_frame(r.frames) for r in self.refs]
+            ckeys = {r.dpath[:f] for r, f in zip(self.refs, frames)}
+            below: dict[tuple, list] = {}  # carrier key -> the references at or below it, in document order
+            for r in self.refs:
+                d = r.dpath
+                for k in range(len(d)):
+                    if d[:k] in ckeys:
+                        below.setdefault(d[:k], []).append(r)
+            by_scope: dict[str, dict] = {}
+            info: dict[tuple, list] = {}
+            role_text: dict[tuple, str] = {}  # an edge path -> its repr (few distinct ones)
+            for r, f in zip(self.refs, frames):
+                ckey = r.dpath[:f]
+                entry = info.get(ckey)
+                if entry is None:
+                    cpos, cval, _, ordered = r.frames[f]
+                    # a carrier's place in an ordered list or tuple is structure too
+                    place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in below.get(ckey, ())], place]
+                groups = by_scope.setdefault(r.scope, {})
+                group = groups.get(ckey)
+                if group is None:
+                    group = groups[ckey] = [*entry, []]
+                role = r.epath[f:]
+                text = role_text.get(role)
+                if text is None:
+                    text = role_text[role] = repr(role)
+                group[4].append((text, role, r.value))
+            for groups in by_scope.values():
+                for group in groups.values():
+                    eps = group[4]
+                    if len(eps) > 1:
+                        eps.sort(key=_first)
+                    group[4] = [(role, v) for _, role, v in eps]
+            self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
+        return self.carriers.get(name, [])
+
+    def refs_under(self, dpath: tuple) -> list[_Ref]:
+        if self.under is None:
+            under: dict[tuple, list[_Ref]] = {}
+            for r in self.refs:
+                for k in range(len(r.dpath)):
+                    under.setdefault(r.dpath[:k], []).append(r)
+            self.under = under
+        return self.under.get(dpath, [])
+
+
+class Referential:
+    """Scope discovery at build time, mapping derivation per call."""
+
+    __slots__ = (
+        "cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scalar_keys", "scopes",
+    )
+
+    def __init__(self, plan: Plan, options: dict) -> None:
+        self.plan = plan
+        self.options = options
+        self.scopes, self.ref_sites = _discover(plan)
+        for name, scope in self.scopes.items():
+            for obj in scope.record_objs.values():
+                scope.deps |= _refs_under(obj) - {name}
+        self.order, self.cyclic = _kahn(self.scopes)
+        plan.scopes = self.scopes
+        plan.scope_order = tuple(self.order + self.cyclic)
+        plan.degraded = frozenset(self.cyclic)
+        # definer object id -> [(scope, suffix)]
+        self.definers: dict[int, list[tuple[str, tuple]]] = {}
+        for name in sorted(self.scopes):
+            for oid, suffix in self.scopes[name].definers.items():
+                self.definers.setdefault(oid, []).append((name, suffix))
+        self.relevant = self._relevant_positions()
+        self.record_lists = self._record_lists()
+        self.scalar_keys: dict[int, tuple] = {}  # id(object handler of the plan) -> its exactly comparable keys
+
+    def _record_lists(self) -> dict[int, Pos]:
+        """id(array handler) -> its items position, for the arrays whose items are records."""
+        out: dict[int, Pos] = {}
+        seen: set[int] = set()
+        stack = [self.plan.root]
+        while stack:
+            pos = stack.pop()
+            if pos.uid in seen or pos.any or pos.special is not None:
+                continue
+            seen.add(pos.uid)
+            hs = list(pos.kinds.values())
+            while hs:
+                h = hs.pop()
+                if h.tag == UNION:
+                    hs.extend(h.branches)
+                    continue
+                if h.tag == ARR and h.items is not None and self._holds_records(h.items):
+                    out[id(h)] = h.items
+                stack.extend(vp for vp, _, _ in _children(h))
+        return out
+
+    def _holds_records(self, pos: Pos) -> bool:
+        if id(pos) in self.definers:
+            return True
+        if pos.any or pos.special is not None:
+            return False
+        hs = list(pos.kinds.values())
+        while hs:
+            h = hs.pop()
+            if h.tag == UNION:
+                hs.extend(h.branches)
+            elif id(h) in self.definers:
+                return True
+        return False
+
+    def _record_id(self, pos: Pos, v: Any) -> tuple[str, Any] | None:
+        """(scope, identifier or None) of a record value at items position ``pos``; None if it is no record."""
+        entries = self.definers.get(id(pos))
+        if entries is not None:
+            return entries[0][0], _id_value(v)
+        kind = kind_of(v)
+        h = pos.kinds.get(kind) if kind is not None else None
+        if h is None:
+            return None
+        if h.tag == UNION:
+            h = _walk_branch(h, v)
+        entries = self.definers.get(id(h))
+        if entries is None:
+            return None
+        name, suffix = entries[0]
+        rid = v
+        for key in suffix:
+            rid = rid.get(key) if isinstance(rid, dict) else None
+        return name, _id_value(rid)
+
+    def record_keys(self, h: Any, G: list, P: list) -> tuple[list, list] | None:
+        """``(scope, id)`` of every item of an order-agnostic list of records (None: no record or no id), or None."""
+        items = self.record_lists.get(id(h))
+        if items is None:
+            return None
+        out = []
+        for side in (G, P):
+            keys = []
+            for v in side:
+                key = self._record_id(items, v)
+                keys.append(key if key is not None and key[1] is not None else None)
+            out.append(keys)
+        return out[0], out[1]
+
+    def record_pairs(self, ctx: Any, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        """The pairing of an order-agnostic list of records under the bijection (D12), or None for other lists.
+
+        ``ctx`` is anything with the ``mappings`` of the call (a :class:`Ctx`).
+        """
+        keys = self.record_keys(h, G, P)
+        if keys is None:
+            return None
+        mappings = ctx.mappings
+        images: dict[str, set] = {}
+
+        def target(key: tuple) -> tuple | None:
+            v = mappings.get(key[0], {}).get(key[1])
+            return None if v is None else (key[0], v)
+
+        def in_image(key: tuple) -> bool:
+            image = images.get(key[0])
+            if image is None:
+                image = images[key[0]] = {v for v in mappings.get(key[0], {}).values() if v is not None}
+            return key[1] in image
+
+        return forced_pairs(S, keys[0], keys[1], target, in_image)
+
+    def _relevant_positions(self) -> set[int]:
+        """uids of positions from which an id, a ref or a record definer can be reached."""
+        parents: dict[int, set[int]] = {}
+        hits: set[int] = set()
+        seen: set[int] = set()
+        stack = [self.plan.root]
+        while stack:
+            pos = stack.pop()
+            if pos.uid in seen or pos.any:
+                continue
+            seen.add(pos.uid)
+            if pos.special is not None:
+                hits.add(pos.uid)
+                continue
+            hstack = list(pos.kinds.values())
+            while hstack:
+                h = hstack.pop()
+                if h.tag == UNION:
+                    hstack.extend(h.branches)
+                    continue
+                if id(h) in self.definers:
+                    hits.add(pos.uid)
+                for vp, _, _ in _children(h):
+                    parents.setdefault(vp.uid, set()).add(pos.uid)
+                    stack.append(vp)
+        out = set(hits)
+        frontier = list(hits)
+        while frontier:
+            u = frontier.pop()
+            for par in parents.get(u, ()):
+                if par not in out:
+                    out.add(par)
+                    frontier.append(par)
+        return out
+
+    # -- data walk ----------------------------------------------------------
+    def index(self, doc: Any) -> _Index:
+        idx = _Index()
+        for name in self.scopes:
+            idx.records[name] = []
+        relevant = self.relevant
+        definers = self.definers
+
+        def walk(pos: Pos, v: Any, dpath: tuple, epath: tuple, frames: tuple, via_array: bool) -> None:
+            sp = pos.special
+            kind = kind_of(v)
+            if kind is None:
+                raise _unsupported(v, None, "document")
+            if sp is not None:
+                if isinstance(sp, RefSpec):
+                    idx.refs.append(_Ref(sp, v, dpath, epath, frames))
+                elif via_array:
+                    for name, _ in definers.get(id(pos), ()):
+                        idx.records[name].append((v, _id_value(v), dpath, pos))
+                        if frames[-1][3]:
+                            idx.ordered.add(dpath)
+                return
+            if v is None or pos.uid not in relevant:
+                return
+            h = pos.kinds.get(kind)
+            if h is None:
+                return
+            if h.tag == UNION:
+                h = _walk_branch(h, v)
+            if via_array:
+                for name, suffix in definers.get(id(h), ()):
+                    rid = v
+                    for key in suffix:
+                        rid = rid.get(key) if isinstance(rid, dict) else None
+                    idx.records[name].append((v, _id_value(rid), dpath, h))
+                    if frames[-1][3]:
+                        idx.ordered.add(dpath)
+            if h.tag == OBJ:
+                for key, val in v.items():
+                    vp = h.props.get(key)
+                    edge = ("p", key)
+                    if vp is None:
+                        vp = value_pos(h, key)
+                        edge = ("a",)
+                        if vp is None:
+                            continue
+                    if vp.special is None and vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
+                        continue  # (what walk would find there: nothing)
+                    walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
+            elif h.tag == ARR:
+                L = len(h.prefix)
+                ordered = not h.align
+                for i, val in enumerate(v):
+                    if i < L:
+                        vp, edge = h.prefix[i], ("x", i)
+                    elif h.items is not None:
+                        vp, edge = h.items, ("i",)
+                    else:
+                        break
+                    walk(vp, val, (*dpath, i), (*epath, edge), (*frames, (vp, val, True, ordered or i < L)), True)
+
+        root = self.plan.root
+        walk(root, doc, (), (), ((root, doc, False, False),), False)
+        walk = None  # the recursive closure refers to itself: a cycle that would keep the index alive
+        return idx
+
+    # -- per call -------------------------------------------------------------
+    def prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
+        # the derivation allocates many small containers that live until the call ends (copies, indexes, graphs):
+        # each allocation-triggered collection of Python's cyclic garbage collector would traverse them, the
+        # documents and the rest of the process's objects again (a fifth of the time on large graphs); it is
+        # paused meanwhile (none of them forms a cycle, and the collector runs as usual afterwards)
+        paused = gc.isenabled()
+        if paused:
+            gc.disable()
+        try:
+            self._prepare(ctx, gold, pred)
+        except ComparatorError as e:
+            # a custom comparator failed while the records were compared: on canonical copies, or with record
+            # locations relative to their list; find the pair again in the documents themselves (the error path only)
+            e.path = None
+            first = e
+        else:
+            return
+        finally:
+            if paused:
+                gc.enable()
+        gidx, pidx = self.index(gold), self.index(pred)
+        for name in self.scopes:
+            found = _locate_in_records(first, gidx.records[name], pidx.records[name], ctx)
+            if found is not first:
+                raise found
+        raise first
+
+    def _prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
+        mode = self.options.get("bijection_search", "reference")
+        if mode == "reference":
+            gidx = self.index(gold)
+            pidx = self.index(pred)
+            gold_ids = self._check_gold(gidx)
+            for name in self.scopes:
+                ctx.pred_ids[name] = {rid for _, rid, _, _ in pidx.records[name] if rid is not None}
+            self._reference(ctx, gidx, pidx, gold_ids, None)
+            return
+        # every choice below is made on canonical copies: independent of list order and id spelling
+        from .canonical import canonicalize
+        from .search import Search
+
+        cg = canonicalize(self, gold)
+        gold_ids = {name: set(ids) for name, ids in cg.ids.items()}
+        if not self._gold_is_sound(cg, gold_ids):
+            self._check_gold(self.index(gold))  # raises the DataError, with the data path
+        cp = canonicalize(self, pred)
+        for name in self.scopes:
+            ctx.pred_ids[name] = set(cp.ids[name])
+        if not (cg.complete and cp.complete):
+            warnings.warn(
+                "the canonical ordering of a highly symmetric document hit its search budget; "
+                "this score may depend on the order of its lists",
+                AlignerWarning,
+                stacklevel=5,
+            )
+        cgidx = self.index(cg.doc)
+        cpidx = self.index(cp.doc)
+        cctx = Ctx(cg.doc, cp.doc)
+        for name in self.scopes:
+            cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
+        cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
+        costs: dict = {}
+        leaves = LeafMatrices(self.relevant)
+        self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs, leaves)
+        cctx.ids_mapped = True
+        cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
+        search = Search(self, cctx, cgidx, cpidx, costs, leaves)
+        search.run(mode)
+        ctx.ids_mapped = True
+        # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
+        # freed only by the garbage collector, with everything it reaches)
+        ctx.record_pairs = _Pairing(self, ctx.mappings, _reused_lists(search.obj, cg.origins, cp.origins))
+        for name, mp in cctx.mappings.items():
+            to_g, back_p = cg.to_canon[name], cp.from_canon[name]
+            out: dict[Any, Any] = {}
+            for rid in cg.ids[name]:  # gold document order, as the reference mode lists them
+                if rid not in out:
+                    v = mp.get(to_g[rid])
+                    out[rid] = back_p[v] if v is not None else None
+            ctx.mappings[name] = out
+
+    @staticmethod
+    def _gold_is_sound(cg: Any, gold_ids: dict) -> bool:
+        """The gold integrity rules (SPEC 9.3) on the canonical walk's records and references."""
+        if any(len(ids) != len(gold_ids[name]) for name, ids in cg.ids.items()):
+            return False  # a repeated identifier
+        for spec, value in cg.refs:
+            if value is None:
+                if not spec.nullable:
+                    return False
+                continue
+            rid = _id_value(value)
+            if rid is None or rid not in gold_ids[spec.scope]:
+                return False
+        return True
+
+    def _reference(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
+    ) -> None:
+        """The reference bijection (SPEC 9.4-9.7): scopes in dependency order, cycles by iteration (D8).
+
+        ``costs`` (optional) receives each scope's last attribute matrix; ``leaves`` (optional) keeps the
+        records' leaf field matrices for the search's objective.
+        """
+        for name in self.order:
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+            )
+        if self.cyclic:
+            self._solve_cycle(ctx, gidx, pidx, gold_ids, names, costs, leaves)
+        ctx.mask_scope = None
+        ctx.mask_all = False
+
+    def _solve_cycle(
+        self, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, names: dict | None = None, costs: dict | None = None,
+        leaves: LeafMatrices | None = None,
+    ) -> None:
+        for name in self.cyclic:
+            ctx.mappings[name] = self._derive(
+                name, ctx, gidx, pidx, gold_ids, mask_all=True, use_wl=False, names=names, costs=costs, leaves=leaves
+            )
+        for _ in range(CYCLE_ROUNDS):
+            changed = False
+            for name in self.cyclic:
+                new = self._derive(
+                    name, ctx, gidx, pidx, gold_ids, mask_all=False, use_wl=True, names=names, costs=costs, leaves=leaves
+                )
+                if new != ctx.mappings[name]:
+                    changed = True
+                ctx.mappings[name] = new
+            if not changed:
+                return
+        if names is not None:
+            return  # a start for the bijection search (which decides the mapping), not the result
+        warnings.warn(
+            f"identifier mappings of the mutually referencing idScopes {self.cyclic} did not settle after "
+            f"{CYCLE_ROUNDS} rounds; the last round is used",
+            AlignerWarning,
+            stacklevel=5,
+        )
+
+    def _check_gold(self, gidx: _Index) -> dict[str, set]:
+        ids: dict[str, set] = {}
+        for name, recs in gidx.records.items():
+            seen: dict[Any, tuple] = {}
+            for _, rid, dpath, _ in recs:
+                if rid is None:
+                    continue
+                if rid in seen:
+                    raise DataError(
+                        f"duplicate id {rid!r} in idScope {name!r} (first at {_pointer(seen[rid])!r}); gold identifiers must be unique",
+                        _pointer(dpath),
+                    )
+                seen[rid] = dpath
+            ids[name] = set(seen)
+        for r in gidx.refs:
+            if r.value is None:
+                if r.spec.nullable:
+                    continue
+                raise DataError(f"null reference into idScope {r.scope!r} (the ref field is not nullable)", _pointer(r.dpath))
+            rid = _id_value(r.value)
+            if rid is None or rid not in ids[r.scope]:
+                raise DataError(f"Dangling ref: {r.value!r} is not the id of any gold record in idScope {r.scope!r}", _pointer(r.dpath))
+        return ids
+
+    def _derive(
+        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, gold_ids: dict, *, mask_all: bool, use_wl: bool,
+        names: dict | None = None, costs: dict | None = None, leaves: LeafMatrices | None = None,
+    ) -> dict:
+        grecs = gidx.records[name]
+        precs = pidx.records[name]
+        n, m = len(grecs), len(precs)
+        if n == 0:
+            return {}
+        mapping: dict[Any, Any] = {}
+        if m == 0:
+            return {rid: None for _, rid, _, _ in grecs if rid is not None}
+        ctx.mask_scope = name
+        ctx.mask_all = mask_all
+        try:
+            C = _record_matrix(grecs, precs, ctx, leaves)
+        finally:
+            ctx.mask_scope = None
+            ctx.mask_all = False
+        if costs is not None:
+            costs[name] = C  # the search's attribute agreement (its secondary criterion)
+        opts = self.options
+        wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
+        W = W_ir = None
+        if wl:
+            W, W_ir = self._structure(name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend")
+        assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"])
+        used: set = set()
+        for i, (_, gid, _, _) in enumerate(grecs):
+            if gid is None:
+                continue
+            j = assigned.get(i)
+            pid = precs[j][1] if j is not None else None
+            if pid is not None and pid not in used:
+                mapping[gid] = pid
+                used.add(pid)
+            else:
+                mapping[gid] = None
+        if opts["warn_on_ambiguous_mapping"] and n >= 2:
+            F = bijection(C, W, opts["wl_integration"], opts["wl_blend_lambda"])[1]
+            _warn_ambiguous(name, F, grecs, wl, names[name] if names else None)
+        return mapping
+
+    # -- structure --------------------------------------------------------------
+    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``.
+
+        Two joint 1-WL runs share one reference graph. Seeded with the
+        records' exactly-comparable scalars (SPEC 9.5's blend seeds), colours
+        tell twins apart by *who* they are connected to; that run is then
+        individualised (:func:`~._wl.individualize`) so symmetric structures
+        (cycles, twins pointing at twins) are paired consistently. In
+        ``tie_break`` mode a second, attribute-blind run (the reference's
+        seeds) is added, so structure still breaks ties between twins whose
+        scalars differ across the two sides (a typo in a twin's name).
+        """
+        resolved = {s: mp for s, mp in ctx.mappings.items() if s != name}
+        grecs, precs = gidx.records[name], pidx.records[name]
+        gg = self._graph(name, gidx, resolved, gold=True)
+        pg = self._graph(name, pidx, resolved, gold=False)
+        rounds = self.options["wl_rounds"]
+        cols = refine(gg, pg, rounds)
+        W = _agreement(cols, grecs, precs)
+        W_ir = W
+        if rounds is None:
+            grow: dict = {}
+            for i, (_, rid, _, _) in enumerate(grecs):
+                grow.setdefault(rid, i)
+            prow: dict = {}
+            for j, (_, rid, _, _) in enumerate(precs):
+                prow.setdefault(rid, j)
+            best = C.max(axis=1)
+
+            def allowed(u: Any, v: Any) -> bool:
+                i, j = grow.get(u), prow.get(v)
+                return i is None or j is None or C[i, j] == best[i]
+
+            W_ir = _agreement(individualize(gg, pg, cols, rounds, allowed), grecs, precs)
+        if blend:
+            return W, W_ir
+        plain = ({v: () for v in gg.seeds}, {v: () for v in pg.seeds})
+        Wp = _agreement(refine(gg, pg, rounds, seeds=plain), grecs, precs)
+        return W + Wp, W_ir + Wp
+
+    def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
+        g = Graph()
+        for rec, rid, dpath, definer in idx.records[name]:
+            if rid is not None and rid not in g.seeds:
+                place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
+                g.add_vertex(rid, _scalars(definer, rec, self.scalar_keys) + place)
+        vertices = g.seeds
+        hub = 0
+        for _, scalars, xrefs, place, eps in idx.carriers_of(name, self.scalar_keys):
+            endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
+            if not endpoints:
+                continue
+            label = _carrier_label(name, scalars, xrefs, resolved, gold) + place
+            if len(endpoints) == 1:
+                (role, v) = endpoints[0]
+                g.add(v, v, ("unary", role), label)
+            elif len(endpoints) == 2 and endpoints[0][0] != endpoints[1][0]:
+                (r0, v0), (r1, v1) = endpoints
+                g.add(v0, v1, ("edge", r0, r1), label)
+            else:
+                key = ("__hub__", hub)
+                hub += 1
+                g.add_vertex(key, ())
+                for role, v in endpoints:
+                    g.add(v, key, ("member", role), label)
+        return g
+
+
+def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold: bool) -> tuple:
+    """A carrier's label: its exactly comparable scalars and its references into other, resolved scopes
+    (the gold's read through their mappings), sorted by ``repr``."""
+    items = None
+    for x, depth in xrefs:
+        scope = x.scope
+        if scope == name or scope not in resolved:
+            continue
+        cached = x.rel
+        if cached is not None and cached[0] == depth:
+            rel = cached[1]
+        else:
+            rel = repr(x.epath[depth:])
+            x.rel = (depth, rel)
+        value = x.value
+        if gold:
+            try:
+                value = resolved[scope].get(value)
+            except TypeError:
+                value = None
+        if items is None:
+            items = list(scalars)
+        items.append(("xref", scope, rel, value))
+    if items is None:
+        return scalars  # sorted by repr already (_scalars)
+    return tuple(sorted(items, key=repr))
+
+
+class _Pairing:
+    """``ctx.record_pairs`` of a main pass after the search: records paired by the bijection (D12).
+
+    The search's objective ended with each order-agnostic list's similarity matrix and pairing under the
+    final mappings, on the canonical copies; the main pass, on the original documents, takes both from
+    there (permuted back to the original order) instead of computing them again: the same numbers, bit for
+    bit (a property test checks the objective against the main pass), and a pairing that no list order can
+    change. Lists the objective does not mirror are computed as usual.
+    """
+
+    __slots__ = ("lists", "mappings", "ref")
+
+    def __init__(self, ref: Referential, mappings: dict, lists: dict) -> None:
+        self.ref = ref
+        self.mappings = mappings
+        self.lists = lists
+
+    def _hit(self, G: list, P: list) -> tuple | None:
+        hit = self.lists.get((id(G), id(P)))
+        return hit if hit is not None and hit[0] is G and hit[1] is P else None
+
+    def __call__(self, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        hit = self._hit(G, P)
+        if hit is not None and S.shape == (len(G), len(P)):
+            return dict(hit[2])
+        return self.ref.record_pairs(self, h, G, P, S)
+
+    def matrix(self, G: list, P: list) -> np.ndarray | None:
+        """The similarity matrix of gold list ``G`` against candidate list ``P`` (None: not known here)."""
+        hit = self._hit(G, P)
+        if hit is None:
+            return None
+        S, grow, pcol = hit[3]
+        return S[np.ix_(grow, pcol)]
+
+
+def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
+    """``(id(gold list), id(candidate list)) -> (gold list, candidate list, pairs, (S, rows, columns))``: the
+    pairing and similarities of each order-agnostic list of the objective (on the canonical copies), in the
+    original lists' order. Only lists whose items need no context (no comparator sees the whole document,
+    which differs between a copy and its original) and pair all their keys exactly: with fuzzy keys, a gold
+    reference may pair with a candidate key that holds plain data, which the copy did not rename with the ids,
+    so the copy's similarity could differ from the original's (the main pass computes such lists again, from
+    the originals, as the match tree does)."""
+    from .._engine.matrix import _needs_context, reaches_fuzzy_keys
+
+    out: dict = {}
+    clash: set = set()
+    for lst in obj.lists():
+        if not lst.align or _needs_context(lst.h.items) or reaches_fuzzy_keys(lst.h.items):
+            continue
+        og, op = gorigins.get(id(lst.g)), porigins.get(id(lst.p))
+        if og is None or op is None:
+            continue
+        gorder, porder = og[1], op[1]
+        r, c = lst.pairs
+        pairs = {gorder[i]: porder[j] for i, j in zip(r.tolist(), c.tolist())}
+        key = (id(og[0]), id(op[0]))
+        if key in out and out[key][2] != pairs:
+            clash.add(key)  # one list object at two places of a document, paired differently
+        # row i of the original is row grow[i] of the copy
+        grow = np.empty(len(gorder), dtype=np.int64)
+        grow[gorder] = np.arange(len(gorder))
+        pcol = np.empty(len(porder), dtype=np.int64)
+        pcol[porder] = np.arange(len(porder))
+        out[key] = (og[0], op[0], pairs, (lst.S, grow, pcol))
+    for key in clash:
+        del out[key]
+    return out
+
+
+def forced_pairs(S: np.ndarray, gkeys: list, pkeys: list, target: Any, in_image: Any, by_p: dict | None = None) -> dict[int, int]:
+    """Pairs of a list of records aligned by the bijection (D12).
+
+    ``gkeys[i]``/``pkeys[j]`` identify the records (None: not a record, or no
+    identifier); ``target(gkey)`` is the key of the candidate record the
+    bijection maps a gold record to (None: unmapped); ``in_image(pkey)`` says
+    whether some gold record maps to a candidate key.
+
+    A gold record mapped to key ``v`` is paired with the candidate record of
+    this list that has key ``v``; a pair of similarity 0 is split, as in any
+    list. When ``v`` is in another list (nested record lists) or nowhere, the
+    gold record is unmatched here, and so is a candidate record whose gold
+    counterpart is elsewhere. What is left (items without identifier, unmapped
+    records, the other holders of a repeated candidate id) is paired by
+    :func:`~._assign.assign`.
+
+    When the candidate repeats ``v`` in this list, which of its holders the
+    gold record takes is decided together with the pairing of what is left
+    (:func:`_joint_pairs`): the reading with the best list total, never the
+    list's order.
+    """
+    if by_p is None:
+        by_p = {}
+        for j, key in enumerate(pkeys):
+            if key is not None:
+                by_p.setdefault(key, []).append(j)
+    pairs: dict[int, int] = {}
+    claimed: set[int] = set()
+    here: set = set()
+    lg: list[int] = []
+    repeated: list[tuple[int, list[int]]] = []
+    for i, key in enumerate(gkeys):
+        if key is None:
+            lg.append(i)
+            continue
+        v = target(key)
+        if v is None:
+            lg.append(i)
+            continue
+        here.add(v)
+        cols = by_p.get(v)
+        if not cols:
+            continue  # its candidate record is in another list
+        if len(cols) > 1:
+            repeated.append((i, cols))
+            continue
+        j = cols[0]
+        claimed.add(j)
+        if S[i, j] > 0.0:
+            pairs[i] = j
+    lp = [j for j, key in enumerate(pkeys) if j not in claimed and (key is None or key in here or not in_image(key))]
+    if repeated:
+        pairs.update(_joint_pairs(S, repeated, lg, lp))
+    elif lg and lp:
+        sub = assign(S[np.ix_(lg, lp)])
+        for a, b in sub.items():
+            pairs[lg[a]] = lp[b]
+    return pairs
+
+
+def _joint_pairs(S: np.ndarray, repeated: list[tuple[int, list[int]]], lg: list[int], lp: list[int]) -> dict[int, int]:
+    """The pairing when gold records map to a candidate id that several records of the list hold.
+
+    Each such gold record must take one holder of its id (a holder of
+    similarity 0 is taken and split, as for a single holder); the rows left
+    over (``lg``) may take any column of ``lp`` (which holds the other holders)
+    or none. One assignment decides both, with :func:`~._assign.assign`'s
+    lexicographic objective (quantised total, then positive pairs), so which
+    holder is taken never depends on the order of the list.
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    rows = [i for i, _ in repeated] + lg
+    col_of = {j: c for c, j in enumerate(lp)}
+    nr, nc = len(rows), len(lp)
+    sub = S[np.ix_(rows, lp)]
+    pos = sub > 0.0
+    W = np.full((nr, nc + len(lg)), -np.inf)
+    W[:, :nc] = quantize(sub) * float(min(nr, nc) + 1) + pos
+    for r, (_, cols) in enumerate(repeated):
+        allowed = np.zeros(nc, dtype=bool)
+        allowed[[col_of[j] for j in cols]] = True
+        W[r, :nc][~allowed] = -np.inf
+    if lg:
+        # a left-over gold record may stay unpaired: a column of its own, worth nothing
+        W[len(repeated) :, nc:] = np.where(np.eye(len(lg), dtype=bool), 0.0, -np.inf)
+    r, c = linear_sum_assignment(W, maximize=True)
+    return {rows[a]: lp[b] for a, b in zip(r.tolist(), c.tolist()) if b < nc and pos[a, b]}
+
+
+def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
+    """Row -> column assignment of records from attribute costs ``C`` and structure ``W`` (SPEC 9.7).
+
+    * ``W is None``: maximise the quantised attribute similarity alone.
+    * ``"tie_break"``: a lexicographic solve: the attribute total first, the
+      structural agreement (the sum of ``W`` over the pairs) second. Structure can therefore
+      only choose among assignments whose quantised attribute totals are
+      *exactly* equal (integers in 1e-9 units), never override a genuine
+      attribute preference, however small (the reference's epsilon can; 19.5).
+    * ``"blend"``: ``(1 - lam) * C + lam * W``.
+
+    Returns the assignment and the integer matrix it was solved on.
+
+    >>> import numpy as np
+    >>> C = np.array([[1.0, 1.0], [1.0, 1.0]])
+    >>> W = np.array([[0.0, 1.0], [1.0, 0.0]])
+    >>> bijection(C, None)[0], bijection(C, W)[0]
+    ({0: 0, 1: 1}, {0: 1, 1: 0})
+    >>> C = np.array([[0.5, 0.5 - 1e-8], [0.5, 0.5]])
+    >>> bijection(C, W)[0]  # 1e-8 of attribute preference beats structure
+    {0: 0, 1: 1}
+    """
+    n, m = C.shape
+    if W is None:
+        F = quantize(C)
+    elif mode == "blend":
+        F = quantize((1.0 - lam) * C + lam * W)
+    else:
+        F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
+    from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
+
+    rows, cols = linear_sum_assignment(F, maximize=True)
+    return dict(zip(rows.tolist(), cols.tolist())), F
+
+
+def _agreement(cols: tuple[dict, dict], grecs: list, precs: list) -> np.ndarray:
+    gcol, pcol = cols
+    gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in grecs]
+    pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in precs]
+    return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
+
+
+def _walk_branch(h: Any, v: Any) -> Any:
+    """The union branch the data walk follows (discriminator tag, else most declared keys present)."""
+    b = tagged_branch(h, v)
+    if b is not None:
+        return b
+    if isinstance(v, dict):
+        return max(h.branches, key=lambda b: sum(k in b.props for k in v) if b.tag == OBJ else -1)
+    return h.branches[0]
+
+
+def _allows_object(pos: Pos) -> bool:
+    return pos.allowed is None or "object" in pos.allowed
+
+
+def _carrier_frame(frames: tuple) -> int:
+    """Index of the carrier frame of a reference (SPEC 9.5 "Carriers")."""
+    r = len(frames) - 1
+    for t in range(1, r + 1):
+        pos, _, via_array, _ = frames[t]
+        if via_array and _allows_object(pos):
+            return t
+    for t in range(r, 0, -1):
+        if frames[t][2]:
+            return t
+    return r - 1
+
+
+def _scalars(definer: Any, value: Any, cache: dict | None = None) -> tuple:
+    """Exactly-comparable direct scalars of an object (SPEC 9.5), sorted by repr.
+
+    ``cache`` (the plan's: handlers outlive it) keeps each object handler's exactly comparable keys."""
+    if not isinstance(value, dict):
+        return ()
+    if isinstance(definer, Pos):
+        h = definer.kinds.get("object")
+        if h is None:
+            return ()
+        if h.tag == UNION:
+            h = _walk_branch(h, value)
+    else:
+        h = definer
+    if h.tag != OBJ:
+        return ()
+    keys = None if cache is None else cache.get(id(h))
+    if keys is None:
+        keys = tuple(key for key, vp in h.props.items() if vp.wl_scalar)
+        if cache is not None:
+            cache[id(h)] = keys
+    out = []
+    for key in keys:
+        if key in value:
+            v = value[key]
+            if not isinstance(v, (dict, list)):
+                out.append((type(v).__name__, key, v))
+    if len(out) > 1:
+        out.sort(key=repr)
+    return tuple(out)
+
+
+class LeafMatrices:
+    """The similarity matrices of the records' plain fields (no identifier, no reference) met in one call.
+
+    They do not depend on the mappings, so the attribute matrices of the start and the search's objective
+    (both on the canonical copies) compute each one once. Keyed by the field's position and the identities
+    of the values compared (the documents keep them alive while the cache lives: one call).
+    """
+
+    __slots__ = ("matrices", "relevant")
+
+    def __init__(self, relevant: set) -> None:
+        self.matrices: dict[tuple, np.ndarray] = {}
+        self.relevant = relevant  # uids of the positions that reach an identifier or a reference
+
+    def get(self, vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+        """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain."""
+        if vpos.uid in self.relevant:
+            return _matrix.pos_matrix(vpos, G, P, ctx)  # depends on the mappings
+        key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
+        M = self.matrices.get(key)
+        if M is None:
+            M = self.matrices[key] = _matrix.pos_matrix(vpos, G, P, ctx)
+        return M
+
+
+def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> np.ndarray | None:
+    """``_matrix._object_matrix`` (the same arithmetic, in the same order), plain fields from ``leaves``;
+    None where it does not apply (weights past the float range)."""
+    n, m = len(G), len(P)
+    out = np.empty((n, m), dtype=np.float64)
+    ggroups, pgroups = _matrix.key_groups(G), _matrix.key_groups(P)
+    props = h.props
+    ki, vi = h.ki, h.vi
+    for rows_g in ggroups.values():
+        gd = G[rows_g[0]]
+        Gs = [G[i] for i in rows_g]
+        for cols_p in pgroups.values():
+            pd = P[cols_p[0]]
+            if not gd and not pd:
+                out[np.ix_(rows_g, cols_p)] = 1.0
+                continue
+            Ps = [P[j] for j in cols_p]
+            rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
+            acc = np.zeros((len(Gs), len(Ps)), dtype=np.float64)
+            tw = 0.0
+            ksum = 0.0
+            fields = []
+            for gkey, pkey, ks in summed(rows):  # the engine's order of the sums (_engine.sum_order)
+                key = gkey if gkey is not None else pkey
+                vpos = props.get(key) or value_pos(h, key) or _ANY
+                w = vpos.weight
+                tw += w
+                if gkey is not None and pkey is not None:
+                    ksum += ks
+                    fields.append((vpos, w, gkey, pkey))
+            if tw == np.inf:
+                return None
+            # in place, the same float operations in the same order as the engine's (_matrix._object_block)
+            for vpos, w, gkey, pkey in fields:
+                gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
+                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
+                acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
+            values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
+            if len(ggroups) == 1 and len(pgroups) == 1:
+                out = values  # one block: the whole matrix (rows and columns in order)
+            else:
+                out[np.ix_(rows_g, cols_p)] = values
+    return out
+
+
+def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
+    """Masked record similarity matrix (SPEC 9.4 step 2)."""
+    return _record_matrix_of(grecs, precs, ctx, leaves)
+
+
+def _locate_in_records(e: ComparatorError, grecs: list, precs: list, ctx: Ctx) -> ComparatorError:
+    """``e`` with the gold path of a record pair where the comparator fails again (``e`` itself if none does)."""
+    from .._engine.walk import locate_comparator_error, score
+
+    def attempts():
+        for g, _, dpath, dg in grecs:
+            loc = None
+            for t in dpath:
+                loc = (loc, t, None, None)
+            for p, _, _, dp in precs:
+                if dp is not dg:
+                    continue
+                if isinstance(dg, Pos):
+                    yield functools.partial(score, dg, g, p, ctx, loc)
+                elif kind_of(g) == kind_of(p):
+                    yield functools.partial(_score_h, dg, g, p, ctx, loc)
+
+    return locate_comparator_error(e, ctx, attempts())
+
+
+def _record_matrix_of(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:
+    G = [r[0] for r in grecs]
+    P = [r[0] for r in precs]
+    definers = {id(r[3]) for r in grecs} | {id(r[3]) for r in precs}
+    if len(definers) == 1:
+        d = grecs[0][3]
+        if isinstance(d, Pos):
+            return sim_matrix(d, G, P, ctx, None, G, P, 0)
+        if all(type(v) is dict for v in G) and all(type(v) is dict for v in P):
+            if leaves is not None and d.tag == OBJ and not _matrix._needs_context(d) and ctx.max_cells == np.inf:
+                C = _object_matrix(d, G, P, ctx, leaves)
+                if C is not None:
+                    return C
+            return handler_matrix(d, G, P, ctx, None, G, P, 0)
+        return _handler_matrix(d, G, P, ctx)
+    out = np.zeros((len(G), len(P)))
+    for i, (g, _, _, dg) in enumerate(grecs):
+        for j, (p, _, _, dp) in enumerate(precs):
+            if dg is dp:
+                out[i, j] = _cell(dg, g, p, ctx, G, P, i)
+    return out
+
+
+def _cell(definer: Any, g: Any, p: Any, ctx: Ctx, G: list, P: list, i: int) -> float:
+    from .._engine.walk import score
+
+    if isinstance(definer, Pos):
+        return score(definer, g, p, ctx, (None, i, G, P))
+    if kind_of(g) != kind_of(p):
+        return 0.0
+    return _score_h(definer, g, p, ctx, (None, i, G, P))
+
+
+def _handler_matrix(h: Any, G: list, P: list, ctx: Ctx) -> np.ndarray:
+    rows = [[_cell(h, g, p, ctx, G, P, i) for p in P] for i, g in enumerate(G)]
+    return np.array(rows, dtype=np.float64).reshape(len(G), len(P))
+
+
+def _warn_ambiguous(name: str, F: np.ndarray, grecs: list, wl: bool, names: dict | None = None) -> None:
+    # with names (a start computed on canonical copies), the search then decides canonically, not arbitrarily
+    choice = "arbitrary assignment used." if names is None else "the search chose canonically among them."
+    groups: dict[bytes, list] = {}
+    for i, (_, gid, _, _) in enumerate(grecs):
+        if gid is not None:
+            groups.setdefault(F[i].tobytes(), []).append(names[gid] if names else gid)
+    ambiguous = sorted((g for grp in groups.values() if len(grp) > 1 for g in grp), key=repr)
+    if not ambiguous:
+        return
+    if wl:
+        msg = (
+            f"Residual ambiguous mapping in idScope {name!r} after WL refinement: gold ids {ambiguous} remain "
+            f"structurally indistinguishable (graph automorphism or 1-WL blind spot); {choice}"
+        )
+    else:
+        msg = (
+            f"Ambiguous mapping in idScope {name!r}: gold ids {ambiguous} could be paired multiple ways with equal cost; "
+            f"{choice}"
+        )
+    warnings.warn(msg, AlignerWarning, stacklevel=6)

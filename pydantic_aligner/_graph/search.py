@@ -1,0 +1,433 @@
+"""The bijection search: identifier mappings that maximise the document's score.
+
+The referential score is the maximum, over partial bijections between the
+gold and candidate identifiers of every scope, of the main-pass score (the
+objective Smatch maximises for AMR graphs). :class:`Search` runs on the
+canonical copies of both documents (``_canonical``), so every choice it makes
+is independent of list order and identifier spelling; ties are broken by
+canonical order.
+
+The objective is lexicographic: the score first (exact floats, computed by
+:class:`~._objective.Objective` bit for bit as the main pass does), then the
+*attribute agreement* of the mapped pairs (the sum of their quantised record
+similarities, the start's record matrix: identifiers and the scope's own
+references masked), so that among bijections of equal score the one pairing
+look-alike records wins.
+
+* Start: the reference bijection (SPEC 9.4-9.7: assignment on masked
+  attributes, WL tie-break, individualisation), computed on the canonical
+  copies.
+* Local search: swap and reassign moves, each evaluated on the real objective
+  (incrementally), first improvement, in canonical order; a move is kept only
+  if it improves the objective, so the result is never below the start.
+  Candidate targets of a gold identifier are ranked by structural votes
+  (relation objects that would agree if it were mapped there) and attribute
+  similarity.
+* Exact: depth-first branch and bound over the identifiers that references
+  point at, with the upper bound of :meth:`Objective.bound`, seeded with the
+  local optimum. Identifiers nothing points at do not change the score; they
+  are assigned last, by maximum attribute agreement.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._engine.assign import quantize
+from .objective import Objective
+
+__all__ = [
+    "CANDIDATES",
+    "EXACT_CELLS",
+    "EXACT_IDS",
+    "EXACT_LOOSE_NODES",
+    "EXACT_NODES",
+    "ITERATIONS",
+    "LOCAL_EVALS_BASE",
+    "LOCAL_EVALS_PER_ID",
+    "LOCAL_WORK",
+    "Search",
+    "canon_index",
+]
+
+#: Rounds of iterated assignment (the votes of the current mapping) before the local search.
+ITERATIONS = 8
+#: ... and at most this many item pairs of re-scored lists (a move on lists of 800 items costs 1.3 million).
+LOCAL_WORK = 5_000_000
+#: Candidate targets per gold identifier in the local search (best structural and attribute matches).
+CANDIDATES = 8
+#: Objective evaluations of the local search: this many, plus LOCAL_EVALS_PER_ID per gold identifier.
+LOCAL_EVALS_BASE = 200
+LOCAL_EVALS_PER_ID = 40
+#: The default ("auto") search also runs branch and bound when at most this many gold identifiers are in play,
+#: and spends at most EXACT_NODES nodes on it (it usually proves the local optimum exact, or improves it).
+EXACT_IDS = 8
+EXACT_NODES = 100
+#: On larger graphs, the branch and bound over the at most EXACT_IDS loose identifiers (each among its
+#: CANDIDATES best voted targets, the others fixed) spends at most this many nodes.
+EXACT_LOOSE_NODES = 40
+#: ... and only when its lists hold at most this many item pairs (a node costs a pass over them).
+EXACT_CELLS = 20_000
+
+
+def canon_index(cid: Any) -> int:
+    """The rank of a canonical identifier (``3`` or ``"#3"``)."""
+    return int(cid[1:]) if isinstance(cid, str) else int(cid)
+
+
+class Search:
+    """Bijection search on canonical copies; ``ctx.mappings`` holds the start on entry and the result on exit."""
+
+    def __init__(self, ref: Any, ctx: Any, gidx: Any, pidx: Any, costs: dict | None = None, leaves: Any = None) -> None:
+        self.ref = ref
+        self.ctx = ctx
+        self.scopes = [s for s in ref.plan.scope_order if s in ctx.mappings]
+        self.golds: dict[str, list] = {}
+        self.preds: dict[str, list] = {}
+        self.pindex: dict[str, dict] = {}
+        self.gindex: dict[str, dict] = {}
+        for s in self.scopes:
+            gl = sorted({rid for _, rid, _, _ in gidx.records[s] if rid is not None}, key=canon_index)
+            pl = sorted({rid for _, rid, _, _ in pidx.records[s] if rid is not None}, key=canon_index)
+            self.golds[s] = gl
+            self.preds[s] = pl
+            self.gindex[s] = {u: i for i, u in enumerate(gl)}
+            self.pindex[s] = {v: j for j, v in enumerate(pl)}
+            mp = ctx.mappings[s]
+            for u in gl:
+                mp.setdefault(u, None)
+        self.agree = self._agreement(gidx, pidx, costs or {})
+        self.obj = Objective(ref, ctx, gidx, self.gindex, self.pindex, leaves)
+        root = self.obj.root
+        self.relevant: set = set() if isinstance(root, float) else set(root.keys)
+        self.evals = 0
+
+    # -- the secondary criterion ------------------------------------------------------
+    def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
+        """Quantised attribute similarity of gold id x candidate id: the start's record matrix (SPEC 9.4 step 2:
+        identifiers and the scope's own references masked), else one with every identifier and reference masked."""
+        from .referential import _record_matrix
+
+        ctx = self.ctx
+        out = {}
+        for s in self.scopes:
+            rows = [i for i, r in enumerate(gidx.records[s]) if r[1] is not None]
+            cols = [j for j, r in enumerate(pidx.records[s]) if r[1] is not None]
+            grecs = [gidx.records[s][i] for i in rows]
+            precs = [pidx.records[s][j] for j in cols]
+            A = np.zeros((len(self.golds[s]), len(self.preds[s])), dtype=np.int64)
+            if grecs and precs:
+                C = costs.get(s)
+                if C is not None:
+                    C = C[np.ix_(rows, cols)]
+                else:
+                    ctx.mask_all = True
+                    try:
+                        C = _record_matrix(grecs, precs, ctx)
+                    finally:
+                        ctx.mask_all = False
+                Q = quantize(C).astype(np.int64)
+                gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
+                pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
+                if len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
+                    A[np.ix_(gi, pj)] = Q
+                else:
+                    # a candidate id held by several records agrees as much as the best of them
+                    np.maximum.at(A, (np.broadcast_to(gi[:, None], Q.shape), np.broadcast_to(pj[None, :], Q.shape)), Q)
+            out[s] = A
+        return out
+
+    def _agreement_of(self, s: str, u: Any, v: Any) -> int:
+        if v is None:
+            return 0
+        return int(self.agree[s][self.gindex[s][u], self.pindex[s][v]])
+
+    def total_agreement(self) -> int:
+        return sum(self._agreement_of(s, u, v) for s in self.scopes for u, v in self.ctx.mappings[s].items() if u in self.gindex[s])
+
+    # -- structural votes -----------------------------------------------------------------
+    def votes(self, keys: set | None = None) -> dict[str, np.ndarray]:
+        """Per scope, ``V[u, v]``: what mapping gold id ``u`` to candidate id ``v`` would gain given the rest of
+        the current mapping (``Objective.votes``), plus the attribute agreement as a small tie-breaker."""
+        V = self.obj.votes(keys)
+        out = {}
+        g0 = p0 = 0
+        for s in self.scopes:
+            n, m = len(self.golds[s]), len(self.preds[s])
+            out[s] = V[g0 : g0 + n, p0 : p0 + m] + self.agree[s] * 1e-12
+            g0 += n
+            p0 += m
+        return out
+
+    def candidates(self, limit: int | None, keys: set | None = None) -> dict[str, dict[Any, list]]:
+        """Per gold id (of ``keys``, else all), candidate ids ranked by votes (canonical order on ties), at most ``limit``."""
+        votes = self.votes(keys)
+        out: dict[str, dict[Any, list]] = {}
+        for s in self.scopes:
+            pl = self.preds[s]
+            V = votes[s]
+            per = {}
+            for i, u in enumerate(self.golds[s]):
+                if keys is not None and (s, u) not in keys:
+                    continue
+                order = np.lexsort((np.arange(len(pl)), -V[i])).tolist() if len(pl) else []
+                if limit is not None:
+                    order = order[:limit]
+                per[u] = [pl[j] for j in order]
+            out[s] = per
+        return out
+
+    def iterate(self, rounds: int) -> None:
+        """Iterated assignment: map every scope by the assignment that maximises the votes of the current
+        mapping, repeat; keep the best mapping met (the current one included)."""
+        from scipy.optimize import linear_sum_assignment
+
+        ctx, obj = self.ctx, self.obj
+        best = (obj.value, self.total_agreement(), {s: dict(ctx.mappings[s]) for s in self.scopes})
+        seen = {self._key()}
+        for _ in range(rounds):
+            # gold ids whose items all match perfectly keep their candidates; the others are reassigned
+            loose = obj.unsettled()
+            if not loose:
+                break
+            votes = self.votes(loose)
+            changed = set()
+            for s in self.scopes:
+                mp = ctx.mappings[s]
+                gl = [u for u in self.golds[s] if (s, u) in loose]
+                taken = {mp[u] for u in self.golds[s] if (s, u) not in loose and mp.get(u) is not None}
+                pl = [v for v in self.preds[s] if v not in taken]
+                new = dict.fromkeys(gl)
+                if gl and pl:
+                    gi, pi = self.gindex[s], self.pindex[s]
+                    V = votes[s][np.ix_([gi[u] for u in gl], [pi[v] for v in pl])]
+                    rows, cols = linear_sum_assignment(V, maximize=True)
+                    for r, c in zip(rows.tolist(), cols.tolist()):
+                        new[gl[r]] = pl[c]
+                for u in gl:
+                    if mp.get(u) != new[u]:
+                        mp[u] = new[u]
+                        changed.add((s, u))
+            key = self._key()
+            if not changed or key in seen:
+                if changed:
+                    obj.update(changed)
+                    obj.commit()
+                break
+            seen.add(key)
+            f = obj.update(changed)
+            obj.commit()
+            self.evals += 1
+            a = self.total_agreement()
+            if f > best[0] or (f == best[0] and a > best[1]):
+                best = (f, a, {s: dict(ctx.mappings[s]) for s in self.scopes})
+        self._restore(best[2])
+
+    def _key(self) -> tuple:
+        return tuple(tuple(self.ctx.mappings[s].get(u) for u in self.golds[s]) for s in self.scopes)
+
+    def _restore(self, mappings: dict) -> None:
+        changed = set()
+        for s in self.scopes:
+            mp = self.ctx.mappings[s]
+            for u, v in mappings[s].items():
+                if mp.get(u) != v:
+                    mp[u] = v
+                    changed.add((s, u))
+        if changed:
+            self.obj.update(changed)
+            self.obj.commit()
+
+    # -- moves ---------------------------------------------------------------------------
+    def local(self, budget: int, limit: int | None) -> None:
+        """Swap/reassign moves on the real objective, first improvement, canonical order, at most ``budget`` evaluations.
+
+        Only gold identifiers with an imperfectly matched item move (the rest
+        are already as good as they can be locally); after a kept move, the
+        identifiers sharing an item with the moved ones are examined again.
+        """
+        ctx, obj = self.ctx, self.obj
+        f = obj.value
+        a = self.total_agreement()
+        near = obj.neighbours()
+        active = obj.unsettled()
+        work = obj.work + LOCAL_WORK
+        while active and self.evals < budget and obj.work < work:
+            cands = self.candidates(limit, active)
+            woken: set = set()
+            for s in self.scopes:
+                mp = ctx.mappings[s]
+                inv = {v: u for u, v in mp.items() if v is not None}
+                for u in self.golds[s]:
+                    if (s, u) not in active:
+                        continue
+                    for v in cands[s][u]:
+                        cur = mp[u]
+                        if v == cur:
+                            continue
+                        u2 = inv.get(v)
+                        mp[u] = v
+                        changed = {(s, u)}
+                        if u2 is not None:
+                            mp[u2] = cur
+                            changed.add((s, u2))
+                        a2 = a - self._agreement_of(s, u, cur) + self._agreement_of(s, u, v)
+                        if u2 is not None:
+                            a2 += self._agreement_of(s, u2, cur) - self._agreement_of(s, u2, v)
+                        f2 = obj.update(changed)
+                        self.evals += 1
+                        if f2 > f or (f2 == f and a2 > a):
+                            obj.commit()
+                            f, a = f2, a2
+                            inv[v] = u
+                            if u2 is not None:
+                                if cur is not None:
+                                    inv[cur] = u2
+                            elif cur is not None:
+                                inv.pop(cur, None)
+                            for k in changed:
+                                woken |= near.get(k, {k})
+                            break
+                        obj.rollback()
+                        mp[u] = cur
+                        if u2 is not None:
+                            mp[u2] = v
+                        if self.evals >= budget or obj.work >= work:
+                            return
+            active = woken
+
+    def settle_unreferenced(self) -> None:
+        """Gold ids no reference points at do not change the score: give them the free candidates they agree with most."""
+        from scipy.optimize import linear_sum_assignment
+
+        for s in self.scopes:
+            mp = self.ctx.mappings[s]
+            free_g = [u for u in self.golds[s] if (s, u) not in self.relevant]
+            if not free_g:
+                continue
+            taken = {v for u, v in mp.items() if v is not None and (s, u) in self.relevant}
+            free_p = [v for v in self.preds[s] if v not in taken]
+            for u in free_g:
+                mp[u] = None
+            if not free_p:
+                continue
+            A = self.agree[s][np.ix_([self.gindex[s][u] for u in free_g], [self.pindex[s][v] for v in free_p])]
+            rows, cols = linear_sum_assignment(A.astype(np.float64), maximize=True)
+            for r, c in zip(rows.tolist(), cols.tolist()):
+                mp[free_g[r]] = free_p[c]
+
+    # -- exact -------------------------------------------------------------------------------
+    def exact(self, budget: int | None, subset: set | None = None, limit: int | None = None) -> bool:
+        """Branch and bound from the current mapping (the incumbent); False if ``budget`` nodes did not suffice.
+
+        With ``subset``, only those gold identifiers are decided (over every candidate identifier the
+        others leave free, or its ``limit`` best voted ones); the others keep their mapping.
+        """
+        ctx, obj = self.ctx, self.obj
+        keys = [(s, u) for s in self.scopes for u in self.golds[s] if (s, u) in self.relevant and (subset is None or (s, u) in subset)]
+        if not keys:
+            return True
+        # the most connected identifiers first (they constrain most), canonical order on ties
+        weight: dict = {}
+        for lst in obj.lists():
+            for k, rows in lst.by_key.items():
+                weight[k] = weight.get(k, 0) + len(rows)
+        keys = [k for _, k in sorted(((-weight.get(k, 0), i), k) for i, k in enumerate(keys))]
+        best_f = obj.value
+        best_a = self.total_agreement()
+        best = {s: dict(ctx.mappings[s]) for s in self.scopes}
+        cands = self.candidates(limit, set(keys) if subset is not None else None)
+        domains = []
+        for s, u in keys:
+            first = best[s].get(u)
+            dom = [first] if first is not None else []
+            dom += [v for v in cands[s][u] if v != first]
+            dom.append(None)
+            domains.append(dom)
+        row_max = [int(self.agree[s][self.gindex[s][u]].max(initial=0)) for s, u in keys]
+        rest = [0] * (len(keys) + 1)
+        for d in range(len(keys) - 1, -1, -1):
+            rest[d] = rest[d + 1] + row_max[d]
+        # the identifiers being decided start open; unreferenced ones keep nothing (they are settled afterwards)
+        cleared = set(keys)
+        for s in self.scopes:
+            for u in self.golds[s]:
+                if subset is None or (s, u) in subset:
+                    ctx.mappings[s][u] = None
+                    cleared.add((s, u))
+        obj.update(cleared)
+        obj.commit()
+        avail = {s: np.ones(len(self.preds[s]), dtype=bool) for s in self.scopes}
+        for s in self.scopes:
+            for v in ctx.mappings[s].values():
+                if v is not None:
+                    avail[s][self.pindex[s][v]] = False
+        state = {"nodes": 0, "complete": True, "best": (best_f, best_a, best)}
+
+        def dfs(d: int, a_sum: int) -> None:
+            if d == len(keys):
+                f = obj.refresh()
+                bf, ba, _ = state["best"]
+                if f > bf or (f == bf and a_sum > ba):
+                    state["best"] = (f, a_sum, {s: dict(ctx.mappings[s]) for s in self.scopes})
+                return
+            s, u = keys[d]
+            free = avail[s]
+            index = self.pindex[s]
+            mp = ctx.mappings[s]
+            open_keys = set(keys[d + 1 :])
+            for v in domains[d]:
+                if budget is not None and state["nodes"] >= budget:
+                    state["complete"] = False
+                    return
+                if v is not None:
+                    j = index[v]
+                    if not free[j]:
+                        continue
+                    free[j] = False
+                mp[u] = v
+                obj.update({(s, u)})
+                state["nodes"] += 1
+                a2 = a_sum + self._agreement_of(s, u, v)
+                ub = obj.bound(open_keys) if open_keys else obj.refresh()
+                bf, ba, _ = state["best"]
+                if ub > bf or (ub >= bf and a2 + rest[d + 1] > ba):
+                    dfs(d + 1, a2)
+                obj.rollback()
+                mp[u] = None
+                if v is not None:
+                    free[j] = True
+
+        obj.lazy = True
+        try:
+            dfs(0, 0)
+        finally:
+            obj.lazy = False
+        self.evals += state["nodes"]
+        _, _, best = state["best"]
+        for s in self.scopes:
+            ctx.mappings[s].update(best[s])
+        obj.update(cleared)
+        obj.commit()
+        return state["complete"]
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self, mode: str) -> None:
+        if self.relevant:
+            n = sum(len(self.golds[s]) for s in self.scopes)
+            if mode in ("local", "auto"):
+                self.iterate(ITERATIONS)
+                self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
+            if mode == "exact":
+                self.exact(None)
+            elif mode == "auto" and self.obj.value < 1.0 and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
+                if len(self.relevant) <= EXACT_IDS:
+                    self.exact(EXACT_NODES)
+                else:
+                    # exact over the identifiers whose items are not all perfectly matched, the others fixed
+                    loose = self.obj.unsettled()
+                    if len(loose) <= EXACT_IDS:
+                        self.exact(EXACT_LOOSE_NODES, loose)
+        self.settle_unreferenced()
