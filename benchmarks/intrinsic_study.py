@@ -142,7 +142,7 @@ def objective(aligner: Aligner, gold: dict, pred: dict, mappings: dict) -> float
     """The score the aligner's own rules give under fixed ``mappings`` (the reference's, or D12's)."""
     import functools
 
-    from pydantic_aligner._engine.walk import Ctx
+    from pydantic_aligner._engine.context import Ctx
     from pydantic_aligner._engine.walk import score as engine_score
 
     ref = aligner._referential

@@ -11,8 +11,8 @@ declares, and say what to fix.
 
 from ._api.aligner import Aligner, Reading, align, score
 from ._api.alignment import Alignment
+from ._engine.context import Problem
 from ._engine.tree import Match, Row
-from ._engine.walk import Problem
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
 from ._explain.attribution import AttributionEntry, AttributionResult
 from ._explain.describe import DescriptionEntry, DescriptionResult

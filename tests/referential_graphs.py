@@ -21,7 +21,7 @@ import random
 from typing import Any
 
 from pydantic_aligner import Aligner
-from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.context import Ctx
 from pydantic_aligner._engine.walk import score as engine_score
 
 CONCEPTS = ["city", "cell", "person", "express-03", "have-01", "and", "name", "thing"]

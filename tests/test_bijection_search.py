@@ -39,7 +39,7 @@ from referential_graphs import (
 )
 
 from pydantic_aligner import Aligner, SchemaError
-from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.context import Ctx
 from pydantic_aligner._engine.walk import score as engine_score
 from pydantic_aligner._graph.canonical import canonicalize
 
@@ -446,7 +446,7 @@ def test_every_field_matrix_is_computed_once_per_call(monkeypatch):
     import collections
     from pathlib import Path
 
-    from pydantic_aligner._engine import walk as _engine
+    from pydantic_aligner._engine import context as _engine
 
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     orggraph = pytest.importorskip("orggraph")

@@ -30,8 +30,8 @@ from test_properties import _perturb, array_schema, object_schema, reordered_key
 from test_vectorized import RECORDS
 
 from pydantic_aligner import Aligner, score
+from pydantic_aligner._engine.context import Ctx
 from pydantic_aligner._engine.matrix import pos_matrix
-from pydantic_aligner._engine.walk import Ctx
 from pydantic_aligner._engine.walk import score as engine_score
 from pydantic_aligner._schema.compile import compile_schema
 

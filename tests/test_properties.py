@@ -20,8 +20,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner, score
-from pydantic_aligner._engine.walk import Ctx, _leaf_matrix, sim_matrix
+from pydantic_aligner._engine.context import Ctx, _leaf_matrix
 from pydantic_aligner._engine.walk import score as engine_score
+from pydantic_aligner._engine.walk import sim_matrix
 from pydantic_aligner._schema.compile import compile_schema
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

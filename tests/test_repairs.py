@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from strategies_repairs import triples
 
 from pydantic_aligner import Aligner, Alignment, PatchError, SchemaError, align, apply_patch
-from pydantic_aligner._engine.walk import Ctx
+from pydantic_aligner._engine.context import Ctx
 from pydantic_aligner._engine.walk import align as engine_align
 
 SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))

@@ -15,8 +15,8 @@ from test_properties import schemas, values
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._engine import walk as E
+from pydantic_aligner._engine.context import Ctx
 from pydantic_aligner._engine.matrix import pos_matrix
-from pydantic_aligner._engine.walk import Ctx
 from pydantic_aligner._engine.walk import score as engine_score
 from pydantic_aligner._schema.compile import compile_schema
 

@@ -10,10 +10,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
+from .._engine.context import Ctx, Problem, UnsupportedValue
 from .._engine.limits import DEFAULTS as _LIMITS
 from .._engine.limits import TEXT_LIMITS, check_limit_options, depth_of, run_deep
 from .._engine.tree import Match
-from .._engine.walk import Ctx, Problem, UnsupportedValue
 from .._engine.walk import align as _align_tree
 from .._engine.walk import score as _score_only
 from .._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError, safe_repr

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .._engine.tree import Match
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._engine.walk import Problem
+    from .._engine.context import Problem
     from .aligner import Aligner
 
 __all__ = ["Alignment"]

@@ -28,15 +28,28 @@ from typing import Any
 import numpy as np
 
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
-from . import walk as E
+from . import context as C
 from .limits import PAIR_CELLS
 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
 
 __all__ = ["Kept", "pos_matrix", "handler_matrix"]
 
+
+# The walk's two recursive entries. Container fields inside list items are scored pair by pair by the walk,
+# which sits above this module: it imports this module and installs them (:func:`install_walk`), so the
+# matrices call back into it without an import cycle.
+_score_h: Any = None
+_key_rows: Any = None
+
+
+def install_walk(score_h: Any, key_rows: Any) -> None:
+    """Called once by :mod:`.walk` at import: the per-pair score and the key rows of an object pair."""
+    global _score_h, _key_rows
+    _score_h, _key_rows = score_h, key_rows
+
 _F64 = np.float64
-_KIND = E._KIND
+_KIND = C._KIND
 _ID_KINDS = ("string", "number")  # the JSON kinds an identifier or a reference can have
 _NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag
 #: cells charged per pair when a leaf comparator is called one pair at a time
@@ -184,13 +197,13 @@ def reaches_fuzzy_keys(obj: Any) -> bool:
 
 def _per_pair(h: Any, G: list, P: list, ctx: Any, loc: Any, gfull: list | None, pfull: list | None, offset: int) -> np.ndarray:
     # a leaf comparator called from Python (custom, context-aware, date) is cheaper than a container scored per pair
-    E.charge(ctx, len(G) * len(P) * (LEAF_PAIR_CELLS if h.tag in (STR, NUM, BOOL) else PAIR_CELLS), loc)
-    if h.tag == UNION and ctx.work + len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
-        E.charge(ctx, len(G) * len(P) * len(h.branches) * E.BRANCH_CELLS, loc)  # refused before trying any branch
+    C.charge(ctx, len(G) * len(P) * (LEAF_PAIR_CELLS if h.tag in (STR, NUM, BOOL) else PAIR_CELLS), loc)
+    if h.tag == UNION and ctx.work + len(G) * len(P) * len(h.branches) * C.BRANCH_CELLS > ctx.max_cells:
+        C.charge(ctx, len(G) * len(P) * len(h.branches) * C.BRANCH_CELLS, loc)  # refused before trying any branch
     rows = []
     for i, g in enumerate(G):
         li = (loc, offset + i, gfull, pfull) if gfull is not None else loc
-        rows.append([E._score_h(h, g, p, ctx, li) for p in P])
+        rows.append([_score_h(h, g, p, ctx, li) for p in P])
     return np.array(rows, dtype=_F64).reshape(len(G), len(P))
 
 
@@ -208,7 +221,7 @@ def handler_matrix(
     """Scores of gold values ``G`` against candidate values ``P``, all of the handler's JSON kind."""
     t = h.tag
     if t in (STR, NUM, BOOL):
-        M = E.leaf_handler_matrix(h, G, P, ctx, loc)
+        M = C.leaf_handler_matrix(h, G, P, ctx, loc)
         if M is None:
             M = _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
         if kept is not None and (t == BOOL or not h.cmp.custom):  # a custom comparator's result is kept as it returned it
@@ -265,13 +278,13 @@ def pos_matrix(
     if first is not None and first != "null" and _one_kind(P) == first:
         h = pos.kinds.get(first)
         if h is None:  # scored with the default comparators (the tree reports it): not kept
-            h, kept = E._ANY.kinds[first], None
+            h, kept = C._ANY.kinds[first], None
         return handler_matrix(h, G, P, ctx, loc, gfull, pfull, offset, kept)
-    gk = [_KIND.get(type(g)) or (None if g is None else E._gold_kind(g, loc)) for g in G]
-    pk = [_KIND.get(type(p)) or E._pred_kind(p, loc) for p in P]
+    gk = [_KIND.get(type(g)) or (None if g is None else C._gold_kind(g, loc)) for g in G]
+    pk = [_KIND.get(type(p)) or C._pred_kind(p, loc) for p in P]
     first = gk[0]
     if first != "null" and all(k == first for k in gk) and all(k == first for k in pk):
-        h = pos.kinds.get(first) or E._ANY.kinds[first]
+        h = pos.kinds.get(first) or C._ANY.kinds[first]
         return handler_matrix(h, G, P, ctx, loc, gfull, pfull, offset)
     out = np.zeros((n, m), dtype=_F64)
     gnull = np.array([k == "null" for k in gk])
@@ -284,13 +297,13 @@ def pos_matrix(
         cols = [j for j, k in enumerate(pk) if k == kind]
         if not cols:
             continue
-        h = pos.kinds.get(kind) or E._ANY.kinds[kind]
+        h = pos.kinds.get(kind) or C._ANY.kinds[kind]
         if gfull is not None and (h.tag in (ARR, UNION) or _needs_context(h)):
-            E.charge(ctx, len(rows) * len(cols) * PAIR_CELLS, loc)
-            if h.tag == UNION and ctx.work + len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS > ctx.max_cells:
-                E.charge(ctx, len(rows) * len(cols) * len(h.branches) * E.BRANCH_CELLS, loc)
+            C.charge(ctx, len(rows) * len(cols) * PAIR_CELLS, loc)
+            if h.tag == UNION and ctx.work + len(rows) * len(cols) * len(h.branches) * C.BRANCH_CELLS > ctx.max_cells:
+                C.charge(ctx, len(rows) * len(cols) * len(h.branches) * C.BRANCH_CELLS, loc)
             sub = np.array(
-                [[E._score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
+                [[_score_h(h, G[i], P[j], ctx, (loc, offset + i, gfull, pfull)) for j in cols] for i in rows], dtype=_F64
             )
         else:
             sub = handler_matrix(h, [G[i] for i in rows], [P[j] for j in cols], ctx, loc)
@@ -302,7 +315,7 @@ def _special_matrix(pos: Pos, G: list, P: list, ctx: Any) -> np.ndarray:
     """Identifier and reference positions (the same rules as ``_engine._special``)."""
     n, m = len(G), len(P)
     sp = pos.special
-    E.charge(ctx, n * m, None)
+    C.charge(ctx, n * m, None)
     if ctx.mask_all or sp.scope == ctx.mask_scope:
         return np.ones((n, m), dtype=_F64)
     if sp.__class__ is IdSpec:
@@ -345,14 +358,14 @@ def _id_matrix(sp: Any, G: list, P: list, ctx: Any) -> np.ndarray:
     pc = np.full(m, -2, dtype=np.int64)
     mistyped = np.zeros(m, dtype=bool)  # a candidate identifier not of the declared type
     for j, p in enumerate(P):
-        if E._id_like(p):
+        if C._id_like(p):
             pc[j] = codes.setdefault(p, len(codes))
             mistyped[j] = _KIND[type(p)] != sp.kind
     gc = np.full(n, -1, dtype=np.int64)
     unlabelled = np.zeros(n, dtype=bool)
     typed = np.zeros(n, dtype=bool)  # a gold identifier of the declared type
     for i, g in enumerate(G):
-        if not E._id_like(g):
+        if not C._id_like(g):
             unlabelled[i] = True
             continue
         typed[i] = _KIND[type(g)] == sp.kind
@@ -395,12 +408,12 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None)
                     kept.blocks[a, b] = Block([], 0.0)
             else:
                 Ps = P if single else [P[j] for j in cols_p]
-                rows = E._key_rows(h, gd, pd, ctx=ctx, loc=None)
+                rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
                 if kept is not None:
                     keep = kept
                 block = _object_block(h, rows, Gs, Ps, ctx, 1.0, keep)
                 if block is None:  # weights past the float range: scaled as _engine._object does
-                    scale = E.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows])
+                    scale = C.weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows])
                     block = _object_block(h, rows, Gs, Ps, ctx, scale, keep)
                 if keep is not None:
                     kept.blocks[a, b] = keep.blocks.pop(None)
@@ -424,10 +437,10 @@ def _chunkable(h: Any, G: list, P: list) -> bool:
 
 def _leaf_into(acc: np.ndarray, w: float, h: Any, G: list, P: list, ctx: Any) -> None:
     """``acc += w * leaf matrix``, a block of rows at a time (the same cells, one block-sized matrix alive)."""
-    E.leaf_charge(h, G, P, ctx)
+    C.leaf_charge(h, G, P, ctx)
     step = max(1, CHUNK_CELLS // len(P))
     for r in range(0, len(G), step):
-        V = E.leaf_handler_matrix(h, G[r : r + step], P)
+        V = C.leaf_handler_matrix(h, G[r : r + step], P)
         if w != 1.0:
             V *= w
         acc[r : r + step] += V
@@ -448,19 +461,19 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
     ksum = 0.0
     fields = []
     if h.patterns:
-        E.pattern_charge(h, {k for r in rows for k in r[:2] if k is not None}, ctx, None)
-    for gkey, pkey, ks in E.summed(rows):  # the engine's order of the sums (_engine.sum_order)
+        C.pattern_charge(h, {k for r in rows for k in r[:2] if k is not None}, ctx, None)
+    for gkey, pkey, ks in C.summed(rows):  # the engine's order of the sums (_engine.sum_order)
         key = gkey if gkey is not None else pkey
-        vpos = props.get(key) or h.value_pos(key) or E._ANY
+        vpos = props.get(key) or h.value_pos(key) or C._ANY
         w = vpos.weight * wscale
         tw += w
         if gkey is not None and pkey is not None:
             ksum += ks
             fields.append((vpos, w, gkey, pkey))
-    if tw == E._INF:
+    if tw == C._INF:
         return None
     if ctx.work + n * m * len(fields) > ctx.max_cells:  # refuse before computing any field
-        E.charge(ctx, n * m * len(fields), None)
+        C.charge(ctx, n * m * len(fields), None)
     blk = None
     if kept is not None:
         blk = kept.blocks[None] = Block(rows, tw, wscale)
@@ -484,7 +497,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
                 blk.lazy = False
             continue
         if lh is not None:
-            V = E.leaf_handler_matrix(lh, Gf, Pf, ctx)
+            V = C.leaf_handler_matrix(lh, Gf, Pf, ctx)
             if V is None:
                 V = _per_pair(lh, Gf, Pf, ctx, None, None, None, 0)
             if lh.tag == BOOL or not lh.cmp.custom:

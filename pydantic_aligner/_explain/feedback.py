@@ -21,13 +21,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._engine.limits import deep_entry
 from .._errors import SchemaError, safe_repr
-from .._schema.plan import RefSpec, kind_of
-from .patch import parse_pointer, walk_specials
+from .._schema.plan import ARR, OBJ, RefSpec, kind_of
+from .._schema.score_table import table_of
+from .patch import _handler, parse_pointer, walk_specials
 from .repairs import Repair, check_options, count_units, diagnostics, first_fixes, units
 from .templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, resolve_templates
 
@@ -436,8 +438,6 @@ def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
     preds = {o.gold_path: o.pred for unit in chosen for o in unit if o.kind in _TABLE_OPS and o.gold_path is not None}
     if not preds:
         return {}
-    from .._schema.score_table import table_leaves
-
     return table_leaves(alignment, preds)
 
 
@@ -559,3 +559,38 @@ def _hashable(v: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def table_leaves(alignment: Any, preds: Mapping[str, Any]) -> dict[str, float]:
+    """``{gold path: similarity}`` for the leaves of ``alignment`` (``preds``: gold path -> candidate value)
+    that a score table scores: the table's similarity, after ``threshold``.
+
+    Follows each path through the compiled plan and the gold document (no tree walk).
+    """
+    aligner = alignment.aligner
+    if aligner is None:
+        return {}
+    out: dict[str, float] = {}
+    for path, pred in preds.items():
+        pos, value = aligner.plan.root, alignment.gold
+        try:
+            for tok in parse_pointer(path):
+                h = _handler(pos, value) if pos is not None and pos.special is None else None
+                if h is not None and h.tag == OBJ and isinstance(value, dict):
+                    pos, value = h.value_pos(tok), value[tok]
+                elif h is not None and h.tag == ARR and isinstance(value, list):
+                    i = int(tok)
+                    pos, value = (h.prefix[i] if i < len(h.prefix) else h.items), value[i]
+                else:
+                    pos = None
+                    break
+        except (KeyError, IndexError, ValueError, TypeError):
+            continue
+        if pos is None or pos.special is not None:
+            continue
+        h = _handler(pos, value)
+        table = table_of(h)
+        if table is not None:
+            sim = table.pair(value, pred)
+            out[path] = 0.0 if sim < h.threshold else sim
+    return out

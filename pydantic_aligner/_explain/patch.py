@@ -23,7 +23,9 @@ import copy
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from .._engine.context import Ctx
 from .._engine.limits import deep_entry
+from .._engine.walk import _pick_branch
 from .._schema.plan import ARR, OBJ, UNION, IdSpec, Pos, RefSpec, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -85,8 +87,6 @@ def _handler(pos: Pos, v: Any) -> Any:
         return None
     h = pos.kinds.get(k)
     while h is not None and h.tag == UNION:
-        from .._engine.walk import Ctx, _pick_branch
-
         h, _ = _pick_branch(h, v, v, Ctx(v, v), None)
     return h
 

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._engine.walk import _KIND
-from .._engine.walk import _unsupported as _make_unsupported
+from .._engine.context import _KIND
+from .._engine.context import _unsupported as _make_unsupported
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, UNION, Pos, RefSpec, kind_of
 from .referential import _id_value, _walk_branch, value_pos

@@ -41,7 +41,8 @@ import numpy as np
 
 from .._engine import matrix as _matrix
 from .._engine.assign import PAIR, _weights, assign, monotone
-from .._engine.walk import _KIND, Ctx, _id_like, _key_rows, score, sum_order, summed
+from .._engine.context import _KIND, Ctx, _id_like, sum_order, summed
+from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
 from .referential import value_pos

@@ -36,8 +36,9 @@ import numpy as np
 
 from .._engine import matrix as _matrix
 from .._engine.assign import assign, quantize
+from .._engine.context import Ctx, _unsupported, summed
 from .._engine.matrix import handler_matrix
-from .._engine.walk import Ctx, _key_rows, _score_h, _unsupported, sim_matrix, summed, tagged_branch
+from .._engine.walk import _key_rows, _score_h, sim_matrix, tagged_branch
 from .._errors import AlignerWarning, ComparatorError, DataError, SchemaError
 from .._schema.compile import any_pos, escape_token
 from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of

@@ -209,39 +209,3 @@ def table_of(handler: Any) -> TableComparator | None:
     return cmp if isinstance(cmp, TableComparator) else None
 
 
-def table_leaves(alignment: Any, preds: Mapping[str, Any]) -> dict[str, float]:
-    """``{gold path: similarity}`` for the leaves of ``alignment`` (``preds``: gold path -> candidate value)
-    that a score table scores: the table's similarity, after ``threshold``.
-
-    Follows each path through the compiled plan and the gold document (no tree walk).
-    """
-    from .._explain.patch import _handler, parse_pointer
-    from .plan import ARR, OBJ
-
-    aligner = alignment.aligner
-    if aligner is None:
-        return {}
-    out: dict[str, float] = {}
-    for path, pred in preds.items():
-        pos, value = aligner.plan.root, alignment.gold
-        try:
-            for tok in parse_pointer(path):
-                h = _handler(pos, value) if pos is not None and pos.special is None else None
-                if h is not None and h.tag == OBJ and isinstance(value, dict):
-                    pos, value = h.value_pos(tok), value[tok]
-                elif h is not None and h.tag == ARR and isinstance(value, list):
-                    i = int(tok)
-                    pos, value = (h.prefix[i] if i < len(h.prefix) else h.items), value[i]
-                else:
-                    pos = None
-                    break
-        except (KeyError, IndexError, ValueError, TypeError):
-            continue
-        if pos is None or pos.special is not None:
-            continue
-        h = _handler(pos, value)
-        table = table_of(h)
-        if table is not None:
-            sim = table.pair(value, pred)
-            out[path] = 0.0 if sim < h.threshold else sim
-    return out

@@ -307,7 +307,8 @@ class _Merger:
 
 def _match(reps: list, items: list, pos: Any, ordered: bool, assign: Any, monotone: Any, PAIR: str) -> dict[int, int]:
     """Rep index -> item index for the items the aligner pairs with the representatives."""
-    from .._engine.walk import Ctx, sim_matrix
+    from .._engine.context import Ctx
+    from .._engine.walk import sim_matrix
 
     S = sim_matrix(pos, reps, items, Ctx(reps, items), None, reps, items, 0)
     if ordered:

@@ -524,7 +524,7 @@ class _Equality:
             return node.score
         if pos is None:
             return 1.0 if _json_equal(g, p) else 0.0
-        from .._engine.walk import Ctx
+        from .._engine.context import Ctx
         from .._engine.walk import score as engine_score
 
         if self.ctx is None:
