@@ -49,7 +49,7 @@ from .._engine.context import _KIND
 from .._engine.context import _unsupported as _make_unsupported
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, UNION, Pos, RefSpec, kind_of
-from .referential import _id_value, _walk_branch, value_pos
+from .records import _id_value, _walk_branch, value_pos
 
 __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 

@@ -45,7 +45,7 @@ from .._engine.context import _KIND, Ctx, _id_like, sum_order, summed
 from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
-from .referential import value_pos
+from .records import LeafMatrices, _id_value, forced_pairs, value_pos
 
 __all__ = ["Objective"]
 
@@ -199,8 +199,6 @@ class _List:
         elif self.colof is not None:
             r, c = self._forced(S, obj)
         else:
-            from .referential import forced_pairs
-
             mapto, img = obj.mapto, obj.img
 
             def target(k: int) -> int | None:
@@ -634,8 +632,6 @@ class Objective:
     """
 
     def __init__(self, ref: Any, ctx: Ctx, gold_index: Any, gindex: dict, pindex: dict, leaves: Any = None) -> None:
-        from .referential import LeafMatrices, _id_value
-
         self.ref = ref
         self.ctx = ctx
         self.leaves = leaves if leaves is not None else LeafMatrices(ref.relevant)  # plain fields' matrices, shared with the start

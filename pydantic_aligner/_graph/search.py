@@ -37,6 +37,7 @@ import numpy as np
 
 from .._engine.assign import quantize
 from .objective import Objective
+from .records import _record_matrix
 
 __all__ = [
     "CANDIDATES",
@@ -108,8 +109,6 @@ class Search:
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
         """Quantised attribute similarity of gold id x candidate id: the start's record matrix (SPEC 9.4 step 2:
         identifiers and the scope's own references masked), else one with every identifier and reference masked."""
-        from .referential import _record_matrix
-
         ctx = self.ctx
         out = {}
         for s in self.scopes:
