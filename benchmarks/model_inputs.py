@@ -92,8 +92,8 @@ def main() -> None:
     gold, pred = make(n), make(n, shift=1)
     by_model = Aligner(Invoice)
     by_schema = Aligner(to_json_schema(Invoice))
-    gold_data = by_model._prepare(gold, "gold", None)[0]
-    pred_data = by_model._prepare(pred, "pred", None)[0]
+    gold_data = by_model._input.prepare(gold, "gold", None)[0]
+    pred_data = by_model._input.prepare(pred, "pred", None)[0]
     pred_dict = pred.model_dump(mode="json")
     pred_text = pred.model_dump_json()
     invalid = json.loads(pred_text)

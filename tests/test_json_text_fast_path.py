@@ -154,7 +154,7 @@ def test_a_decimal_without_digit_counts_reads_whole_texts_straight(text):
 def test_value_only_types_are_read_straight_from_the_text():
     assert V._exact_json(V.adapter(Order)) is True
     calls = []
-    reader = Aligner(Order)._reader
+    reader = Aligner(Order)._input.model
     original = V.whole_json_span
 
     def spy(text, **limits):
@@ -190,7 +190,7 @@ def test_random_models_read_their_own_json_the_same_both_ways(drawn, style):
 @given(instances())
 def test_values_validated_from_json_dump_the_same_with_the_lean_shape(drawn):
     _spec, cls, gold = drawn
-    reader = Aligner(cls)._reader
+    reader = Aligner(cls)._input.model
     validated = reader.adapter.validate_json(gold.model_dump_json())
     assert repr(reader.dump(validated, "pred", from_json=True)) == repr(reader.dump(validated, "pred"))
 

@@ -172,7 +172,7 @@ def test_the_fast_dump_equals_the_generic_conversion(drawn):
     from pydantic_aligner._read.inputs import to_jsonable
 
     _spec, cls, gold = drawn
-    reader = Aligner(cls)._reader
+    reader = Aligner(cls)._input.model
     expected = to_jsonable(gold)
     assert reader.read(gold, "gold") == (expected, [])
     assert reader.read(gold.model_dump(), "pred") == (expected, [])
@@ -192,7 +192,7 @@ def test_an_unvalidated_instance_is_read_as_the_generic_conversion_of_what_it_ho
     name = data.draw(st.sampled_from(sorted(cls.model_fields)))
     wrong = data.draw(st.sampled_from([5, 2.5, "x", "2024-01-01", "1.5", [1, "a"], ["1.5"], {"k": "x"}, True]))
     pred = cls.model_construct(**{**{k: getattr(gold, k) for k in gold.model_fields_set}, name: wrong})
-    reader = Aligner(cls)._reader
+    reader = Aligner(cls)._input.model
     got, issues = reader.read(pred, "pred")
     assert issues == []
     assert got == to_jsonable(pred)

@@ -453,9 +453,9 @@ def test_weights_and_comparators_of_the_model_apply_to_every_input_form():
 
 def test_plain_data_never_touches_pydantic_validation():
     a = Aligner({"type": "object", "properties": {"n": {"type": "integer"}}})
-    assert a._reader is None and Aligner()._reader is None
+    assert a._input.model is None and Aligner()._input.model is None
     assert a.score({"n": 1}, {"n": "1"}) == 0.0  # no model: no coercion
-    assert Aligner(Invoice)._reader is not None
+    assert Aligner(Invoice)._input.model is not None
 
 
 def test_field_items_in_lists_of_models():

@@ -17,11 +17,11 @@ from .._engine.tree import Match
 from .._engine.walk import align as _align_tree
 from .._engine.walk import score as _score_only
 from .._errors import ComparatorError, DataError, LimitError, ParseError, SchemaError, safe_repr
-from .._read.inputs import NOT_READ, Read, read_text, to_json, to_jsonable, whole_text_read
+from .._read.inputs import Read, to_jsonable
+from .._read.reader import Reader
 from .._read.text import NO_JSON, looks_like_refusal
 from .._schema.comparators import check_custom_comparators, registry_version
 from .._schema.compile import compile_schema
-from .._schema.plan import KIND_STRING, kind_of, known_keys
 from .alignment import Alignment
 
 __all__ = ["Aligner", "Reading", "align", "score"]
@@ -141,11 +141,9 @@ class Aligner:
 
     __slots__ = (
         "_delegates",
+        "_input",
         "_kwargs",
-        "_reader",
         "_referential",
-        "_text_is_json",
-        "_text_limits",
         "_validator",
         "comparators",
         "fill_defaults",
@@ -215,7 +213,6 @@ class Aligner:
         self._delegates: dict = {}
         # work and size limits (issue 11): validated here, enforced by the engine and the text reader
         self.limits = check_limit_options(limits)
-        self._text_limits = {k: _text_limit(k, self.limits[k]) for k in TEXT_LIMITS}
         if id_disambiguation not in _ID_DISAMBIGUATION:
             raise SchemaError(f"id_disambiguation must be one of {_ID_DISAMBIGUATION}, got {id_disambiguation!r}")
         if wl_integration not in _WL_INTEGRATION:
@@ -240,7 +237,7 @@ class Aligner:
         self.lenient = lenient
         self.fill_defaults = fill_defaults
         self.model = None
-        self._reader = None
+        model_reader = None
         if schema is not None and not isinstance(schema, (dict, bool)) and _is_model_type(schema):
             from .._schema.lint import lint_type
             from .._schema.markers import split_defaults
@@ -255,7 +252,7 @@ class Aligner:
             schema = to_json_schema(schema, defaults=defaults)
             from .._read.validation import ModelReader
 
-            self._reader = ModelReader(self.model, fill_defaults=fill_defaults)
+            model_reader = ModelReader(self.model, fill_defaults=fill_defaults)
         elif defaults is not None:
             from .._schema.translate import schema_with_defaults
 
@@ -263,7 +260,7 @@ class Aligner:
         self.schema = schema
         self.comparators = check_custom_comparators(comparators)
         self.plan = compile_schema(schema, self.comparators)
-        self._text_is_json = not self._root_accepts_string()  # a str input is JSON text, not a string value
+        self._input = Reader(self.plan.root, model_reader, {k: _text_limit(k, self.limits[k]) for k in TEXT_LIMITS})
         self.strict = strict
         self.options = {
             "id_disambiguation": id_disambiguation,
@@ -357,7 +354,7 @@ class Aligner:
             model = _instance_model(value)
             if model is not None:
                 return self._for_model(model).read(value, side)
-        data, read, issues = self._prepare(value, side, None)
+        data, read, issues = self._input.prepare(value, side, None)
         return Reading(to_jsonable(data, side), read, tuple(issues))
 
     # ------------------------------------------------------------------
@@ -386,9 +383,9 @@ class Aligner:
             raise LimitError("max_depth", depth, self.limits["max_depth"], path=ptr, side=side)
 
     def _align_once(self, gold: Any, pred: Any, tree: bool, check_depth: bool = False) -> Any:
-        gold, _, issues = self._prepare(gold, "gold", pred)
+        gold, _, issues = self._input.prepare(gold, "gold", pred)
         try:
-            pred, read, pred_issues = self._prepare(pred, "pred", gold)
+            pred, read, pred_issues = self._input.prepare(pred, "pred", gold)
         except ParseError as e:
             if not self.lenient:
                 raise
@@ -456,66 +453,7 @@ class Aligner:
         )
 
     def _root_accepts_string(self) -> bool | None:
-        root = self.plan.root
-        if root.special is not None:
-            return True
-        if root.any:
-            return None
-        return KIND_STRING in root.kinds
-
-    def _fit(self, gold: Any, memo: dict | None = None) -> Callable[[Any], tuple]:
-        """How well a JSON value found in text fits the schema, for choosing among several: ``(object keys the
-        schema knows, or the ``gold`` has where the schema says nothing; minus the model's validation errors)``
-        (see ``docs/pydantic.md``, "Several JSON values in one text"). ``memo``: the model's validations of the
-        values (:meth:`ModelReader.accepts`), read for their errors."""
-        root = self.plan.root
-
-        def fit(value: Any) -> tuple:
-            known = known_keys(root, value, gold)
-            if memo is None:
-                return (known,)
-            hit = memo.get(id(value))
-            errors = len(hit[1][2]) if hit is not None and hit[0] is value else 0
-            return (known, -errors)
-
-        return fit
-
-    def _prepare(self, value: Any, side: str, other: Any) -> tuple[Any, Read, list]:
-        """``(JSON data, how text was read, validation issues)`` of one input."""
-        reader = self._reader
-        if reader is None:
-            if type(value) is dict or type(value) is list:
-                return value, NOT_READ, []  # plain data; anything without a JSON type is converted on demand
-            accepts = self._root_accepts_string()
-            if isinstance(value, str) and (accepts or (accepts is None and (isinstance(other, str) or other is None))):
-                return value, NOT_READ, []
-            prefer = fit = None
-            if isinstance(value, (str, bytes, bytearray)):
-                shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
-                fit = self._fit(shape)
-                if side == "pred":
-                    want = kind_of(other)
-                    if want is not None:
-                        prefer = lambda v: kind_of(v) == want
-            data, read = to_json(value, side, prefer, fit, **self._text_limits)
-            return data, read, []
-        if value.__class__ is str and self._text_is_json:
-            clean = reader.read_json_text(value, side, self._text_limits)
-            if clean is not None:  # one JSON value, valid: what the general way below gives
-                return clean[0], whole_text_read(clean[1]), []
-        if isinstance(value, (bytes, bytearray)) or (isinstance(value, str) and not self._root_accepts_string()):
-            memo: dict = {}
-            shape = other if side == "pred" and (type(other) is dict or type(other) is list) else None
-            data, read = read_text(value, side, reader.accepts(memo, side), self._fit(shape, memo), **self._text_limits)
-            hit = memo.get(id(data))
-            validated = hit[1] if hit is not None and hit[0] is data else None
-            raw = data
-            data, issues = reader.read(data, side, json_mode=True, validated=validated)
-            if read.cut is not None and side == "pred":  # truncated: no defaults in what the cut left open
-                data = reader.without_cut_defaults(raw, data, read.cut)
-            return data, read.with_valid(not issues), issues
-        data, issues = reader.read(value, side)
-        return data, NOT_READ, issues
+        return self._input.accepts_string()
 
     def _iter_strict_errors(self, value: Any) -> list:
         try:
