@@ -82,13 +82,13 @@ def test_remote_and_file_refs_are_schema_errors_before_any_io(tmp_path, strict):
 def test_the_strict_validator_cannot_retrieve_even_a_ref_the_check_missed(tmp_path):
     """The jsonschema validator gets a registry that retrieves nothing (the second line of defence)."""
     pytest.importorskip("jsonschema")
-    from pydantic_aligner._api.aligner import _build_validator
+    from pydantic_aligner._read.strict import build_validator
 
     secret = tmp_path / "secret.json"
     secret.write_text('{"const": "TOP-SECRET-7731"}')
     with _listening() as (url, hits):
         for ref in (f"{url}/x.json", secret.resolve().as_uri()):
-            validator = _build_validator({"not": {"$ref": ref}})
+            validator = build_validator({"not": {"$ref": ref}})
             with pytest.raises(Exception) as info:
                 list(validator.iter_errors("TOP-SECRET-7731"))
             assert "TOP-SECRET-7731" not in str(info.value).replace(repr("TOP-SECRET-7731"), "")

@@ -56,12 +56,12 @@ class Reader:
             try:
                 import jsonschema
 
-                from .._api.aligner import _offline_registry
+                from .._read.strict import offline_registry
                 from .._schema.compile import check_local_refs
 
                 schema = json.loads(llm_schema_text)
                 check_local_refs(schema)  # $ref stays local (issue 24): no URL is fetched, no file read
-                self.validator = jsonschema.validators.validator_for(schema)(schema, registry=_offline_registry())
+                self.validator = jsonschema.validators.validator_for(schema)(schema, registry=offline_registry())
             except ImportError:
                 self.validator = None
         self._aligner = source if isinstance(source, Aligner) else None
