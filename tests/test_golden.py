@@ -44,3 +44,18 @@ def test_golden_case(case):
     actual = capture.run_case(case)
     if actual != expected:
         pytest.fail(capture.describe_difference(case["name"], expected, actual), pytrace=False)
+
+
+def test_a_changed_output_fails_with_the_case_its_first_differing_artefact_and_a_diff():
+    name = "core/movie/docs"
+    case = next(c for c in CASES if c["name"] == name)
+    actual = capture.run_case(case)
+    assert actual == EXPECTED["core"][name]
+    assert actual["feedback"][1] == "1. /year: expected 1999, got 2000. Fixing this recovers +0.250."
+    stored = {**actual, "feedback": [*actual["feedback"]], "describe": ["changed"]}
+    stored["feedback"][1] = stored["feedback"][1].replace("+0.250", "+0.251")
+    message = capture.describe_difference(name, stored, actual)
+    assert message.splitlines()[0] == "core/movie/docs: artefact 'feedback' differs"  # feedback comes before describe
+    assert "-1. /year: expected 1999, got 2000. Fixing this recovers +0.251." in message
+    assert "+1. /year: expected 1999, got 2000. Fixing this recovers +0.250." in message
+    assert capture.first_difference({**actual, "score": "0.6708333333333335"}, actual) == "score"

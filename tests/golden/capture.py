@@ -66,6 +66,11 @@ ARTEFACTS = (
 
 PYDANTIC_MESSAGE = "<pydantic message>"
 
+#: the releases that compute part of what is stored (string similarities, repaired text, what validates, the
+#: bootstrap draws): recorded at capture, named in a failure when the installed ones differ
+DEPENDENCIES = ("pydantic", "pydantic-core", "rapidfuzz", "json-repair", "numpy", "scipy")
+ENVIRONMENT = "environment.json"
+
 
 def _setup_path() -> None:
     """Run as a script: import this worktree's package and the test helpers (never another checkout's)."""
@@ -289,6 +294,32 @@ def dump(data: Any) -> str:
     return json.dumps(data, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
 
 
+def environment() -> dict[str, str | None]:
+    """The Python version and the installed releases of :data:`DEPENDENCIES`."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    out: dict[str, str | None] = {"python": ".".join(map(str, sys.version_info[:3]))}
+    for name in DEPENDENCIES:
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def environment_note() -> str:
+    """What differs between the releases the outputs were captured with and the installed ones ("" if nothing)."""
+    path = EXPECTED_DIR / ENVIRONMENT
+    if not path.exists():
+        return ""
+    captured, now = json.loads(path.read_text(encoding="utf-8")), environment()
+    changed = [f"{k} {captured.get(k)} -> {now.get(k)}" for k in sorted(set(captured) | set(now)) if captured.get(k) != now.get(k)]
+    if not changed:
+        return ""
+    return ("\n(captured under other releases: " + ", ".join(changed) + "; if the diff is the dependency's doing, "
+            "not ours, capture again with python tests/golden/capture.py --write)")
+
+
 def first_difference(expected: dict, actual: dict) -> str | None:
     """The name of the first artefact (in :data:`ARTEFACTS` order) whose value differs, or ``None``."""
     for name in (*ARTEFACTS, *sorted(set(expected) | set(actual))):
@@ -297,15 +328,21 @@ def first_difference(expected: dict, actual: dict) -> str | None:
     return None
 
 
+def _diff_lines(value: Any) -> list[str]:
+    """Text as its lines (stored texts are lists of lines already), anything else as indented JSON."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return value.splitlines() if isinstance(value, str) else dump(value).splitlines()
+
+
 def describe_difference(case_name: str, expected: dict, actual: dict) -> str:
     """The case, its first differing artefact, and a unified diff of that artefact."""
     name = first_difference(expected, actual)
     if name is None:
         return f"{case_name}: identical"
     old, new = expected.get(name, "<absent>"), actual.get(name, "<absent>")
-    as_text = (lambda v: v) if isinstance(old, str) and isinstance(new, str) else dump
-    diff = difflib.unified_diff(as_text(old).splitlines(), as_text(new).splitlines(), "expected", "actual", lineterm="", n=2)
-    return f"{case_name}: artefact {name!r} differs\n" + "\n".join(list(diff)[:80])
+    diff = difflib.unified_diff(_diff_lines(old), _diff_lines(new), "expected", "actual", lineterm="", n=2)
+    return f"{case_name}: artefact {name!r} differs\n" + "\n".join(list(diff)[:80]) + environment_note()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -321,6 +358,9 @@ def main(argv: list[str] | None = None) -> int:
     _setup_path()
     groups = tuple(args.groups) or GROUPS
     differing = 0
+    if args.write:
+        EXPECTED_DIR.mkdir(exist_ok=True)
+        (EXPECTED_DIR / ENVIRONMENT).write_text(dump(environment()), encoding="utf-8")
     for group in groups:
         cases = load_cases(group)
         names = [c["name"] for c in cases]
@@ -328,7 +368,6 @@ def main(argv: list[str] | None = None) -> int:
         computed = {c["name"]: run_case(c) for c in cases}
         path = EXPECTED_DIR / f"{group}.json"
         if args.write:
-            EXPECTED_DIR.mkdir(exist_ok=True)
             path.write_text(dump(computed), encoding="utf-8")
             print(f"{group}: {len(computed)} cases -> {path.relative_to(ROOT)} ({path.stat().st_size} bytes)")
             continue
