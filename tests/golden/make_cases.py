@@ -6,6 +6,15 @@ benchmarks/orggraph.py and amrgraphs.py may change). Running it again rewrites t
 ``capture.py --write`` must be run on the code the outputs are to be compared against.
 
     python tests/golden/make_cases.py
+
+Every group mixes perfect candidates with imperfect ones: seeded edits of strings and numbers, missing and extra
+keys, nulls, dropped items, look-alike items (a copy of an item with one edit), reversed lists, wrong types;
+relabelled and shuffled graphs with edits and damaged identifiers (a NaN identifier among them, which is why the
+inputs are Python's JSON, NaN allowed); text fenced, wrapped in prose, cut off, repaired, refused.
+
+The reference conformance cases (../shared/conformance) are not copied in: their README names the upstream
+repository and commit they come from but no licence, so this corpus is made of our own cases only
+(tests/test_conformance.py keeps running those from ../shared).
 """
 
 from __future__ import annotations
@@ -311,7 +320,11 @@ def core_cases() -> list[dict]:
     cases.append({"name": "core/error/bad-order", "schema": {"type": "object", "properties": {"tags": _arr(S, order="sorted")}},
                   "gold": {"tags": []}, "pred": {"tags": []}})
     cases.append({"name": "core/error/abs-tol-without-tolerance", "schema": {"type": "number", "score": "abs_tol"}, "gold": 1, "pred": 1})
-    cases.append({"name": "core/error/unknown-comparator", "schema": {"type": "string", "score": "nope"}, "gold": "a", "pred": "a"})
+    # (not an unknown comparator: its message lists the comparators registered in the process, which other tests add to)
+    cases.append({"name": "core/error/threshold-out-of-range", "schema": {"type": "string", "threshold": 1.5}, "gold": "a", "pred": "a"})
+    cases.append({"name": "core/error/score-table-label", "schema": {"type": "string", "enum": ["confirm", "reject"],
+                                                                     "scoreTable": {"pairs": [["confirm", "accept", 0.5]]}},
+                  "gold": "confirm", "pred": "reject"})
     cases.append({"name": "core/error/both-ignored", "schema": _arr(S, ignoreExcess=True, ignoreMissing=True), "gold": [], "pred": []})
     cases.append({"name": "core/error/not-json-text", "schema": movie, "gold": movie_gold, "pred": "no json here"})
     return cases
