@@ -10,8 +10,10 @@ artefact per key, so a diff shows what changed):
   the delta's repr and ``str(repair)``), ``patch`` (``to_json_patch()``), ``patched`` (the candidate with it
   applied), ``feedback`` (the default style), ``feedback_compact`` (``style="compact"``), extra feedback a case
   asks for, and ``describe``; or ``error`` (type and message) when ``align`` raises;
-* a dataset case: the report's JSON summary (with the items), Markdown and HTML, and for a case that compares
-  two runs, the comparison's JSON and Markdown and the HTML report that shows it.
+* a dataset case: the report's JSON summary, every item's score, verdict, outcome and label, the Markdown and
+  the HTML, and for a case that compares two runs, the comparison's JSON and Markdown and the HTML report that
+  shows it; a command-line case (the README's ``pydantic-aligner demo``): its exit code, its JSON output and
+  the HTML report it writes.
 
 What depends on the installed Pydantic release is not stored verbatim: Pydantic's messages in feedback and
 describe text are replaced by ``<pydantic message>``.
@@ -62,6 +64,9 @@ ARTEFACTS = (
     "comparison_json",
     "comparison_markdown",
     "comparison_html",
+    "exit_code",
+    "cli_stdout",
+    "cli_html",
 )
 
 PYDANTIC_MESSAGE = "<pydantic message>"
@@ -275,9 +280,36 @@ def run_dataset(case: dict) -> dict:
     return out
 
 
+def run_cli(case: dict) -> dict:
+    """``python -m pydantic_aligner ARGS --html FILE`` in this process: exit code, standard output, the HTML file.
+
+    Only output that names no local path is stored (``--format json``: the text formats quote the bundled
+    dataset's folder, wrapped to the terminal width)."""
+    import contextlib
+    import io
+    import runpy
+    import tempfile
+
+    stdout = io.StringIO()
+    with tempfile.TemporaryDirectory() as tmp:
+        html = Path(tmp) / "report.html"
+        argv, sys.argv = sys.argv, ["pydantic-aligner", *case["args"], "--html", str(html)]
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(io.StringIO()):
+                runpy.run_module("pydantic_aligner", run_name="__main__", alter_sys=False)
+            code = 0
+        except SystemExit as e:
+            code = e.code
+        finally:
+            sys.argv = argv
+        page = html.read_text(encoding="utf-8") if html.exists() else None
+    return {"exit_code": code, "cli_stdout": json.loads(stdout.getvalue()), "cli_html": None if page is None else _text(page)}
+
+
 def run_case(case: dict) -> dict:
     """The artefacts of one case, as the JSON that is stored (read back, so stored and computed compare alike)."""
-    out = run_dataset(case) if case.get("kind") == "dataset" else run_pair(case)
+    kind = case.get("kind")
+    out = run_dataset(case) if kind == "dataset" else run_cli(case) if kind == "cli" else run_pair(case)
     return json.loads(json.dumps(plain(out), sort_keys=True))
 
 

@@ -628,6 +628,7 @@ def dataset_cases() -> list[dict]:
         {"name": "datasets/amr-graphs-shuffled", "kind": "dataset", "schema": amr[0]["schema"],
          "golds": [c["gold"] for c in amr[::-1]], "preds": [c["pred"] for c in amr[::-1]], "options": {"top_repairs": 2},
          "compare_to": "datasets/amr-graphs"},
+        {"name": "datasets/cli-demo", "kind": "cli", "args": ["demo", "--format", "json"]},  # the README's main job
     ]
 
 
