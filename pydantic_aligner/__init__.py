@@ -9,6 +9,7 @@ declares, and say what to fix.
 0.9833333333333334
 """
 
+from . import _aligner
 from ._aligner import Aligner, Reading, align, score
 from ._alignment import Alignment
 from ._attribution import AttributionEntry, AttributionResult
@@ -53,6 +54,10 @@ from ._translate import to_json_schema
 from ._tree import Match, Row
 from ._validation import ValidationIssue
 from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
+
+# the core reads severity=... forms other than a severity object through the outcomes layer's reader, installed here
+# (the public face), so the core never imports a layer (docs/severity.md, "The severity protocol")
+_aligner.set_severity_reader(SeverityRules.coerce)
 
 __all__ = [
     "AttributionEntry",

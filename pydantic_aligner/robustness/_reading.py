@@ -56,12 +56,11 @@ class Reader:
             try:
                 import jsonschema
 
-                from .._aligner import _offline_registry
-                from .._compile import check_local_refs
+                from pydantic_aligner.toolkit import check_local_refs, offline_registry
 
                 schema = json.loads(llm_schema_text)
                 check_local_refs(schema)  # $ref stays local (issue 24): no URL is fetched, no file read
-                self.validator = jsonschema.validators.validator_for(schema)(schema, registry=_offline_registry())
+                self.validator = jsonschema.validators.validator_for(schema)(schema, registry=offline_registry())
             except ImportError:
                 self.validator = None
         self._aligner = source if isinstance(source, Aligner) else None

@@ -11,15 +11,30 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._errors import closest
-from .._plan import ARR, OBJ, UNION, Pos
+from ._errors import closest
+from ._plan import ARR, OBJ, UNION, Pos
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._aligner import Aligner
+    from ._aligner import Aligner
 
-__all__ = ["allowed_values", "check_path", "positions_at", "raw_node", "tokens_of"]
+__all__ = ["allowed_values", "check_path", "field_key_problem", "json_equal", "positions_at", "raw_node", "tokens_of"]
 
 _OPEN: Any = object()
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, containers compared element-wise."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (Mapping, list, tuple)) or isinstance(b, (Mapping, list, tuple)):
+        return False
+    if isinstance(a, str) != isinstance(b, str):
+        return False
+    return a == b
 
 
 def tokens_of(path: str) -> list[str]:
@@ -173,15 +188,33 @@ def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = 
         if vals is None:
             return None
         allowed.extend(vals)
-    from ._severity import _json_eq
-
     def eq(a: Any, b: Any) -> bool:
         if normalize is not None and isinstance(a, str) and isinstance(b, str):
             return normalize(a) == normalize(b)
-        return _json_eq(a, b)
+        return json_equal(a, b)
 
     for v in gold_values:
         if not any(eq(v, a) for a in allowed):
             shown = ", ".join(repr(a) for a in dict.fromkeys(a for a in allowed if isinstance(a, (str, int, float, bool)) or a is None))
             return f"gold value {v!r} at {path!r} is not one of the schema's values ({shown}); the condition could never hold"
+    return None
+
+
+def field_key_problem(aligner: Aligner, key: str) -> str | None:
+    """``None`` when the field key ``key`` (a JSON Pointer, list positions written ``*``) can exist under the
+    aligner's schema, else the problem: a path through an undeclared property (with the closest name), or a list
+    position written as a number where field keys write ``*``."""
+    _, problem = positions_at(aligner, key)
+    if problem is not None:
+        return problem
+    tokens = tokens_of(key)
+    for i, tok in enumerate(tokens):
+        if not tok.isdigit():
+            continue
+        parents, _ = positions_at(aligner, _pointer(tokens[:i]))
+        handlers = [h for pos in parents or () for h in _handlers(pos)]
+        # a number where the reports write '*': a list (not a tuple of fixed positions), and no object key of that name
+        if any(h.tag == ARR and not h.prefix for h in handlers) and not any(h.tag == OBJ for h in handlers):
+            fixed = _pointer([*tokens[:i], "*", *tokens[i + 1 :]])
+            return f"field keys write list positions as '*': did you mean {fixed!r}?"
     return None
