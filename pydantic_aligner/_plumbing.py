@@ -118,7 +118,16 @@ def load_model(ref: str, option: str = "--model") -> Any:
 
 
 def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
-    """``None`` when ``obj`` can be a command line's model (see :func:`load_model`), else what it is instead."""
+    """``None`` when ``obj`` can be a command line's model (see :func:`load_model`), else what it is instead.
+
+    >>> from pydantic import BaseModel
+    >>> class Order(BaseModel):
+    ...     qty: int
+    >>> not_a_model(Order) is None, not_a_model(list[Order]) is None
+    (True, True)
+    >>> not_a_model(3, "limit")
+    'limit is an int value, not a model class'
+    """
     import dataclasses
     import typing
 

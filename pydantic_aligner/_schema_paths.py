@@ -23,7 +23,11 @@ _OPEN: Any = object()
 
 
 def json_equal(a: Any, b: Any) -> bool:
-    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, containers compared element-wise."""
+    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, containers compared element-wise.
+
+    >>> json_equal({"a": [1, 2.0]}, {"a": [1.0, 2]}), json_equal(True, 1), json_equal([1], (1,))
+    (True, False, True)
+    """
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, Mapping) and isinstance(b, Mapping):
@@ -38,7 +42,11 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 def tokens_of(path: str) -> list[str]:
-    """The unescaped tokens of a JSON Pointer (``""`` has none)."""
+    """The unescaped tokens of a JSON Pointer (``""`` has none).
+
+    >>> tokens_of("/lines/*/a~1b"), tokens_of("")
+    (['lines', '*', 'a/b'], [])
+    """
     if path == "":
         return []
     return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
@@ -62,7 +70,11 @@ def _handlers(pos: Pos) -> list[Any]:
 
 
 def raw_node(schema: Any, pointer: str) -> Any:
-    """The raw schema node at a compiled position's path (``"#/properties/x"``), ``None`` if not found."""
+    """The raw schema node at a compiled position's path (``"#/properties/x"``), ``None`` if not found.
+
+    >>> raw_node({"type": "object", "properties": {"x": {"type": "string"}}}, "#/properties/x"), raw_node({}, "#/nope")
+    ({'type': 'string'}, None)
+    """
     if not isinstance(schema, Mapping) or not pointer.startswith("#"):
         return None
     node: Any = schema
@@ -176,6 +188,15 @@ def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = 
     """``None`` when ``path`` can exist under the aligner's schema and every gold value fits; else the problem.
 
     ``normalize`` (a text function) compares string values after normalising both sides, as the condition will.
+
+    >>> from pydantic_aligner import Aligner
+    >>> aligner = Aligner({"type": "object", "properties": {"verdict": {"enum": ["confirm", "reject"]}}})
+    >>> check_path(aligner, "/verdict", ["reject"]) is None
+    True
+    >>> check_path(aligner, "/verdict", ["Reject"])
+    "gold value 'Reject' at '/verdict' is not one of the schema's values ('confirm', 'reject'); the condition could never hold"
+    >>> check_path(aligner, "/verdict", ["Reject"], str.casefold) is None
+    True
     """
     if aligner.schema is None:
         return None
@@ -203,7 +224,17 @@ def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = 
 def field_key_problem(aligner: Aligner, key: str) -> str | None:
     """``None`` when the field key ``key`` (a JSON Pointer, list positions written ``*``) can exist under the
     aligner's schema, else the problem: a path through an undeclared property (with the closest name), or a list
-    position written as a number where field keys write ``*``."""
+    position written as a number where field keys write ``*``.
+
+    >>> from pydantic_aligner import Aligner
+    >>> aligner = Aligner({"type": "object", "properties": {"lines": {"type": "array", "items": {"type": "number"}}}})
+    >>> field_key_problem(aligner, "/lines/*") is None
+    True
+    >>> field_key_problem(aligner, "/lines/0")
+    "field keys write list positions as '*': did you mean '/lines/*'?"
+    >>> field_key_problem(aligner, "/line")
+    "path '/line' does not exist in the schema: the root has no property 'line' (properties: lines); did you mean '/lines'?"
+    """
     _, problem = positions_at(aligner, key)
     if problem is not None:
         return problem

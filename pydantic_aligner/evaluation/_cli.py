@@ -50,8 +50,8 @@ __all__ = [
 #: Feature modules that add subcommands (each has ``register_cli(subparsers)``), loaded in this order.
 CLI_MODULES = [
     "pydantic_aligner.evaluation._commands",  # score, report, explain, schema, demo, rescore
-    "pydantic_aligner.robustness._cli",  # schema robustness (issue 15)
-    "pydantic_aligner.outcomes._cli",  # revision (issue 14)
+    "pydantic_aligner.robustness",  # schema-robustness (issue 15)
+    "pydantic_aligner.outcomes",  # revision (issue 14)
 ]
 
 PROG = "pydantic-aligner"
