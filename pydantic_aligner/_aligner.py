@@ -94,8 +94,9 @@ class Aligner:
     and ``confidence_entropy_temperature``) records how confident each pairing
     is; ``lenient=True`` scores unreadable candidate text 0 (the reason is in
     ``problems``) instead of raising :class:`ParseError`; ``severity``
-    (:class:`~pydantic_aligner.outcomes.SeverityRules`, a mapping, or a
-    ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
+    (an object with ``label(alignment) -> str``, the severity protocol, such as
+    :class:`~pydantic_aligner.outcomes.SeverityRules`; or a mapping, a list of
+    rules, a ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
 
     With a Pydantic model (or any type Pydantic can validate), gold and
     candidate are read through the model first, as Pydantic reads them: dicts
