@@ -9,8 +9,8 @@ declares, and say what to fix.
 0.9833333333333334
 """
 
-from . import _aligner
 from ._aligner import Aligner, Reading, align, score
+from ._aligner import set_severity_reader as _set_severity_reader
 from ._alignment import Alignment
 from ._attribution import AttributionEntry, AttributionResult
 from ._comparators import ScoreContext, context_comparator, register_comparator
@@ -57,7 +57,7 @@ from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revi
 
 # the core reads severity=... forms other than a severity object through the outcomes layer's reader, installed here
 # (the public face), so the core never imports a layer (docs/severity.md, "The severity protocol")
-_aligner.set_severity_reader(SeverityRules.coerce)
+_set_severity_reader(SeverityRules.coerce)
 
 __all__ = [
     "AttributionEntry",
