@@ -10,6 +10,7 @@ declares, and say what to fix.
 """
 
 from ._api.aligner import Aligner, Reading, align, score
+from ._api.aligner import set_severity_reader as _set_severity_reader
 from ._api.alignment import Alignment
 from ._engine.context import Problem
 from ._engine.tree import Match, Row
@@ -53,6 +54,10 @@ from ._schema.markers import (
 )
 from ._schema.translate import to_json_schema
 from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
+
+# the core reads severity=... forms other than a severity object through the outcomes layer's reader, installed here
+# (the public face), so the core never imports a layer (docs/severity.md, "The severity protocol")
+_set_severity_reader(SeverityRules.coerce)
 
 __all__ = [
     "AttributionEntry",

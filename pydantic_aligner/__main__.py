@@ -1,8 +1,8 @@
-"""``python -m pydantic_aligner``: the ``pydantic-aligner`` command line (see ``pydantic_aligner.evaluation._cli``)."""
+"""``python -m pydantic_aligner``: the ``pydantic-aligner`` command line (``pydantic_aligner.evaluation.main``)."""
 
 import sys
 
-from .evaluation._cli import main
+from .evaluation import main
 
 if __name__ == "__main__":
     sys.exit(main())

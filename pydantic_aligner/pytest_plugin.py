@@ -39,6 +39,6 @@ def pytest_assertrepr_compare(config: Any, op: str, left: Any, right: Any) -> li
     if m is None or m._ok is None or m._ok:
         return None
     limit = 20 if _verbosity(config) > 0 else 5
-    from ._explain.escape import safe_line  # keys and values from LLM output: no control sequence reaches the terminal
+    from pydantic_aligner.toolkit import safe_line  # keys and values from LLM output: no control sequence reaches the terminal
 
     return [f"prediction does not match gold (min_score={m.min_score})", *(safe_line(x) for x in m.explain(limit))]

@@ -49,7 +49,7 @@ def _check_min_score(min_score: Any) -> float:
 
 
 def _align(gold: Any, pred: Any, opts: dict):
-    from ._api.aligner import align
+    from pydantic_aligner import align
 
     unknown = set(opts) - _ALIGN_KEYS
     if unknown:
@@ -68,7 +68,7 @@ def _align_or_reason(gold: Any, pred: Any, opts: dict) -> tuple[Any, str | None]
     the reason is the error's message. Anything else (a bad gold, schema,
     option or comparator) still raises.
     """
-    from ._errors import AlignerError
+    from pydantic_aligner import AlignerError
 
     try:
         return _align(gold, pred, opts), None
@@ -89,8 +89,8 @@ def failure_lines(result: Any, min_score: float, limit: int = 10) -> list[str]:
     >>> failure_lines(align({"a": 1}, {"a": 2}), 1.0)
     ['alignment score 0.500 < min_score 1.000', '  /a: expected 1, got 2 (+0.500)']
     """
-    from ._explain.feedback import display_path, format_value
-    from ._schema.plan import kind_of
+    from pydantic_aligner.toolkit import display_path, format_value
+    from pydantic_aligner.toolkit import json_kind as kind_of
 
     lines = [f"alignment score {result.score:.3f} < min_score {min_score:.3f}"]
     ops = result.repairs(top_k=limit)

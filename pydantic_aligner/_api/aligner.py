@@ -95,8 +95,9 @@ class Aligner:
     and ``confidence_entropy_temperature``) records how confident each pairing
     is; ``lenient=True`` scores unreadable candidate text 0 (the reason is in
     ``problems``) instead of raising :class:`ParseError`; ``severity``
-    (:class:`~pydantic_aligner.outcomes.SeverityRules`, a mapping, or a
-    ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
+    (an object with ``label(alignment) -> str``, the severity protocol, such as
+    :class:`~pydantic_aligner.outcomes.SeverityRules`; or a mapping, a list of
+    rules, a ``.json``/``.toml`` path) labels every alignment (``Alignment.label``).
 
     With a Pydantic model (or any type Pydantic can validate), gold and
     candidate are read through the model first, as Pydantic reads them: dicts
@@ -277,11 +278,8 @@ class Aligner:
         self._validator = None
         if strict:
             self._validator = build_validator(schema)
-        self.severity = None
-        if severity is not None:  # severity rules (pydantic_aligner.outcomes): Alignment.label
-            from ..outcomes._severity import as_rules
-
-            self.severity = as_rules(severity)
+        self.severity = _severity_object(severity)  # Alignment.label (the severity protocol, docs/severity.md)
+        if self.severity is not None and callable(getattr(self.severity, "check", None)):
             self.severity.check(self)
         self._referential = None
         if self.plan.id_sites or self.plan.ref_sites:
@@ -359,6 +357,102 @@ class Aligner:
         return Reading(to_jsonable(data, side), read, tuple(issues))
 
     # ------------------------------------------------------------------
+    # ------------------------------------------------------------------
+    # below the root: the seam for layers and advanced users (docs/toolkit.md)
+
+    def position(self, at: Any = "") -> Any:
+        """The compiled schema position that scores the values at ``at``, a field key (a JSON Pointer into the
+        data with list positions written ``*``; ``""`` is the root).
+
+        A position is opaque: pass it back as ``at=`` of :meth:`similarity_matrix`, :meth:`pair_items` and
+        :meth:`scorer`; its ``path`` is the schema pointer (``Match.pos`` is the same kind of object). A position
+        given as ``at`` is returned as it is. Where the schema says nothing (an open object, no schema), the values
+        are scored with the defaults. A key the schema cannot have raises :class:`SchemaError` with the closest
+        name; a key that reaches several positions (a union) too: give a position instead.
+
+        >>> from pydantic_aligner import Aligner
+        >>> aligner = Aligner({"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}})
+        >>> aligner.position("/tags/*").path
+        '#/properties/tags/items'
+        >>> aligner.position("/tgs")
+        Traceback (most recent call last):
+        ...
+        pydantic_aligner._errors.SchemaError: path '/tgs' does not exist in the schema: the root has no property 'tgs' \
+(properties: tags); did you mean '/tags'?
+        """
+        if not isinstance(at, str):
+            return at
+        if at == "":
+            return self.plan.root
+        from .._schema.compile import any_pos
+        from .._schema.paths import positions_at
+
+        positions, problem = positions_at(self, at)
+        if problem is not None:
+            raise SchemaError(problem)
+        if positions is None:
+            return any_pos()
+        if len(positions) > 1:
+            raise SchemaError(f"{at!r} reaches {len(positions)} schema positions (a union); pass one of them as a position")
+        return positions[0]
+
+    def similarity_matrix(self, golds: Any, preds: Any, at: Any = "") -> Any:
+        """Every pairwise score of ``golds`` x ``preds`` (lists of JSON values) scored at ``at`` (see
+        :meth:`position`): the matrix the aligner assigns list items with, as a numpy array.
+
+        >>> from pydantic_aligner import Aligner
+        >>> aligner = Aligner({"type": "array", "order": "align", "items": {"type": "string", "score": "levenshtein"}})
+        >>> aligner.similarity_matrix(["abcd", "xyz"], ["xyz", "abce"], "/*").round(2).tolist()
+        [[0.0, 0.75], [1.0, 0.0]]
+        """
+        from .._engine.walk import sim_matrix
+
+        golds, preds = list(golds), list(preds)
+        ctx = Ctx(golds, preds, self.limits["max_cells"], self.limits["max_string_length"])
+        return sim_matrix(self.position(at), golds, preds, ctx, None, golds, preds, 0)
+
+    def pair_items(self, golds: Any, preds: Any, at: Any = "", *, ordered: bool = False) -> dict[int, int]:
+        """Gold index -> candidate index for the items of ``golds`` and ``preds`` the aligner pairs at ``at``
+        (see :meth:`position`): the best assignment of :meth:`similarity_matrix` (items scoring 0 stay
+        unpaired), or with ``ordered=True`` the best order-preserving alignment.
+
+        >>> from pydantic_aligner import Aligner
+        >>> aligner = Aligner({"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}})
+        >>> aligner.pair_items(["a", "b", "c"], ["c", "a"], "/*")
+        {0: 1, 2: 0}
+        >>> aligner.pair_items(["a", "b", "c"], ["c", "a"], "/*", ordered=True)
+        {0: 1}
+        """
+        from .._engine.assign import PAIR, assign, monotone
+
+        S = self.similarity_matrix(golds, preds, at)
+        if ordered:
+            return {i: j for kind, i, j in monotone(S) if kind == PAIR}
+        return assign(S)
+
+    def scorer(self, gold: Any, pred: Any) -> Callable[[Any, Any, Any], float]:
+        """A function ``(at, gold_value, pred_value) -> score`` for parts of the documents ``gold`` and ``pred``
+        (JSON data): the score the aligner gives ``pred_value`` against ``gold_value`` at ``at`` (see
+        :meth:`position`), identifiers and references resolved in those documents. Built once per document
+        pair; each call scores without building a match tree.
+
+        >>> from pydantic_aligner import Aligner
+        >>> aligner = Aligner({"type": "object", "properties": {"s": {"type": "string", "score": "levenshtein"}}})
+        >>> score_at = aligner.scorer({"s": "kitten"}, {"s": "sitting"})
+        >>> score_at("/s", "kitten", "sitting"), score_at("/s", "kitten", "kitten")
+        (0.5714285714285714, 1.0)
+        """
+        ctx: list = []
+
+        def score_at(at: Any, gold_value: Any, pred_value: Any) -> float:
+            if not ctx:
+                ctx.append(Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"]))
+                if self._referential is not None:
+                    self._referential.prepare(ctx[0], gold, pred)
+            return _score_only(self.position(at), gold_value, pred_value, ctx[0])
+
+        return score_at
+
     def _align(self, gold: Any, pred: Any, *, tree: bool) -> Any:
         if self.schema is None and self.model is None:
             model = _instance_model(gold) or _instance_model(pred)
@@ -496,6 +590,35 @@ def _recursion_error(e: RecursionError) -> Exception:
     if isinstance(e, CustomRecursion):
         return ComparatorError(f"comparator {e.name!r} recursed without end (RecursionError)")
     return e
+
+
+# ---------------------------------------------------------------------------
+# the severity protocol: what Aligner(severity=...) takes
+
+
+#: Turns the plain forms of ``severity=`` (a mapping, a list of rules, a ``.json``/``.toml`` path) into a
+#: severity object. The package installs ``SeverityRules.coerce`` (``pydantic_aligner/__init__.py``), so the
+#: core never imports the outcomes layer; see :func:`set_severity_reader`.
+_SEVERITY_READER: list[Callable[[Any], Any]] = []
+
+
+def set_severity_reader(reader: Callable[[Any], Any]) -> None:
+    """Install the function that reads the plain forms of ``Aligner(severity=...)`` (one reader; the last wins)."""
+    _SEVERITY_READER[:] = [reader]
+
+
+def _severity_object(value: Any) -> Any:
+    """``value`` when it has the severity protocol (a ``label(alignment) -> str`` method), else what the installed
+    reader makes of it (``SeverityRules`` from a mapping, a list of rules or a file path); ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if not isinstance(value, type) and callable(getattr(value, "label", None)):
+        return value
+    if _SEVERITY_READER:
+        return _SEVERITY_READER[0](value)
+    raise SchemaError(  # pragma: no cover - the package installs its reader on import
+        f"severity must be SeverityRules or an object with label(alignment) -> str, got {type(value).__name__}"
+    )
 
 
 

@@ -108,6 +108,33 @@ class Alignment:
             self._extra["label"] = rules.label(self)
         return self._extra["label"]
 
+    def field_stats(self) -> dict[str, list]:
+        """Per-field statistics, in document order: what a dataset report aggregates per field.
+
+        Keys are field keys: JSON Pointers with list positions written ``*``
+        (``/lines/*/price``; positional tuples keep their index). Each value is
+        ``[n, score_sum, deficit, missing, extra, mismatch, min_score]``
+        (``toolkit.FIELD_STATS_COLUMNS``): how many aligned positions fall under
+        the key, the sum of their scores, the share of the deficit ``1 - score``
+        they carry (the attribution of SPEC 11, so the top-level keys' deficits
+        add up to ``1 - score``), how many are missing from or extra in the
+        candidate or of another JSON type, and the lowest score. A fresh dict of
+        fresh lists on every call (a caller may add them up in place). Rows the
+        engine has not built yet are counted without building them.
+
+        >>> from pydantic_aligner import align
+        >>> schema = {"type": "object", "properties": {"a": {"type": "integer", "score": "exact"},
+        ...     "tags": {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}}}
+        >>> for key, st in align({"a": 1, "tags": ["x", "y"]}, {"a": 2, "tags": ["y"]}, schema).field_stats().items():
+        ...     print(key, [round(x, 4) for x in st])
+        /a [1, 0.0, 0.5, 0, 0, 0, 0.0]
+        /tags [1, 0.5, 0.25, 0, 0, 0, 0.5]
+        /tags/* [2, 1.0, 0.25, 1, 0, 0, 0.0]
+        """
+        from .._explain.fields import field_stats
+
+        return field_stats(self)
+
     def walk(self) -> Iterator[Match]:
         """Every node of the match tree, depth first."""
         return self.root.walk()

@@ -41,12 +41,20 @@ _TEXT = {k: v for k, v in _LINE.items() if k not in (ord("\n"), ord("\t"))}
 
 
 def safe_text(text: Any) -> str:
-    """``text`` with control characters made visible (newlines and tabs kept): safe to print to a terminal."""
+    """``text`` with control characters made visible (newlines and tabs kept): safe to print to a terminal.
+
+    >>> safe_text("a\\x1b[31mb\\nc")
+    'a\\\\x1b[31mb\\nc'
+    """
     return str(text).translate(_TEXT)
 
 
 def safe_line(text: Any) -> str:
-    """``text`` as one printable line: control characters, newlines and tabs made visible."""
+    """``text`` as one printable line: control characters, newlines and tabs made visible.
+
+    >>> safe_line("a\\tb\\nc")
+    'a\\\\tb\\\\nc'
+    """
     return str(text).translate(_LINE)
 
 
@@ -58,12 +66,19 @@ def json_text(text: str) -> str:
 
     ``json.dumps`` already escapes C0 characters; the others can only occur
     inside strings, where ``\\uXXXX`` is the same value, so the JSON reads back equal.
+
+    >>> json_text('{"a": "x\\u202ey"}')
+    '{"a": "x\\\\u202ey"}'
     """
     return text.translate(_JSON)
 
 
 def rich_cell(text: Any, style: str = "") -> Any:
-    """A ``rich`` ``Text`` of :func:`safe_line` (``Text`` is never read as markup: ``[/]`` stays ``[/]``)."""
+    """A ``rich`` ``Text`` of :func:`safe_line` (``Text`` is never read as markup: ``[/]`` stays ``[/]``).
+
+    >>> rich_cell("[bold]x[/]\\n").plain
+    '[bold]x[/]\\\\n'
+    """
     from rich.text import Text
 
     return Text(safe_line(text), style=style)
@@ -85,6 +100,9 @@ def md_cell(text: Any) -> str:
     start or end emphasis (not inside a word, so ``unit_price`` reads as it
     is); control characters and newlines become visible escapes, so a cell
     stays on its line.
+
+    >>> md_cell("<b>|unit_price|</b> _x_")
+    '&lt;b&gt;\\\\|unit_price\\\\|&lt;/b&gt; \\\\_x\\\\_'
     """
     s = _LINK_CLOSE.sub(r"\\]", str(text).translate(_MD))
     if "_" not in s:

@@ -5,6 +5,7 @@ Built only on the public API of :mod:`pydantic_aligner` (``Aligner``,
 """
 
 from ._batch import score_batch
+from ._cli import main
 from ._compare import Comparison, FieldChange, ItemChange, compare
 from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
 from ._report import FieldRow, KindRow, Report, Summary, evaluate
@@ -24,6 +25,7 @@ __all__ = [
     "compare",
     "evaluate",
     "evaluate_dask",
+    "main",
     "score_batch",
     "score_dask",
     "score_partition",

@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from .._api.aligner import Aligner
-from .._errors import ParseError, SchemaError
-from .._explain.repairs import top_and_kinds
+from pydantic_aligner import Aligner, ParseError, SchemaError
+from pydantic_aligner.toolkit import field_key_problem
+from pydantic_aligner.toolkit import top_repairs as top_and_kinds
+
 from ._result import DEFAULT_BANDS, Bands, ItemResult, check_critical, failed_critical, field_stats, repair_dict
 from ._schema import make_aligner
 
@@ -50,23 +51,10 @@ did you mean '/lines/*/price'?
     """
     if not critical or getattr(aligner, "schema", None) is None:
         return
-    from .._schema.plan import ARR, OBJ
-    from ..outcomes._schema_paths import _handlers, _pointer, positions_at, tokens_of
-
     for key in critical:
-        _, problem = positions_at(aligner, key)
+        problem = field_key_problem(aligner, key)
         if problem is not None:
             raise SchemaError(f"critical field {key!r}: {problem}")
-        tokens = tokens_of(key)
-        for i, tok in enumerate(tokens):
-            if not tok.isdigit():
-                continue
-            parents, _ = positions_at(aligner, _pointer(tokens[:i]))
-            handlers = [h for pos in parents or () for h in _handlers(pos)]
-            # a number where the reports write '*': a list (not a tuple of fixed positions), and no object key of that name
-            if any(h.tag == ARR and not h.prefix for h in handlers) and not any(h.tag == OBJ for h in handlers):
-                fixed = _pointer([*tokens[:i], "*", *tokens[i + 1 :]])
-                raise SchemaError(f"critical field {key!r}: field keys write list positions as '*': did you mean {fixed!r}?")
 
 
 class Scorer:
@@ -201,7 +189,8 @@ class SeverityLabels:
     """The ``labels`` hook of an aligner built with ``severity=`` rules: ``Alignment.label``.
 
     An item with no readable answer (unreadable text, a missing prediction) gets
-    the rules' ``unreadable`` label. Picklable (the rules are), for process pools.
+    the rules' ``unreadable`` label (``None`` for a severity object without an
+    ``unreadable`` attribute). Picklable (the rules are), for process pools.
     """
 
     __slots__ = ("rules",)
@@ -210,7 +199,7 @@ class SeverityLabels:
         self.rules = rules
 
     def __call__(self, alignment: Any) -> str | None:
-        return self.rules.unreadable if alignment is None else alignment.label
+        return getattr(self.rules, "unreadable", None) if alignment is None else alignment.label
 
     def __getstate__(self) -> dict:
         return {"rules": self.rules}

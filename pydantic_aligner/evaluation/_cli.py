@@ -15,10 +15,11 @@ internal error (a bug), 130 interrupted. Errors are one line on stderr,
 ``PYDANTIC_ALIGNER_DEBUG=1`` the traceback of an I/O or internal error follows.
 
 Shared helpers for feature modules: :func:`add_schema_arguments` and
-:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), :func:`load_model`
-(what every ``--model`` goes through), :func:`same_file` (an output must never
-name an input), and :class:`CLIError` (raise it for a
-usage error; ``main`` prints it and returns 2).
+:func:`schema_from_args` (``--schema FILE`` / ``--model REF``), and from
+:mod:`pydantic_aligner.toolkit` (re-exported here): :func:`load_model` (what every
+``--model`` goes through), :func:`same_file` (an output must never name an
+input), and :class:`CLIError` (raise it for a usage error; ``main`` prints it
+and returns 2).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from pydantic_aligner.toolkit import CLIError, load_model, not_a_model, same_file
 
 __all__ = [
     "CLI_MODULES",
@@ -47,15 +50,11 @@ __all__ = [
 #: Feature modules that add subcommands (each has ``register_cli(subparsers)``), loaded in this order.
 CLI_MODULES = [
     "pydantic_aligner.evaluation._commands",  # score, report, explain, schema, demo, rescore
-    "pydantic_aligner.robustness._cli",  # schema robustness (issue 15)
-    "pydantic_aligner.outcomes._cli",  # revision (issue 14)
+    "pydantic_aligner.robustness",  # schema-robustness (issue 15)
+    "pydantic_aligner.outcomes",  # revision (issue 14)
 ]
 
 PROG = "pydantic-aligner"
-
-
-class CLIError(Exception):
-    """A usage error: printed as ``pydantic-aligner: error: <message>``, exit code 2."""
 
 
 #: Exit codes (see the module docstring)
@@ -86,7 +85,7 @@ def _failure(e: BaseException) -> int:
 
         traceback.print_exception(type(e), e, e.__traceback__, file=sys.stderr)
     hint = "" if code == EXIT_IO else f" (set {DEBUG_ENV}=1 for the traceback)"
-    from .._explain.escape import safe_text
+    from pydantic_aligner.toolkit import safe_text
 
     print(f"{PROG}: error: {safe_text(what)}{hint}", file=sys.stderr)  # file names and messages from the data
     return code
@@ -131,7 +130,7 @@ def build_parser(modules: Sequence[str] | None = None) -> argparse.ArgumentParse
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); returns the exit code.
 
-    >>> from pydantic_aligner.evaluation._cli import main
+    >>> from pydantic_aligner.evaluation import main
     >>> main(["--version"])  # doctest: +ELLIPSIS
     pydantic-aligner ...
     0
@@ -148,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(func(args) or 0)
     except CLIError as e:
-        from .._explain.escape import safe_text
+        from pydantic_aligner.toolkit import safe_text
 
         print(f"{PROG}: error: {safe_text(e)}", file=sys.stderr)  # messages quote file names, ids and values
         return EXIT_USAGE
@@ -163,19 +162,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 # ---------------------------------------------------------------------------
 # helpers shared by feature modules
-
-
-def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
-    """Whether paths ``a`` and ``b`` name the same file (the same inode when both exist; else the same resolved path):
-    what a command checks before writing ``a`` while it reads ``b``.
-
-    >>> same_file("results/../gold.jsonl", "gold.jsonl"), same_file("gold.jsonl", "pred.jsonl")
-    (True, False)
-    """
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet)
-        return Path(a).resolve() == Path(b).resolve()
 
 
 def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
@@ -198,7 +184,7 @@ def add_schema_arguments(parser: argparse.ArgumentParser, *, required: bool = Fa
 def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
     """``(schema, description)`` from ``--schema``/``--model``: the value to pass as ``schema=`` and
     a JSON-able description of it for results headers (``None`` when neither was given)."""
-    from .._errors import SchemaError
+    from pydantic_aligner import SchemaError
 
     schema, desc = _schema_from_args(args)
     text = getattr(args, "defaults", None)
@@ -208,8 +194,8 @@ def schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
         raise CLIError("--defaults needs --schema or --model")
     from typing import Annotated
 
-    from .._schema.markers import Defaults
-    from .._schema.translate import schema_with_defaults
+    from pydantic_aligner import Defaults
+    from pydantic_aligner.toolkit import schema_with_defaults
 
     try:
         value = text if text.strip() == "reference" else json.loads(text)
@@ -241,74 +227,6 @@ def _schema_from_args(args: argparse.Namespace) -> tuple[Any, dict | None]:
     if getattr(args, "model", None):
         return load_model(args.model), {"model": absolute_reference(args.model)}
     return None, None
-
-
-def load_model(ref: str, option: str = "--model") -> Any:
-    """The model named by ``ref`` (``pkg.module:Class`` or ``path/to/file.py:Class``) for a command-line option.
-
-    What every command's ``--model`` goes through: the current directory is importable (as for
-    ``python -m``), and the object must be a model, else :class:`CLIError` (exit 2) with one line
-    saying what it is. A model is a Pydantic ``BaseModel`` subclass (``RootModel`` too, not the bases
-    themselves), a dataclass, a ``TypedDict``, a type expression held in a module (``Invoices =
-    list[Invoice]``) or a configured :class:`~pydantic_aligner.Aligner`.
-
-    >>> load_model("pydantic_aligner.evaluation:ItemResult").__name__
-    'ItemResult'
-    >>> try:
-    ...     load_model("datetime:date")
-    ... except CLIError as e:
-    ...     print(e)
-    --model datetime:date: date is not a model (a class that is not a Pydantic model, a dataclass or a TypedDict)
-    """
-    from .._errors import SchemaError
-    from ._schema import load_reference
-
-    if not isinstance(ref, str) or ":" not in ref.lstrip(":") or not ref.rpartition(":")[0] or not ref.rpartition(":")[2]:
-        raise CLIError(f"{option} takes pkg.module:Class or path/to/file.py:Class, got {ref!r}")
-    module = ref.rpartition(":")[0]
-    if not module.endswith(".py") and "/" not in module and "\\" not in module:
-        cwd = os.getcwd()
-        if cwd not in sys.path and "" not in sys.path:
-            sys.path.insert(0, cwd)  # the models of the project the command runs in, as 'python -m' finds them
-    try:
-        obj = load_reference(ref)
-    except SchemaError as e:
-        raise CLIError(f"{option}: {e}") from None
-    except Exception as e:  # the module itself fails to import: its own error, in one line
-        raise CLIError(f"{option} {ref}: importing it failed: {type(e).__name__}: {e}") from None
-    problem = not_a_model(obj, ref.rpartition(":")[2])
-    if problem:
-        raise CLIError(f"{option} {ref}: {problem}")
-    return obj
-
-
-def not_a_model(obj: Any, name_given: str | None = None) -> str | None:
-    """``None`` when ``obj`` can be a command line's model (see :func:`load_model`), else what it is instead."""
-    import dataclasses
-    import typing
-
-    import typing_extensions
-    from pydantic import BaseModel, RootModel
-
-    from .._api.aligner import Aligner
-
-    name = getattr(obj, "__name__", None) if isinstance(obj, type) else None
-    name = name or name_given or type(obj).__name__
-    if isinstance(obj, Aligner):
-        return None
-    if isinstance(obj, type):
-        if obj in (BaseModel, RootModel):
-            return f"{name} is Pydantic's base class itself; name your subclass of it"
-        # typing_extensions' test knows both TypedDicts (typing's, and its own, which Pydantic needs before Python 3.12)
-        if issubclass(obj, BaseModel) or dataclasses.is_dataclass(obj) or typing_extensions.is_typeddict(obj):
-            return None
-        return f"{name} is not a model (a class that is not a Pydantic model, a dataclass or a TypedDict)"
-    if typing.get_origin(obj) is not None:
-        return None  # list[Invoice], Annotated[...], Invoice | None: a type expression Pydantic describes
-    tname = type(obj).__name__
-    article = "an" if tname[:1] in tuple("aeiou") else "a"
-    kind = "a module" if isinstance(obj, type(sys)) else "a function" if callable(obj) else f"{article} {tname} value"
-    return f"{name} is {kind}, not a model class"
 
 
 def _file_reference(ref: str) -> tuple[str, str] | None:

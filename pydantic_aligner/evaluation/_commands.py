@@ -11,8 +11,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .._errors import closest
-from .._explain.escape import json_text, safe_line, safe_text
+from pydantic_aligner.toolkit import closest, json_text, safe_line, safe_text
+
 from ._cli import CLIError, add_schema_arguments, same_file, schema_from_args
 
 __all__ = ["register_cli", "demo_dir"]
@@ -270,7 +270,8 @@ def _judging(args: argparse.Namespace, header: dict | None = None) -> tuple[Any,
 def _labels(ref: str | None) -> Any:
     if not ref:
         return None
-    from .._errors import SchemaError
+    from pydantic_aligner import SchemaError
+
     from ._schema import load_reference
 
     try:
@@ -297,7 +298,8 @@ def _labelling(args: argparse.Namespace, header: dict | None = None) -> tuple[An
                 "label them with --severity RULES or --labels pkg.module:func" + (recorded if header and header.get("labels") else "")
             )
         return fn, {}, ({"labels": ref} if fn is not None else {})
-    from .._errors import SchemaError
+    from pydantic_aligner import SchemaError
+
     from ..outcomes import SeverityRules
 
     path = Path(severity)
@@ -575,7 +577,8 @@ def run_scoring(
     form, so the per-field detail of every item is not held until the end); results of a resumed file are
     merged in item order at the end.
     """
-    from .._errors import AlignerError
+    from pydantic_aligner import AlignerError
+
     from ._batch import Scorer, iter_results
     from ._io import InputError, ResultsFile, fingerprint, iter_pending, join_inputs
     from ._report import Summary
@@ -847,7 +850,8 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from .._errors import AlignerError
+    from pydantic_aligner import AlignerError
+
     from ._schema import make_aligner
 
     schema, _ = schema_from_args(args)
@@ -902,9 +906,8 @@ def tree_lines(alignment: Any, depth: int | None = None) -> list[str]:
 
 
 def cmd_schema(args: argparse.Namespace) -> int:
-    from .._api.aligner import Aligner
-    from .._errors import AlignerError
-    from .._schema.translate import to_json_schema
+    from pydantic_aligner import Aligner, AlignerError, to_json_schema
+
     from ._cli import load_model
 
     obj = load_model(args.ref, "schema")

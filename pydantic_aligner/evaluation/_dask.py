@@ -21,8 +21,8 @@ import numbers
 import re
 from typing import Any
 
-from .._api.aligner import Aligner
-from .._errors import DataError, SchemaError
+from pydantic_aligner import Aligner, DataError, SchemaError
+
 from ._batch import Scorer
 from ._render import format_repair
 from ._report import Report, Summary

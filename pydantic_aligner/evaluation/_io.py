@@ -41,8 +41,9 @@ from typing import Any
 
 import pydantic_core
 
-from .._read.text import MAX_INT_DIGITS
-from .._read.text import _int as _int_token
+from pydantic_aligner.toolkit import MAX_INT_DIGITS
+from pydantic_aligner.toolkit import read_int as _int_token
+
 from ._result import OUTCOMES, ItemResult
 
 try:  # an advisory lock per results file (POSIX); elsewhere files are not locked

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._explain.escape import md_cell, rich_cell, safe_line
+from pydantic_aligner.toolkit import md_cell, rich_cell, safe_line
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._compare import Comparison

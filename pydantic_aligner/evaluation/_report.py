@@ -9,7 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from .._errors import closest
+from pydantic_aligner.toolkit import closest
+
 from ._result import DEFAULT_BANDS, OUTCOMES, Bands, ItemResult, check_critical
 from ._stats import BINS, bootstrap_mean_ci, histogram
 

@@ -7,60 +7,14 @@ importable class: ``"pkg.module:Class"`` or ``"path/to/file.py:Class"``.
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from .._api.aligner import Aligner
-from .._errors import SchemaError
+from pydantic_aligner import Aligner, SchemaError
+from pydantic_aligner.toolkit import load_reference
 
 __all__ = ["load_reference", "make_aligner"]
-
-
-def load_reference(ref: str) -> Any:
-    """The object named by ``"pkg.module:Name"`` or ``"path/to/file.py:Name"`` (dots walk attributes).
-
-    >>> from pydantic_aligner.evaluation._schema import load_reference
-    >>> load_reference("pydantic_aligner:Aligner").__name__
-    'Aligner'
-    """
-    if not isinstance(ref, str) or ":" not in ref.lstrip(":"):
-        raise SchemaError(f"expected a reference 'pkg.module:Name' or 'file.py:Name', got {ref!r}")
-    module_name, _, attr = ref.rpartition(":")
-    if not module_name or not attr:
-        raise SchemaError(f"expected a reference 'pkg.module:Name' or 'file.py:Name', got {ref!r}")
-    if module_name.endswith(".py") or "/" in module_name or "\\" in module_name:
-        path = Path(module_name)
-        if not path.is_file():
-            raise SchemaError(f"{ref!r}: no such file {str(path)!r}")
-        name = f"_pydantic_aligner_ref_{abs(hash(str(path.resolve())))}"
-        module = sys.modules.get(name)
-        if module is None:
-            spec = importlib.util.spec_from_file_location(name, path)
-            if spec is None or spec.loader is None:  # pragma: no cover - not a Python file
-                raise SchemaError(f"{ref!r}: cannot load {str(path)!r} as a Python module")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[name] = module  # Pydantic resolves forward references through sys.modules
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-    else:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as e:
-            raise SchemaError(f"{ref!r}: cannot import module {module_name!r}: {e}") from None
-    obj: Any = module
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise SchemaError(f"{ref!r}: {module_name!r} has no attribute {attr!r}") from None
-    return obj
 
 
 def _is_reference(text: str) -> bool:

@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._api.aligner import Aligner
-from .._api.alignment import Alignment
-from .._errors import DataError, SchemaError
-from .._schema.translate import import_reference
+from pydantic_aligner import Aligner, Alignment, DataError, SchemaError
+from pydantic_aligner.toolkit import import_reference
 
 __all__ = ["make_aligner", "score_and_feedback", "field_of", "missing_field"]
 
@@ -40,7 +38,7 @@ def read_gold_text(aligner: Aligner, gold: Any) -> Any:
     """A gold answer given as JSON text, read as JSON data (through the model when there is one)."""
     if aligner.model is not None:
         return gold  # the model's reader takes text itself
-    from .._read.inputs import to_json
+    from pydantic_aligner.toolkit import to_json
 
     return to_json(gold, "gold")[0]
 
@@ -134,7 +132,7 @@ def check_data_options(options: Any, where: str, allow: str) -> None:
     ...     print(e)
     options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 50000000); allow it
     """
-    from .._engine.limits import DEFAULTS
+    from pydantic_aligner.toolkit import LIMIT_DEFAULTS as DEFAULTS
 
     if options is None:
         return

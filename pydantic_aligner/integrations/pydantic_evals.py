@@ -42,8 +42,9 @@ def _stored_schema(schema: Any, warn: bool = False) -> Any:
 
     With ``warn`` (a dataset file is being written), storing a model as a plain schema warns.
     """
-    from .._api.aligner import Aligner, _is_model_type
-    from .._schema.translate import model_reference, to_json_schema
+    from pydantic_aligner import Aligner, to_json_schema
+    from pydantic_aligner.toolkit import is_model_type as _is_model_type
+    from pydantic_aligner.toolkit import model_reference
 
     if isinstance(schema, Aligner):
         schema = schema.model if schema.model is not None else schema.schema
@@ -77,7 +78,7 @@ def _warn_plain_schema(model: Any) -> None:
     """Say that ``model`` is stored as a plain JSON Schema, what that changes and how to avoid it."""
     import warnings
 
-    from .._errors import AlignerWarning
+    from pydantic_aligner import AlignerWarning
 
     where = getattr(model, "__module__", "?")
     name = getattr(model, "__qualname__", repr(model))
@@ -95,7 +96,8 @@ def _build() -> Any:
 
     from pydantic_evals.evaluators import EvaluationReason, Evaluator, EvaluatorContext
 
-    from .._errors import SchemaError
+    from pydantic_aligner import SchemaError
+
     from ._common import check_data_options, check_schema_option, make_aligner, score_and_feedback
 
     @dataclass
@@ -160,7 +162,7 @@ def _build() -> Any:
             >>> Trusted.get_serialization_name(), Trusted(schema="decimal:Decimal").schema
             ('AlignmentScore', 'decimal:Decimal')
             """
-            from .._schema.translate import model_reference
+            from pydantic_aligner.toolkit import model_reference
 
             trusted = dict(cls._trusted_models)
             for m in models:

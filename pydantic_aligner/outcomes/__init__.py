@@ -1,7 +1,8 @@
 """Beyond one number: severity labels, scoring revisions of an artifact, consensus over several outputs.
 
 Built on the core's public API (:class:`~pydantic_aligner.Aligner`,
-:class:`~pydantic_aligner.Alignment`, :func:`~pydantic_aligner.apply_patch`):
+:class:`~pydantic_aligner.Alignment`, :func:`~pydantic_aligner.apply_patch`, and the
+layers' seam :mod:`pydantic_aligner.toolkit`; ``docs/toolkit.md``):
 
 * :class:`SeverityRules` (with :class:`Rule` and :class:`When`): one label per
   item (``CORRECT``, ``HARMLESS``, ``MISSED``, ``RISKY``, ``FATAL``, or your

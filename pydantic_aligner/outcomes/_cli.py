@@ -21,8 +21,8 @@ import json
 import sys
 from typing import Any, TextIO
 
-from .._errors import AlignerError
-from .._explain.escape import json_text, safe_line, safe_text
+from pydantic_aligner import AlignerError
+from pydantic_aligner.toolkit import json_text, safe_line, safe_text
 
 __all__ = ["load_schema", "register_cli"]
 
@@ -51,7 +51,7 @@ def load_schema(schema_path: str | None, model_ref: str | None) -> Any:
             raise UsageError(f"cannot read the schema {schema_path}: {e.strerror}") from None
         except json.JSONDecodeError as e:
             raise UsageError(f"the schema {schema_path} is not JSON: {e}") from None
-    from ..evaluation._cli import CLIError, load_model
+    from pydantic_aligner.toolkit import CLIError, load_model
 
     try:  # the loader every command's --model goes through: pkg.module:Class or path/to/file.py:Class
         return load_model(model_ref)
@@ -106,7 +106,8 @@ def _run_one(args: argparse.Namespace, schema: Any) -> int:
 
 
 def _run_batch(args: argparse.Namespace, schema: Any) -> int:
-    from .._api.aligner import Aligner
+    from pydantic_aligner import Aligner
+
     from ._revision import OUTCOMES, score_revision
 
     try:
@@ -119,7 +120,7 @@ def _run_batch(args: argparse.Namespace, schema: Any) -> int:
         raise UsageError(f"cannot read {args.batch}: {e.strerror}") from None
     dest: TextIO = sys.stdout
     if args.out:
-        from ..evaluation._cli import same_file
+        from pydantic_aligner.toolkit import same_file
 
         for what, path in (("--batch file", args.batch), ("schema file", args.schema)):
             if path and same_file(args.out, path):

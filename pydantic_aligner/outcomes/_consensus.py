@@ -29,10 +29,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._errors import ParseError, SchemaError
+from pydantic_aligner import ParseError, SchemaError
+from pydantic_aligner.toolkit import aligner_for, container_layout, scores_as_identifier
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._api.aligner import Aligner
+    from pydantic_aligner import Aligner
 
 __all__ = ["ALIASES", "METHODS", "ConsensusResult", "consensus"]
 
@@ -174,7 +175,7 @@ class _Merger:
     def merge(self, pos: Any, entries: list[tuple[int, Any]], ref: Any, path: str) -> Any:
         """The voted value of one element: ``entries`` are ``(candidate, value)`` of the candidates that have it."""
         values = [v for _, v in entries] + ([ref] if ref is not _MISSING else [])
-        special = pos is not None and pos.special is not None
+        special = scores_as_identifier(pos)
         if not special and values and all(isinstance(v, dict) for v in values):
             return self.merge_object(pos, entries, ref, path)
         if not special and values and all(isinstance(v, list) for v in values):
@@ -210,7 +211,7 @@ class _Merger:
 
     # -- objects ----------------------------------------------------------------
     def merge_object(self, pos: Any, entries: list[tuple[int, Any]], ref: Any, path: str) -> Any:
-        h = _handler(pos, "object", entries, ref)
+        h = container_layout(pos, "object", _sample(entries, ref))
         keys: list[str] = list(ref) if ref is not _MISSING else []
         for _, v in sorted(entries, key=lambda e: self.rank.get(e[0], e[0])):
             keys.extend(k for k in v if k not in keys)
@@ -221,7 +222,7 @@ class _Merger:
             sub_ref = ref[k] if ref is not _MISSING and k in ref else _MISSING
             if not self.present(len(sub), voters, sub_ref is not _MISSING):
                 continue
-            kpos = h.value_pos(k) or _any()
+            kpos = h.field(k)
             value = self.merge(kpos, sub, sub_ref, f"{path}/{_escape(k)}") if sub else copy.deepcopy(sub_ref)
             if value is not _MISSING:
                 out[k] = value
@@ -229,8 +230,8 @@ class _Merger:
 
     # -- lists --------------------------------------------------------------------
     def merge_list(self, pos: Any, entries: list[tuple[int, Any]], ref: Any, path: str) -> Any:
-        h = _handler(pos, "array", entries, ref)
-        prefix, items, ordered = h.prefix, h.items, not h.align
+        h = container_layout(pos, "array", _sample(entries, ref))
+        prefix, items, ordered = h.prefix, h.items, h.ordered
         voters = len(entries)
         out: list = []
         for k, slot in enumerate(prefix):  # positional slots
@@ -266,8 +267,6 @@ class _Merger:
         creation order), for an order-agnostic one in the pivot's order, then
         the other elements in the order they were opened.
         """
-        from .._engine.assign import PAIR, assign, monotone
-
         ranked = sorted(tails, key=lambda e: self.rank.get(e[0], e[0]))
         groups: list[dict] = []  # {"rep": value, "anchor": base item or missing, "members": [(i, item, index)]}
         if ref_tail is not _MISSING:
@@ -282,14 +281,14 @@ class _Merger:
         n_pivot = len(groups)
         for i, tail in sorted(rest, key=lambda e: e[0]):
             pivots = groups[:n_pivot]
-            pairs = _match([g["rep"] for g in pivots], tail, items, ordered, assign, monotone, PAIR) if pivots and tail else {}
+            pairs = self.aligner.pair_items([g["rep"] for g in pivots], tail, items, ordered=ordered) if pivots and tail else {}
             loose = [j for j in range(len(tail)) if j not in pairs.values()]
             for gi, j in pairs.items():
                 pivots[gi]["members"].append((i, tail[j], j))
             extras = groups[n_pivot:]
             if loose and extras:
                 sub = [tail[j] for j in loose]
-                more = _match([g["rep"] for g in extras], sub, items, False, assign, monotone, PAIR)
+                more = self.aligner.pair_items([g["rep"] for g in extras], sub, items)
                 for gi, jj in more.items():
                     extras[gi]["members"].append((i, sub[jj], loose[jj]))
                 taken = {loose[jj] for jj in more.values()}
@@ -305,43 +304,16 @@ class _Merger:
         return [([(i, x) for i, x, _ in sorted(groups[n]["members"])], groups[n]["anchor"]) for _, n in order]
 
 
-def _match(reps: list, items: list, pos: Any, ordered: bool, assign: Any, monotone: Any, PAIR: str) -> dict[int, int]:
-    """Rep index -> item index for the items the aligner pairs with the representatives."""
-    from .._engine.context import Ctx
-    from .._engine.walk import sim_matrix
-
-    S = sim_matrix(pos, reps, items, Ctx(reps, items), None, reps, items, 0)
-    if ordered:
-        return {i: j for kind, i, j in monotone(S) if kind == PAIR}
-    return assign(S)
-
-
-def _any() -> Any:
-    from .._schema.compile import any_pos
-
-    return any_pos()
-
-
-def _handler(pos: Any, kind: str, entries: list, ref: Any) -> Any:
-    """The object/array handler of ``pos`` for these values (a union resolved by a sample value)."""
-    from .._explain.patch import _handler as handler_for
-    from .._schema.plan import ARR, OBJ
-
-    want = OBJ if kind == "object" else ARR
-    sample = ref if ref is not _MISSING else entries[0][1] if entries else None
-    h = handler_for(pos, sample) if pos is not None and pos.special is None and sample is not None else None
-    if h is None or h.tag != want:
-        h = _any().kinds[kind]
-    return h
+def _sample(entries: list, ref: Any) -> Any:
+    """A value of the element (the base's, else the first candidate's): it picks the branch of a union."""
+    return ref if ref is not _MISSING else entries[0][1] if entries else None
 
 
 # ---------------------------------------------------------------------------
 
 
 def _aligner(schema: Any, options: dict) -> Aligner:
-    from .._api.aligner import _aligner_for
-
-    return _aligner_for(schema, options)
+    return aligner_for(schema, **options)
 
 
 def consensus(
@@ -441,7 +413,7 @@ def consensus(
     else:
         merger = _Merger(aligner, method, rank)
         entries = [(i, docs[i]) for i in readable]
-        value = merger.merge(aligner.plan.root, entries, base_doc, "")
+        value = merger.merge(aligner.position(), entries, base_doc, "")
         if value is _MISSING:
             value = None
         undecided = tuple(dict.fromkeys(merger.undecided))

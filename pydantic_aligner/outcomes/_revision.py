@@ -30,15 +30,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .._errors import DataError, ParseError, SchemaError
-from .._explain.patch import PatchError, apply_patch
-from .._schema.markers import AlignMarker
-from ._schema_paths import raw_node, tokens_of
+from pydantic_aligner import AlignMarker, DataError, ParseError, PatchError, SchemaError, apply_patch
+from pydantic_aligner.toolkit import aligner_for, json_equal, raw_node, to_json, tokens_of
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._api.aligner import Aligner
-    from .._api.alignment import Alignment
-    from .._engine.tree import Match
+    from pydantic_aligner import Aligner, Alignment, Match
 
 __all__ = [
     "OUTCOMES",
@@ -171,12 +167,9 @@ def _show_op(op: Any) -> str:
 
 
 def _read(value: Any, side: str) -> tuple[Any, frozenset[str]]:
-    from .._read.inputs import to_json
-
     if isinstance(value, (dict, list)):
         return value, frozenset()
-    doc, read = to_json(value, side)
-    return doc, frozenset(read)
+    return to_json(value, side)
 
 
 def _is_op(x: Any) -> bool:
@@ -516,29 +509,17 @@ class _Equality:
         self.gold = gold
         self.pred = pred
         self.gp = gp
-        self.ctx: Any = None
+        self.score_at: Any = None
 
     def __call__(self, pos: Any, gpath: str | None, ppath: str | None, g: Any, p: Any) -> float:
         node = self.gp.pairs.get((gpath, ppath)) if gpath is not None and ppath is not None else None
         if node is not None:
             return node.score
         if pos is None:
-            return 1.0 if _json_equal(g, p) else 0.0
-        from .._engine.context import Ctx
-        from .._engine.walk import score as engine_score
-
-        if self.ctx is None:
-            self.ctx = Ctx(self.gold, self.pred)
-            ref = getattr(self.aligner, "_referential", None)
-            if ref is not None:
-                ref.prepare(self.ctx, self.gold, self.pred)
-        return engine_score(pos, g, p, self.ctx)
-
-
-def _json_equal(a: Any, b: Any) -> bool:
-    from ._severity import _json_eq
-
-    return _json_eq(a, b)
+            return 1.0 if json_equal(g, p) else 0.0
+        if self.score_at is None:
+            self.score_at = self.aligner.scorer(self.gold, self.pred)
+        return self.score_at(pos, g, p)
 
 
 def _words(text: str) -> list[str]:
@@ -692,9 +673,7 @@ class _Walker:
 
 
 def _aligner(schema: Any, options: dict) -> Aligner:
-    from .._api.aligner import _aligner_for
-
-    return _aligner_for(schema, options)
+    return aligner_for(schema, **options)
 
 
 def score_revision(

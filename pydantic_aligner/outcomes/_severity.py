@@ -41,12 +41,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._errors import SchemaError
+from pydantic_aligner import SchemaError
+from pydantic_aligner.toolkit import check_path, json_equal
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._api.aligner import Aligner
-    from .._api.alignment import Alignment
-    from .._engine.tree import Match
+    from pydantic_aligner import Aligner, Alignment, Match
 
 __all__ = ["LabelDecision", "Rule", "SeverityRules", "When", "as_rules"]
 
@@ -79,19 +78,7 @@ UNSET: Any = _Unset()
 _MISSING: Any = object()  # a side that has no value at the path
 
 
-def _json_eq(a: Any, b: Any) -> bool:
-    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, containers compared element-wise."""
-    if isinstance(a, bool) or isinstance(b, bool):
-        return isinstance(a, bool) and isinstance(b, bool) and a == b
-    if isinstance(a, Mapping) and isinstance(b, Mapping):
-        return a.keys() == b.keys() and all(_json_eq(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_json_eq(x, y) for x, y in zip(a, b))
-    if isinstance(a, (Mapping, list, tuple)) or isinstance(b, (Mapping, list, tuple)):
-        return False
-    if isinstance(a, str) != isinstance(b, str):
-        return False
-    return a == b
+_json_eq = json_equal  # JSON equality: True is not 1, 1 is 1.0
 
 
 def _is_real(v: Any) -> bool:
@@ -567,6 +554,32 @@ class SeverityRules:
         except SchemaError as e:
             raise SchemaError(f"{name}: {e.problem}", e.path) from None
 
+    @classmethod
+    def coerce(cls, value: Any) -> SeverityRules:
+        """Rules from what ``Aligner(severity=...)`` accepts besides a severity object: ``SeverityRules``, a
+        mapping (:meth:`from_dict`), a list of rules, or a ``.json``/``.toml`` path (:meth:`from_file`).
+
+        The package installs this as the core's reader of those forms, so the core never imports this layer.
+
+        >>> from pydantic_aligner.outcomes import SeverityRules
+        >>> SeverityRules.coerce({"default": "MINOR", "rules": [{"label": "BAD", "when": {"path": "/a", "matched": False}}]})
+        SeverityRules(1 rules, default='MINOR')
+        >>> SeverityRules.coerce([{"label": "BAD", "when": {"path": "/a", "matched": False}}]).labels
+        ('BAD', 'CORRECT', 'HARMLESS', 'UNREADABLE')
+        """
+        if isinstance(value, SeverityRules):
+            return value
+        if isinstance(value, Mapping):
+            return cls.from_dict(value)
+        if isinstance(value, (str, os.PathLike)):
+            return cls.from_file(value)
+        if isinstance(value, (list, tuple)):
+            return cls(value)
+        raise SchemaError(
+            "severity must be SeverityRules (or an object with label(alignment) -> str), a mapping, a list of rules "
+            f"or a .json/.toml path, got {type(value).__name__}"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """The rules as plain data (what :meth:`from_dict` reads)."""
         return {
@@ -615,8 +628,6 @@ class SeverityRules:
         A path through a property the schema does not declare, or a gold value
         outside a field's ``enum``, could never match and is an error.
         """
-        from ._schema_paths import check_path
-
         for i, rule in enumerate(self.rules):
             for j, cond in enumerate(rule.when):
                 gold_values = [cond.gold] if cond.gold is not UNSET else list(cond.gold_in or ())
@@ -632,13 +643,5 @@ def _rule_from(d: Any, index: int) -> Rule:
 
 
 def as_rules(value: Any) -> SeverityRules:
-    """``SeverityRules`` from rules, a mapping, or a ``.json``/``.toml`` path (what ``Aligner(severity=...)`` accepts)."""
-    if isinstance(value, SeverityRules):
-        return value
-    if isinstance(value, Mapping):
-        return SeverityRules.from_dict(value)
-    if isinstance(value, (str, os.PathLike)):
-        return SeverityRules.from_file(value)
-    if isinstance(value, (list, tuple)):
-        return SeverityRules(value)
-    raise SchemaError(f"severity must be SeverityRules, a mapping, a list of rules or a .json/.toml path, got {type(value).__name__}")
+    """``SeverityRules`` from rules, a mapping, a list of rules or a ``.json``/``.toml`` path (see :meth:`SeverityRules.coerce`)."""
+    return SeverityRules.coerce(value)

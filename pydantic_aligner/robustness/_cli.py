@@ -114,7 +114,7 @@ def _import_object(ref: str) -> Any:
         if not hasattr(obj, part):
             raise ValueError(f"--model: {module!r} has no attribute {name!r}")
         obj = getattr(obj, part)
-    from ..evaluation._cli import not_a_model
+    from pydantic_aligner.toolkit import not_a_model
 
     problem = not_a_model(obj, name)  # the check every command's --model makes: a usage error, never a traceback
     if problem:
@@ -165,7 +165,7 @@ def _schema_robustness(args: argparse.Namespace) -> int:
         if not Path(args.cache).exists():
             raise ValueError(f"no such cache file: {args.cache}")
         if args.out:
-            from ..evaluation._cli import same_file
+            from pydantic_aligner.toolkit import same_file
 
             for what, path in (("cache file", args.cache), ("--gold file", args.gold), ("--schema file", args.schema)):
                 if path and same_file(args.out, path):
@@ -183,12 +183,12 @@ def _schema_robustness(args: argparse.Namespace) -> int:
             alpha=args.alpha,
         )
     except (ValueError, AlignerError) as e:  # AlignerError subclasses are ValueErrors too
-        from .._explain.escape import safe_text
+        from pydantic_aligner.toolkit import safe_text
 
         print(f"pydantic-aligner schema-robustness: error: {safe_text(e)}", file=sys.stderr)
         return 2
     if args.format == "json":
-        from .._explain.escape import json_text
+        from pydantic_aligner.toolkit import json_text
 
         text = json_text(report.to_json())
     elif args.format == "markdown":

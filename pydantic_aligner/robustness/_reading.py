@@ -56,8 +56,7 @@ class Reader:
             try:
                 import jsonschema
 
-                from .._read.strict import offline_registry
-                from .._schema.compile import check_local_refs
+                from pydantic_aligner.toolkit import check_local_refs, offline_registry
 
                 schema = json.loads(llm_schema_text)
                 check_local_refs(schema)  # $ref stays local (issue 24): no URL is fetched, no file read

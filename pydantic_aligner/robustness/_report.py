@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from .._explain.escape import md_cell, rich_cell, safe_line, safe_text
+from pydantic_aligner.toolkit import md_cell, rich_cell, safe_line, safe_text
 
 __all__ = ["ContrastResult", "RobustnessReport", "VariantQuality"]
 
@@ -293,7 +293,7 @@ class RobustnessReport:
         A forest plot shows each contrast's excess disagreement with its interval
         against zero and the practical screen, then the tables of :meth:`to_text`.
         """
-        from ..evaluation._html import html_page, html_table
+        from pydantic_aligner.toolkit import html_page, html_table
 
         numeric = {2, 3, 4, 5, 6}
         body = [

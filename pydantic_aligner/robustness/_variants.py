@@ -75,8 +75,7 @@ def _validators(schemas: list[Any]):
     except jsonschema.SchemaError as e:
         path = "#" + "".join(f"/{t}" for t in e.absolute_path)
         raise SchemaError(f"not a valid JSON Schema: {e.message}", path) from None
-    from .._read.strict import offline_registry
-    from .._schema.compile import check_local_refs
+    from pydantic_aligner.toolkit import check_local_refs, offline_registry
 
     check_local_refs(schemas[0])  # $ref stays local (issue 24): no URL is fetched, no file read
     return [jsonschema.validators.validator_for(s)(s, registry=offline_registry()) for s in schemas]

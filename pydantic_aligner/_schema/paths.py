@@ -12,18 +12,41 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._errors import closest
-from .._schema.plan import ARR, OBJ, UNION, Pos
+from .plan import ARR, OBJ, UNION, Pos
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._api.aligner import Aligner
 
-__all__ = ["allowed_values", "check_path", "positions_at", "raw_node", "tokens_of"]
+__all__ = ["allowed_values", "check_path", "field_key_problem", "json_equal", "positions_at", "raw_node", "tokens_of"]
 
 _OPEN: Any = object()
 
 
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON equality: ``True`` is not ``1``, ``1`` is ``1.0``, containers compared element-wise.
+
+    >>> json_equal({"a": [1, 2.0]}, {"a": [1.0, 2]}), json_equal(True, 1), json_equal([1], (1,))
+    (True, False, True)
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, Mapping) and isinstance(b, Mapping):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, (Mapping, list, tuple)) or isinstance(b, (Mapping, list, tuple)):
+        return False
+    if isinstance(a, str) != isinstance(b, str):
+        return False
+    return a == b
+
+
 def tokens_of(path: str) -> list[str]:
-    """The unescaped tokens of a JSON Pointer (``""`` has none)."""
+    """The unescaped tokens of a JSON Pointer (``""`` has none).
+
+    >>> tokens_of("/lines/*/a~1b"), tokens_of("")
+    (['lines', '*', 'a/b'], [])
+    """
     if path == "":
         return []
     return [t.replace("~1", "/").replace("~0", "~") for t in path[1:].split("/")]
@@ -47,7 +70,11 @@ def _handlers(pos: Pos) -> list[Any]:
 
 
 def raw_node(schema: Any, pointer: str) -> Any:
-    """The raw schema node at a compiled position's path (``"#/properties/x"``), ``None`` if not found."""
+    """The raw schema node at a compiled position's path (``"#/properties/x"``), ``None`` if not found.
+
+    >>> raw_node({"type": "object", "properties": {"x": {"type": "string"}}}, "#/properties/x"), raw_node({}, "#/nope")
+    ({'type': 'string'}, None)
+    """
     if not isinstance(schema, Mapping) or not pointer.startswith("#"):
         return None
     node: Any = schema
@@ -161,6 +188,15 @@ def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = 
     """``None`` when ``path`` can exist under the aligner's schema and every gold value fits; else the problem.
 
     ``normalize`` (a text function) compares string values after normalising both sides, as the condition will.
+
+    >>> from pydantic_aligner import Aligner
+    >>> aligner = Aligner({"type": "object", "properties": {"verdict": {"enum": ["confirm", "reject"]}}})
+    >>> check_path(aligner, "/verdict", ["reject"]) is None
+    True
+    >>> check_path(aligner, "/verdict", ["Reject"])
+    "gold value 'Reject' at '/verdict' is not one of the schema's values ('confirm', 'reject'); the condition could never hold"
+    >>> check_path(aligner, "/verdict", ["Reject"], str.casefold) is None
+    True
     """
     if aligner.schema is None:
         return None
@@ -173,15 +209,43 @@ def check_path(aligner: Aligner, path: str, gold_values: list, normalize: Any = 
         if vals is None:
             return None
         allowed.extend(vals)
-    from ._severity import _json_eq
-
     def eq(a: Any, b: Any) -> bool:
         if normalize is not None and isinstance(a, str) and isinstance(b, str):
             return normalize(a) == normalize(b)
-        return _json_eq(a, b)
+        return json_equal(a, b)
 
     for v in gold_values:
         if not any(eq(v, a) for a in allowed):
             shown = ", ".join(repr(a) for a in dict.fromkeys(a for a in allowed if isinstance(a, (str, int, float, bool)) or a is None))
             return f"gold value {v!r} at {path!r} is not one of the schema's values ({shown}); the condition could never hold"
+    return None
+
+
+def field_key_problem(aligner: Aligner, key: str) -> str | None:
+    """``None`` when the field key ``key`` (a JSON Pointer, list positions written ``*``) can exist under the
+    aligner's schema, else the problem: a path through an undeclared property (with the closest name), or a list
+    position written as a number where field keys write ``*``.
+
+    >>> from pydantic_aligner import Aligner
+    >>> aligner = Aligner({"type": "object", "properties": {"lines": {"type": "array", "items": {"type": "number"}}}})
+    >>> field_key_problem(aligner, "/lines/*") is None
+    True
+    >>> field_key_problem(aligner, "/lines/0")
+    "field keys write list positions as '*': did you mean '/lines/*'?"
+    >>> field_key_problem(aligner, "/line")
+    "path '/line' does not exist in the schema: the root has no property 'line' (properties: lines); did you mean '/lines'?"
+    """
+    _, problem = positions_at(aligner, key)
+    if problem is not None:
+        return problem
+    tokens = tokens_of(key)
+    for i, tok in enumerate(tokens):
+        if not tok.isdigit():
+            continue
+        parents, _ = positions_at(aligner, _pointer(tokens[:i]))
+        handlers = [h for pos in parents or () for h in _handlers(pos)]
+        # a number where the reports write '*': a list (not a tuple of fixed positions), and no object key of that name
+        if any(h.tag == ARR and not h.prefix for h in handlers) and not any(h.tag == OBJ for h in handlers):
+            fixed = _pointer([*tokens[:i], "*", *tokens[i + 1 :]])
+            return f"field keys write list positions as '*': did you mean {fixed!r}?"
     return None
