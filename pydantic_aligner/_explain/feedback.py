@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._engine.limits import deep_entry
 from .._errors import SchemaError, safe_repr
+from .._schema.paths import raw_node
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
 from .._schema.score_table import table_of
 from .patch import _handler, parse_pointer, walk_specials
@@ -418,7 +419,7 @@ class _Defaults:
             self.nodes = {n.gold_path: n for n in self.alignment.walk() if n.kind == "missing"}
         node = self.nodes.get(op.gold_path)
         pos = getattr(node, "pos", None)
-        raw = _raw_schema(self.schema, pos.path) if pos is not None else None
+        raw = raw_node(self.schema, pos.path) if pos is not None else None
         if not isinstance(raw, dict) or "default" not in raw:
             return False
         d = raw["default"]
@@ -443,20 +444,6 @@ def _table_leaves(alignment: Alignment, chosen: list) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------
 # semantic referential feedback (SPEC 13.2)
-
-
-def _raw_schema(schema: Any, path: str) -> Any:
-    if not isinstance(schema, dict) or not path.startswith("#"):
-        return None
-    node: Any = schema
-    for tok in parse_pointer(path[1:]) if path != "#" else []:
-        if isinstance(node, dict) and tok in node:
-            node = node[tok]
-        elif isinstance(node, list) and tok.isdigit() and int(tok) < len(node):
-            node = node[int(tok)]
-        else:
-            return None
-    return node
 
 
 class _Semantic:
@@ -506,7 +493,7 @@ class _Semantic:
             v = parent[key]
             if not isinstance(v, (str, int, bool)) or isinstance(v, dict):
                 continue
-            raw = _raw_schema(self.schema, vpos.path)
+            raw = raw_node(self.schema, vpos.path)
             if isinstance(raw, dict) and ("enum" in raw or raw.get("type") in ("string", "integer", "boolean")):
                 vals.append(str(v))
         return " / ".join(vals)
