@@ -103,12 +103,14 @@ def test_summary_merge_of_many_equals_pairwise_merges():
     assert Report.merge(parts).to_dict(items=True) == Report(whole).to_dict(items=True)
 
 
-def test_evaluate_dask_names_a_missing_column():
+def test_a_missing_column_is_named():
     import dask
 
     ddf = dd.from_pandas(frame(4), npartitions=1)
     with dask.config.set(scheduler="synchronous"), pytest.raises(KeyError, match=r"no column 'answer' .*columns: id, gold, pred"):
         evaluate_dask(ddf, SCHEMA, pred="answer")
+    with pytest.raises(KeyError, match=r"score_dask: the frame has no column 'key'"):
+        score_dask(ddf, SCHEMA, id="key")
 
 
 def test_local_cluster_with_two_workers_equals_serial():
