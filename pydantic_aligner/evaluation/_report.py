@@ -150,48 +150,73 @@ class Summary:
                     agg[2] += 1
         self.items.append(r.compact())
 
-    def merge(self, other: Summary) -> Summary:
-        """A new summary: this one followed by ``other`` (item order is kept; sums are exact, so the
-        result does not depend on how the items were split)."""
+    def merge(self, *others: Summary) -> Summary:
+        """A new summary: this one followed by ``others``, in order (item order is kept; sums are exact, so the
+        result does not depend on how the items were split). Merging many summaries in one call copies each
+        once (pairwise merges copy the growing front again every time)."""
         out = Summary(self.bands, self.critical)
-        out.items = self.items + other.items
-        out.fields = {k: _copy(v) for k, v in self.fields.items()}
-        for key, st in other.fields.items():
-            agg = out.fields.get(key)
-            if agg is None:
-                out.fields[key] = _copy(st)
-            else:
-                for i in (_N, _MISS, _EXTRA, _MISMATCH, _ITEMS):
-                    agg[i] += st[i]
-                for i in (_SUM, _DEF):
-                    agg[i].extend(st[i])
-                    if len(agg[i]) > _FOLD:
-                        _fold(agg[i])
-                agg[_MIN] = min(agg[_MIN], st[_MIN])
-        out.kinds = {k: _copy(v) for k, v in self.kinds.items()}
-        for kind, st in other.kinds.items():
-            agg = out.kinds.get(kind)
-            if agg is None:
-                out.kinds[kind] = _copy(st)
-            else:
-                agg[0] += st[0]
-                agg[1].extend(st[1])
-                if len(agg[1]) > _FOLD:
-                    _fold(agg[1])
-                agg[2] += st[2]
-        out.missing_fields = self.missing_fields + other.missing_fields
+        parts = (self, *others)
+        out.items = [r for part in parts for r in part.items]
+        fields = out.fields = {k: _copy(v) for k, v in self.fields.items()}
+        kinds = out.kinds = {k: _copy(v) for k, v in self.kinds.items()}
+        for other in others:
+            for key, st in other.fields.items():
+                agg = fields.get(key)
+                if agg is None:
+                    fields[key] = _copy(st)
+                else:
+                    for i in (_N, _MISS, _EXTRA, _MISMATCH, _ITEMS):
+                        agg[i] += st[i]
+                    for i in (_SUM, _DEF):
+                        agg[i].extend(st[i])
+                        if len(agg[i]) > _FOLD:
+                            _fold(agg[i])
+                    agg[_MIN] = min(agg[_MIN], st[_MIN])
+            for kind, st in other.kinds.items():
+                agg = kinds.get(kind)
+                if agg is None:
+                    kinds[kind] = _copy(st)
+                else:
+                    agg[0] += st[0]
+                    agg[1].extend(st[1])
+                    if len(agg[1]) > _FOLD:
+                        _fold(agg[1])
+                    agg[2] += st[2]
+        out.missing_fields = sum(part.missing_fields for part in parts)
         return out
 
     def field_totals(self) -> dict[str, list]:
         """Per field key: ``[n, score_sum, deficit, missing, extra, mismatch, min, items]`` (sums correctly rounded)."""
         return {k: [v[0], math.fsum(v[1]), math.fsum(v[2]), *v[3:]] for k, v in self.fields.items()}
 
+    # A summary travels from a Dask worker (or a Spark executor) to the client: its items are pickled as one
+    # list per ItemResult field, not as objects (a third of the time to pickle and unpickle them, and smaller)
     def __getstate__(self) -> dict:
-        return {k: getattr(self, k) for k in self.__slots__}
+        from ._result import _FIELD_NAMES
+
+        state = {k: getattr(self, k) for k in self.__slots__ if k != "items"}
+        items = self.items
+        if all(r.__class__ is ItemResult for r in items):
+            rows = [r.__dict__ for r in items]
+            state["item_columns"] = {name: [d[name] for d in rows] for name in _FIELD_NAMES}
+        else:  # subclasses keep their own pickling
+            state["items"] = items
+        return state
 
     def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        columns = state.pop("item_columns", None)
         for k, v in state.items():
             setattr(self, k, v)
+        if columns is not None:
+            names = tuple(columns)
+            new = object.__new__
+            items = []
+            for row in zip(*columns.values()):
+                r = new(ItemResult)
+                r.__dict__.update(zip(names, row))
+                items.append(r)
+            self.items = items
 
 
 @dataclass(frozen=True)
@@ -411,14 +436,18 @@ class Report:
         Equal to the report of the whole run: sums are exact and the bootstrap
         runs over the concatenated item scores with the same seed.
         """
-        total: Summary | None = None
+        summaries = []
         for p in parts:
             s = p.summary if isinstance(p, Report) else p
             if not isinstance(s, Summary):
                 raise TypeError(f"Report.merge takes Reports or Summaries, got {type(p).__name__}")
-            total = s if total is None else total.merge(s)
-        if total is None:
+            summaries.append(s)
+        if not summaries:
             total = Summary()
+        elif len(summaries) == 1:
+            total = summaries[0]
+        else:
+            total = summaries[0].merge(*summaries[1:])
         return cls(total, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
 
     # ------------------------------------------------------------------
