@@ -489,7 +489,25 @@ def check_result(d: Any) -> str | None:
     stats = d.get("fields")
     if stats is not None and not _check_stats(stats, 7):
         return "fields is not a mapping of field keys to 7 numbers"
+    conf = d.get("confidences")
+    if conf is not None and not _check_confidences(conf):
+        return "confidences is not a list of [field key, pointer, confidence, credit]"
     return None
+
+
+def _check_confidences(v: Any) -> bool:
+    # stored points: [field key or null, pointer, confidence in [0, 1], credit in [0, 1] or null]
+    if v.__class__ is not list:
+        return False
+    for p in v:
+        if p.__class__ is not list or len(p) != 4:
+            return False
+        key, pointer, c, credit = p
+        if (key is not None and key.__class__ is not str) or pointer.__class__ is not str:
+            return False
+        if not (_is_number(c) and 0.0 <= c <= 1.0) or (credit is not None and not (_is_number(credit) and 0.0 <= credit <= 1.0)):
+            return False
+    return True
 
 
 def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult], list[str]]:

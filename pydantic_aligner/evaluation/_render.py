@@ -176,6 +176,11 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
                 fixes = f"critical: {', '.join(r.failed)}" + (f"; {fixes}" if fixes else "")
             rows.append([_id(r), _f(r.score), r.verdict or "", r.outcome, fixes])
         tables.append(Table(f"worst {len(shown)} items", ["id", "score", "verdict", "read", "top repairs"], rows, {1}))
+    if getattr(rep, "calibration", None) is not None:
+        from ._calibration_render import calibration_rows
+
+        title, head, rows, footer = calibration_rows(rep.calibration)
+        tables.append(Table(title, head, rows, set(range(1, len(head))), footer))
     return tables
 
 
