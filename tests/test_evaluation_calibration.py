@@ -400,3 +400,64 @@ def test_calibration_from_points_directly():
     assert cal.overall.auroc == 1.0 and cal.n_unplaced == 1 and cal.unplaced_examples == [("i3", "/zz")]
     with pytest.raises(ValueError, match="threshold"):
         Calibration([], threshold=2.0)
+
+
+# ---------------------------------------------------------------------------
+# the command line: --confidence-field
+
+
+def _cli(argv, capsys):
+    from pydantic_aligner.evaluation import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def conf_files(tmp_path):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps(SCHEMA))
+    golds, preds, confs = _simulate("calibrated", n_items=30, seed=11)
+    gold = tmp_path / "gold.jsonl"
+    pred = tmp_path / "pred.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"i{k}", **g}) + "\n" for k, g in enumerate(golds)))
+    # the response as text in a wrapper field, the confidences beside it; one record without confidences
+    pred.write_text(
+        "".join(
+            json.dumps({"id": f"i{k}", "response": json.dumps(p), **({"conf": c} if k != 3 else {})}) + "\n"
+            for k, (p, c) in enumerate(zip(preds, confs))
+        )
+    )
+    return tmp_path, schema, gold, pred, golds, preds, confs
+
+
+def test_cli_reads_confidences_from_a_field_and_reports_them(conf_files, capsys):
+    tmp_path, schema, gold, pred, golds, preds, confs = conf_files
+    out = tmp_path / "results.jsonl"
+    code, text, err = _cli(["score", gold, pred, "--schema", schema, "--confidence-field", "conf", "--out", out, "--no-progress"], capsys)
+    assert code == 0, err
+    assert "confidence calibration" in text and "/lines/*/sku" in text
+    # the same numbers as the Python API on the same data (item 3 carries no confidences)
+    ids = [f"i{k}" for k in range(30)]
+    api = evaluate(golds, preds, SCHEMA, ids=ids, confidences=[c if k != 3 else None for k, c in enumerate(confs)]).calibration
+    from pydantic_aligner.evaluation._io import read_results
+
+    header, results, _ = read_results(out)
+    assert header["confidence_field"] == "conf"
+    assert Report.from_results(results).calibration.to_dict() == api.to_dict()
+    assert api.overall.n == 29 * 4
+    # report reads them back; the HTML page has the section
+    page = tmp_path / "report.html"
+    code, text, err = _cli(["report", out, "--html", page], capsys)
+    assert code == 0 and f"{api.overall.auroc:.3f}" in text and "<h2>Confidence calibration</h2>" in page.read_text()
+    # a resume with another confidence field is refused
+    code, _, err = _cli(["score", gold, pred, "--schema", schema, "--out", out, "--no-progress"], capsys)
+    assert code == 2 and "another confidence_field ('conf', now None)" in err
+
+
+def test_cli_misspelt_confidence_field_is_a_usage_error(conf_files, capsys):
+    _, schema, gold, pred, *_ = conf_files
+    code, _, err = _cli(["score", gold, pred, "--schema", schema, "--confidence-field", "confs", "--no-progress"], capsys)
+    assert code == 2
+    assert "--confidence-field 'confs': none of the first 20 prediction records" in err and "did you mean --confidence-field conf?" in err
