@@ -212,7 +212,8 @@ class CalibrationStats:
     half; ``nan`` when every value is correct or every value is wrong); ``ece``: expected calibration
     error, ``sum_b n_b / n * |accuracy_b - confidence_b|`` over ``bins`` equal-width bins; ``brier``:
     ``mean((confidence - correct) ** 2)``; each with a percentile bootstrap interval (``*_ci``) over
-    items. ``reliability`` holds the bins; ``coverage`` the coverage/accuracy curve, one
+    items (for ECE, shifted by the bootstrap's estimate of its upward bias and clipped at 0).
+    ``reliability`` holds the bins; ``coverage`` the coverage/accuracy curve, one
     ``(threshold, coverage, accuracy)`` per distinct confidence, highest first (accepting only values with
     confidence >= threshold keeps ``coverage`` of them, ``accuracy`` of which are correct; at most
     101 points, evenly spaced, the last one at full coverage).
@@ -266,6 +267,17 @@ def _interval(x: np.ndarray, confidence: float) -> tuple[float, float]:
     alpha = (1.0 - confidence) / 2.0
     lo, hi = np.quantile(x, [alpha, 1.0 - alpha])
     return (float(lo), float(hi))
+
+
+def _debiased_interval(x: np.ndarray, estimate: float, confidence: float) -> tuple[float, float]:
+    """The percentile interval shifted by the bootstrap's estimate of the statistic's bias (the mean of the resampled
+    values minus the estimate), clipped at 0. For ECE: binning noise only adds to ``|accuracy - confidence|``, so the
+    resampled values sit above the estimate, and their plain percentile interval may not even hold it."""
+    lo, hi = _interval(x, confidence)
+    if math.isnan(lo):
+        return (lo, hi)
+    bias = float(np.mean(x)) - estimate
+    return (max(0.0, lo - bias), max(0.0, hi - bias))
 
 
 def calibration_stats(
@@ -363,7 +375,7 @@ def calibration_stats(
         auroc=float(auroc[0]),
         auroc_ci=_interval(boot_auroc, confidence),
         ece=float(ece[0]),
-        ece_ci=_interval(boot_ece, confidence),
+        ece_ci=_debiased_interval(boot_ece, float(ece[0]), confidence),
         brier=float(brier[0]),
         brier_ci=_interval(boot_brier, confidence),
         reliability=tuple(reliability),
