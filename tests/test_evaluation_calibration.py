@@ -365,6 +365,11 @@ def test_every_rendering_shows_the_section(calibrated):
     assert "<h2>Confidence calibration</h2>" in page and 'aria-label="reliability diagram"' in page
     assert 'aria-label="coverage and accuracy"' in page and "<script" not in page
     assert str(cal).splitlines()[-1].startswith("overall")
+    pytest.importorskip("pandas")
+    frame = calibrated.to_dataframes()["calibration"]
+    assert list(frame["field"]) == ["/total", "/vendor", "/lines/*/sku", "overall"]
+    row = frame.iloc[-1]
+    assert row["auroc"] == cal.overall.auroc and (row["ece_lo"], row["ece_hi"]) == cal.overall.ece_ci and row["values"] == 1200
 
 
 def test_hostile_field_keys_are_escaped_everywhere():
@@ -377,6 +382,11 @@ def test_hostile_field_keys_are_escaped_everywhere():
     assert "<img" not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
     md = report.to_markdown()
     assert "<img" not in md and "\\|" in md
+    # control and bidi characters are made visible in a terminal
+    key = "\x1b[31mred\u202e"
+    report = evaluate([{"a": 1}], [{"a": 1, key: 2}], schema, confidences=[{"/" + key: 0.5}], n_boot=20)
+    for text in (report.to_text(), report.calibration.to_text(), report.to_markdown()):
+        assert "\x1b" not in text and "\u202e" not in text and "/\\x1b[31mred\\u202e" in text
 
 
 def test_results_file_lines_round_trip_and_are_checked(tmp_path):
@@ -466,6 +476,22 @@ def test_cli_reads_confidences_from_a_field_and_reports_them(conf_files, capsys)
     # a resume with another confidence field is refused
     code, _, err = _cli(["score", gold, pred, "--schema", schema, "--out", out, "--no-progress"], capsys)
     assert code == 2 and "another confidence_field ('conf', now None)" in err
+
+
+def test_cli_calibration_threshold(tmp_path, capsys):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"}}}))
+    (tmp_path / "gold.jsonl").write_text('{"id": 1, "name": "Johnson"}\n{"id": 2, "name": "Smith"}\n')
+    (tmp_path / "pred.jsonl").write_text(
+        '{"id": 1, "pred": {"name": "Jonson"}, "c": {"/name": 0.9}}\n{"id": 2, "pred": {"name": "Smith"}, "c": {"/name": 0.8}}\n'
+    )
+    base = ["score", tmp_path / "gold.jsonl", tmp_path / "pred.jsonl", "--schema", schema, "--confidence-field", "c", "--format", "json"]
+    code, out, _ = _cli([*base, "--no-progress", "--out", tmp_path / "r.jsonl"], capsys)
+    assert code == 0 and json.loads(out)["calibration"]["overall"]["accuracy"] == 0.5
+    code, out, _ = _cli(["report", tmp_path / "r.jsonl", "--format", "json", "--calibration-threshold", "0.8"], capsys)
+    assert code == 0 and json.loads(out)["calibration"]["overall"]["accuracy"] == 1.0
+    code, _, err = _cli(["report", tmp_path / "r.jsonl", "--calibration-threshold", "2"], capsys)
+    assert code == 2 and "expected a number in [0, 1], got '2'" in err
 
 
 def test_cli_misspelt_confidence_field_is_a_usage_error(conf_files, capsys):

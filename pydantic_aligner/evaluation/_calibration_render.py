@@ -10,7 +10,15 @@ from pydantic_aligner.toolkit import html_table, html_text, md_cell, safe_line
 if TYPE_CHECKING:  # pragma: no cover
     from ._calibration import Calibration, CalibrationStats
 
-__all__ = ["calibration_html", "calibration_markdown", "calibration_rows", "calibration_text", "reliability_svg", "coverage_svg"]
+__all__ = [
+    "calibration_html",
+    "calibration_markdown",
+    "calibration_records",
+    "calibration_rows",
+    "calibration_text",
+    "coverage_svg",
+    "reliability_svg",
+]
 
 _e = html_text
 
@@ -70,6 +78,18 @@ def calibration_rows(cal: Calibration) -> tuple[str, list[str], list[list[str]],
     """The report's calibration table: title, headers, a row per field and the overall row (the footer)."""
     title = f"confidence calibration ({_legend(cal)})"
     return title, list(_HEAD), [_cells(_name(k), v) for k, v in cal.fields.items()], [_cells("overall", cal.overall)]
+
+
+def calibration_records(cal: Calibration) -> list[dict]:
+    """One record per field and one for ``"overall"``: the numbers of the table, intervals as ``*_lo``/``*_hi`` columns."""
+    out = []
+    for key, s in [*cal.fields.items(), ("overall", cal.overall)]:
+        rec: dict = {"field": key, "values": s.n, "items": s.n_items, "accuracy": s.accuracy, "mean_confidence": s.mean_confidence}
+        for name in ("auroc", "ece", "brier"):
+            lo, hi = getattr(s, name + "_ci")
+            rec.update({name: getattr(s, name), name + "_lo": lo, name + "_hi": hi})
+        out.append(rec)
+    return out
 
 
 def calibration_text(cal: Calibration) -> str:

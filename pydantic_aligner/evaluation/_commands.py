@@ -136,6 +136,23 @@ def _add_judging_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FIELD[=MIN]",
         help="an item whose FIELD (e.g. /total or /lines/*/unit_price) scores below MIN (default 1) fails whatever its score; repeatable",
     )
+    g.add_argument(
+        "--calibration-threshold",
+        type=_unit_interval,
+        default=1.0,
+        metavar="X",
+        help="confidence calibration: a value counts as correct when its credit is at least X (default 1)",
+    )
+
+
+def _unit_interval(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return x
 
 
 def _add_output_arguments(p: argparse.ArgumentParser) -> None:
@@ -754,7 +771,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     if interrupted:
         return 130
-    report = Report(summary)
+    report = Report(summary, calibration_threshold=args.calibration_threshold)
     _warn_critical(report)  # without a schema the keys could not be checked before scoring
     if not args.quiet:
         _print_report(report, args)
@@ -782,7 +799,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     _stored_labels(args, header, results)
-    report = Report.from_results(results, bands=bands, critical=critical)
+    report = Report.from_results(results, bands=bands, critical=critical, calibration_threshold=args.calibration_threshold)
     _warn_critical(report)
     comparison = None
     if args.against:
@@ -868,7 +885,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         )
         if interrupted:
             return 130
-        report = Report(summary)
+        report = Report(summary, calibration_threshold=args.calibration_threshold)
     else:
         if args.severity or args.labels:
             raise CLIError("labelling items needs their responses: add --schema/--model (or --gold/--pred) to rescore them")
@@ -878,7 +895,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             run = {**header, "bands": str(bands), "critical": critical, "rejudged_from": str(args.results)}
             with ResultsFile(args.out, run, overwrite=True) as fh:
                 results = [fh.write(r) for r in results]
-        report = Report.from_results(results, bands=bands, critical=critical)
+        report = Report.from_results(results, bands=bands, critical=critical, calibration_threshold=args.calibration_threshold)
         _warn_critical(report)
     if not args.quiet:
         _print_report(report, args)

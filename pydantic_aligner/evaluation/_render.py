@@ -437,7 +437,12 @@ def report_dataframes(rep: Report) -> dict[str, Any]:
     worst = items[items["index"].isin([r.index for r in rep.worst])].copy() if rep.worst else items.iloc[0:0]
     if len(worst):
         worst = worst.sort_values(["score", "index"], kind="stable")
-    return {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+    frames = {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+    if getattr(rep, "calibration", None) is not None:
+        from ._calibration_render import calibration_records
+
+        frames["calibration"] = pd.DataFrame(calibration_records(rep.calibration))
+    return frames
 
 
 _FIELD_COLUMNS = ("key", "depth", "support", "items", "mean", "minimum", "lost", "share", "missing", "extra", "mismatch", "leaf")

@@ -415,12 +415,15 @@ class Report:
         confidence: float = 0.95,
         seed: int = 0,
         worst: int = 10,
+        calibration_threshold: float = 1.0,
     ) -> Report:
         """The report of ``results`` (from :func:`score_batch` or a results file).
 
-        With ``bands`` or ``critical`` the items are judged again (scores are kept).
+        With ``bands`` or ``critical`` the items are judged again (scores are kept);
+        ``calibration_threshold`` judges the stored confidences' values again.
         """
-        return cls(Summary.from_results(results, bands, critical), n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+        summary = Summary.from_results(results, bands, critical)
+        return cls(summary, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst, calibration_threshold=calibration_threshold)
 
     @classmethod
     def merge(
@@ -530,7 +533,8 @@ class Report:
         return self.to_html()
 
     def to_dataframes(self) -> dict[str, Any]:
-        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``.
+        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``
+        (and ``calibration``, one row per field and one ``overall``, when the items carry confidences).
 
         Needs pandas (``pip install pandas``).
         """
