@@ -417,4 +417,4 @@ def _triples(golds: Iterable, preds: Iterable, ids: Sequence | None, confidences
             conf = next(conf_iter, end)
             if conf is end:
                 raise ValueError(f"confidences ends at item {i}, before preds")
-            yield (i, item_id, g, p, None, {} if conf is None else conf)
+            yield (i, item_id, g, p, None, conf)

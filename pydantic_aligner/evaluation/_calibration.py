@@ -193,6 +193,11 @@ class ReliabilityBin:
 
     ``n`` values fell in it; ``confidence`` is their mean confidence, ``accuracy`` the fraction correct, with its
     bootstrap interval ``accuracy_ci`` (``nan`` for an empty bin).
+
+    >>> from pydantic_aligner.evaluation import calibration_stats
+    >>> top = calibration_stats([0.95, 0.92, 0.97, 0.4], [True, False, True, False], n_boot=50).reliability[-1]
+    >>> top.lo, top.n, round(top.confidence, 3), round(top.accuracy, 3)
+    (0.9, 3, 0.947, 0.667)
     """
 
     lo: float
@@ -217,6 +222,11 @@ class CalibrationStats:
     ``(threshold, coverage, accuracy)`` per distinct confidence, highest first (accepting only values with
     confidence >= threshold keeps ``coverage`` of them, ``accuracy`` of which are correct; at most
     101 points, evenly spaced, the last one at full coverage).
+
+    >>> from pydantic_aligner.evaluation import calibration_stats
+    >>> stats = calibration_stats([0.9, 0.9, 0.6, 0.2], [True, True, True, False], n_boot=50)
+    >>> stats.auroc, stats.coverage
+    (1.0, ((0.9, 0.5, 1.0), (0.6, 0.75, 1.0), (0.2, 1.0, 0.75)))
     """
 
     n: int
