@@ -14,7 +14,16 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = {"feedback.md": 5, "repairs.md": 5, "integrations.md": 5, "../README.md": 1, "evaluation.md": 6, "scaling.md": 1}
+PAGES = {
+    "feedback.md": 5,
+    "repairs.md": 5,
+    "integrations.md": 5,
+    "../README.md": 1,
+    "evaluation.md": 6,
+    "scaling.md": 1,
+    "tool-calls.md": 5,
+    "calibration.md": 3,
+}
 FENCE = re.compile(r"```(python|text)\n(.*?)```", re.S)
 
 
@@ -23,6 +32,7 @@ def test_printed_output_matches_the_page(name, minimum, monkeypatch):
     monkeypatch.chdir(ROOT)
     pytest.importorskip("dspy") if name == "integrations.md" else None
     pytest.importorskip("dask.dataframe") if name == "scaling.md" else None
+    pytest.importorskip("pydantic_ai") if name == "tool-calls.md" else None
     pytest.importorskip("pandas") if name in ("evaluation.md", "scaling.md") else None
     blocks = FENCE.findall((ROOT / "docs" / name).read_text(encoding="utf-8"))
     namespace: dict = {"__name__": f"docs_{Path(name).stem}"}

@@ -5,6 +5,7 @@ Built only on the public API of :mod:`pydantic_aligner` (``Aligner``,
 """
 
 from ._batch import score_batch
+from ._calibration import Calibration, CalibrationStats, ReliabilityBin, calibration_stats, check_confidences, confidence_credits
 from ._cli import main
 from ._compare import Comparison, FieldChange, ItemChange, compare
 from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
@@ -13,6 +14,8 @@ from ._result import OUTCOMES, Bands, ItemResult
 
 __all__ = [
     "Bands",
+    "Calibration",
+    "CalibrationStats",
     "Comparison",
     "FieldChange",
     "FieldRow",
@@ -20,9 +23,13 @@ __all__ = [
     "ItemResult",
     "KindRow",
     "OUTCOMES",
+    "ReliabilityBin",
     "Report",
     "Summary",
+    "calibration_stats",
+    "check_confidences",
     "compare",
+    "confidence_credits",
     "evaluate",
     "evaluate_dask",
     "main",

@@ -13,10 +13,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from pydantic_aligner import Aligner, ParseError, SchemaError
+from pydantic_aligner import Aligner, DataError, ParseError, SchemaError
 from pydantic_aligner.toolkit import field_key_problem
 from pydantic_aligner.toolkit import top_repairs as top_and_kinds
 
+from ._calibration import check_confidences, item_points
 from ._result import DEFAULT_BANDS, Bands, ItemResult, check_critical, failed_critical, field_stats, repair_dict
 from ._schema import make_aligner
 
@@ -113,9 +114,16 @@ class Scorer:
         self._lean = self.top_repairs == 0 and not self.fields and self.labels is None and not self.critical
         self.aligner = _cached_aligner(spec)
 
-    def __call__(self, index: int, item_id: Any, gold: Any, pred: Any, line: int | None = None) -> ItemResult:
-        """The result of one pair (never raises for a bad item)."""
-        if self._lean and not isinstance(pred, (str, bytes, bytearray)):
+    def __call__(self, index: int, item_id: Any, gold: Any, pred: Any, line: int | None = None, confidences: Any = None) -> ItemResult:
+        """The result of one pair (never raises for a bad item). ``confidences``: the extractor's confidences for
+        this candidate (a mapping of JSON Pointers to numbers in [0, 1]), placed on the alignment and kept in the
+        result's ``confidences``."""
+        if confidences is not None:
+            try:
+                confidences = check_confidences(confidences, f"confidences of item {item_id!r}")
+            except DataError as e:
+                return self._error(index, item_id, e, line)
+        elif self._lean and not isinstance(pred, (str, bytes, bytearray)):
             try:
                 score = self.aligner.score(gold, pred)
             except Exception as e:
@@ -125,7 +133,7 @@ class Scorer:
             alignment = self.aligner.align(gold, pred)
         except ParseError as e:
             if e.side == "pred":  # a non-lenient Aligner: the candidate is unreadable
-                return self._finish(index, item_id, 0.0, "unreadable", ("unreadable",), "ParseError", str(e), None, line)
+                return self._finish(index, item_id, 0.0, "unreadable", ("unreadable",), "ParseError", str(e), None, line, confidences)
             return self._error(index, item_id, e, line)
         except Exception as e:  # a bad gold, a size limit, a comparator that raised: this item only
             return self._error(index, item_id, e, line)
@@ -133,8 +141,8 @@ class Scorer:
         score = alignment.score
         if "unreadable" in alignment.read:
             message = "; ".join(p.message.removeprefix("unreadable: ") for p in alignment.problems) or "unreadable"
-            return self._finish(index, item_id, score, "unreadable", read, "ParseError", message, alignment, line)
-        return self._finish(index, item_id, score, _outcome(alignment.read, pred), read, None, None, alignment, line)
+            return self._finish(index, item_id, score, "unreadable", read, "ParseError", message, alignment, line, confidences)
+        return self._finish(index, item_id, score, _outcome(alignment.read, pred), read, None, None, alignment, line, confidences)
 
     def _error(self, index: int, item_id: Any, e: Exception, line: int | None) -> ItemResult:
         side = getattr(e, "side", None)
@@ -143,7 +151,7 @@ class Scorer:
             message = f"gold: {message}"
         return ItemResult(index, item_id, None, "error", "error", (), type(e).__name__, message, line=line)
 
-    def _finish(self, index, item_id, score, outcome, read, error_kind, error, alignment, line) -> ItemResult:
+    def _finish(self, index, item_id, score, outcome, read, error_kind, error, alignment, line, confidences=None) -> ItemResult:
         repairs: tuple[dict, ...] = ()
         kinds = None
         stats = None
@@ -170,8 +178,13 @@ class Scorer:
                 label = None
                 error_kind = error_kind or "LabelError"
                 error = error or f"labels: {type(e).__name__}: {e}"
+        points = None
+        if confidences is not None:
+            # an unreadable candidate has no values to place: its confidences are kept, none of them counted
+            placed = alignment is not None and outcome != "unreadable"
+            points = item_points(alignment, confidences) if placed else tuple((None, p, c, None) for p, c in confidences.items())
         return ItemResult(
-            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line
+            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line, points
         )
 
     def missing(self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item") -> ItemResult:
@@ -331,6 +344,7 @@ def score_batch(
     critical: Any = None,
     labels: Callable | None = None,
     chunksize: int | None = None,
+    confidences: Iterable[Any] | None = None,
     **options: Any,
 ) -> list[ItemResult]:
     """Score every (gold, candidate) pair; a bad item becomes that item's result, never an exception.
@@ -351,7 +365,12 @@ def score_batch(
     ``fields=False`` skips the per-field statistics. ``bands`` and
     ``critical`` set the verdict (see :class:`Bands`); ``labels`` is an
     optional hook ``Alignment | None -> str | None`` whose value is stored as
-    the item's ``label``.
+    the item's ``label``. ``confidences``, parallel to ``preds``, gives the
+    extractor's confidences per candidate: a mapping of JSON Pointers into the
+    candidate to numbers in [0, 1] (or ``None`` for an item without), kept in
+    each result's ``confidences`` for the calibration section of the report
+    (see :class:`Calibration`); a malformed mapping raises
+    :class:`~pydantic_aligner.DataError` naming the item and the pointer.
 
     ``workers=N`` scores in a pool of ``N`` processes (``-1``: one per core)
     and returns exactly the serial results, in input order. Processes are
@@ -367,22 +386,35 @@ def score_batch(
     >>> results[2].repairs[0]["path"], results[2].verdict
     ('/n', 'fail')
     """
-    for name, seq in (("golds", golds), ("preds", preds), ("ids", ids)):
+    for name, seq in (("golds", golds), ("preds", preds), ("ids", ids), ("confidences", confidences)):
         if isinstance(seq, (str, bytes, dict)):
             raise TypeError(f"{name} must be a sequence or an iterable of items, got a single {type(seq).__name__}")
     if ids is not None and hasattr(ids, "__len__") and hasattr(golds, "__len__") and len(ids) != len(golds):
         raise ValueError(f"ids has {len(ids)} entries for {len(golds)} gold items")
     if hasattr(golds, "__len__") and hasattr(preds, "__len__") and len(golds) != len(preds):
         raise ValueError(f"golds has {len(golds)} items but preds has {len(preds)}")
+    if confidences is not None and hasattr(confidences, "__len__"):
+        if hasattr(preds, "__len__") and len(confidences) != len(preds):
+            raise ValueError(f"confidences has {len(confidences)} entries for {len(preds)} predictions")
+        item_ids = list(ids) if ids is not None else range(len(confidences))
+        for item_id, conf in zip(item_ids, confidences):
+            check_confidences(conf, f"confidences of item {item_id!r}")  # a malformed mapping is the caller's error: say so now
     scorer = Scorer(schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options)
-    return list(iter_results(scorer, _triples(golds, preds, ids), workers, chunksize))
+    return list(iter_results(scorer, _triples(golds, preds, ids, confidences), workers, chunksize))
 
 
-def _triples(golds: Iterable, preds: Iterable, ids: Sequence | None) -> Iterator[tuple]:
+def _triples(golds: Iterable, preds: Iterable, ids: Sequence | None, confidences: Iterable | None = None) -> Iterator[tuple]:
     end = object()
     id_iter = iter(ids) if ids is not None else None
+    conf_iter = iter(confidences) if confidences is not None else None
     for i, (g, p) in enumerate(itertools.zip_longest(golds, preds, fillvalue=end)):
         if g is end or p is end:
             raise ValueError(f"golds and preds have different lengths (one ends at item {i})")
         item_id = i if id_iter is None else next(id_iter, i)
-        yield (i, item_id, g, p, None)
+        if conf_iter is None:
+            yield (i, item_id, g, p, None)
+        else:
+            conf = next(conf_iter, end)
+            if conf is end:
+                raise ValueError(f"confidences ends at item {i}, before preds")
+            yield (i, item_id, g, p, None, conf)

@@ -119,6 +119,12 @@ def _add_join_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--by-line", action="store_true", help="pair items by position instead of by id")
     g.add_argument("--gold-field", metavar="FIELD", help="the gold value is this field of each gold record")
     g.add_argument("--pred-field", metavar="FIELD", help="the prediction is this field of each prediction record")
+    g.add_argument(
+        "--confidence-field",
+        metavar="FIELD",
+        help="the extractor's confidences are this field of each prediction record: a mapping of JSON Pointers into the "
+        "prediction to numbers in [0, 1] (adds the confidence calibration section to the report)",
+    )
 
 
 def _add_judging_arguments(p: argparse.ArgumentParser) -> None:
@@ -130,6 +136,23 @@ def _add_judging_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FIELD[=MIN]",
         help="an item whose FIELD (e.g. /total or /lines/*/unit_price) scores below MIN (default 1) fails whatever its score; repeatable",
     )
+    g.add_argument(
+        "--calibration-threshold",
+        type=_unit_interval,
+        default=1.0,
+        metavar="X",
+        help="confidence calibration: a value counts as correct when its credit is at least X (default 1)",
+    )
+
+
+def _unit_interval(text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}") from None
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1], got {text!r}")
+    return x
 
 
 def _add_output_arguments(p: argparse.ArgumentParser) -> None:
@@ -504,9 +527,12 @@ def _head_values(path: str, k: int = HEAD_RECORDS) -> list | None:
         return None
 
 
-def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: str | None, pred_field: str | None) -> None:
-    """A usage error when a field named by ``--id``, ``--gold-field`` or ``--pred-field`` is in none of the first
-    records of its file (a misspelt name would otherwise make every item an error or a missing prediction)."""
+def _check_join_fields(
+    gold: str, pred: str, *, id_key: str | None, gold_field: str | None, pred_field: str | None, confidence_field: str | None = None
+) -> None:
+    """A usage error when a field named by ``--id``, ``--gold-field``, ``--pred-field`` or ``--confidence-field`` is in
+    none of the first records of its file (a misspelt name would otherwise make every item an error or a missing
+    prediction, or leave the calibration out)."""
     heads: dict[str, list | None] = {}
     checks = []
     if id_key is not None:
@@ -515,6 +541,8 @@ def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: 
         checks.append((gold, "gold", gold_field, "--gold-field"))
     if pred_field:
         checks.append((pred, "prediction", pred_field, "--pred-field"))
+    if confidence_field:
+        checks.append((pred, "prediction", confidence_field, "--confidence-field"))
     for path, what, name, option in checks:
         if path not in heads:
             heads[path] = _head_values(path)
@@ -532,7 +560,19 @@ def _check_join_fields(gold: str, pred: str, *, id_key: str | None, gold_field: 
 
 #: What a resumed run must share with the run in the file (besides the fingerprint of its schema and scoring options,
 #: which replaces comparing --schema/--model paths: an edited schema file refuses, a copy of it resumes)
-_COMPATIBLE = ("gold", "pred", "defaults", "id", "by_line", "gold_field", "pred_field", "bands", "critical", "top_repairs")
+_COMPATIBLE = (
+    "gold",
+    "pred",
+    "defaults",
+    "id",
+    "by_line",
+    "gold_field",
+    "pred_field",
+    "confidence_field",
+    "bands",
+    "critical",
+    "top_repairs",
+)
 
 
 def _scoring(aligner: Any) -> dict:
@@ -570,6 +610,7 @@ def run_scoring(
     overwrite: bool,
     progress: bool | None,
     options: dict,
+    confidence_field: str | None = None,
 ) -> tuple[Any, list[str], bool]:
     """Score the files; returns ``(the Summary of all results in item order, warnings, interrupted)``.
 
@@ -590,10 +631,21 @@ def run_scoring(
     except Exception as e:  # a model Pydantic cannot build (e.g. an unparametrised generic): one line, never a traceback
         raise CLIError(f"cannot build the scorer: {type(e).__name__}: {e}") from None
     keep_id = _declares(scorer.aligner.schema, id_key)
-    _check_join_fields(gold, pred, id_key=None if by_line else id_key, gold_field=gold_field, pred_field=pred_field)
+    _check_join_fields(
+        gold, pred, id_key=None if by_line else id_key, gold_field=gold_field, pred_field=pred_field, confidence_field=confidence_field
+    )
     _not_an_input("--out", out, {"gold file": gold, "predictions file": pred, **_input_files(schema_desc)})
     try:
-        inputs = join_inputs(gold, pred, id_key=id_key, by_line=by_line, gold_field=gold_field, pred_field=pred_field, keep_id=keep_id)
+        inputs = join_inputs(
+            gold,
+            pred,
+            id_key=id_key,
+            by_line=by_line,
+            gold_field=gold_field,
+            pred_field=pred_field,
+            keep_id=keep_id,
+            confidence_field=confidence_field,
+        )
     except InputError as e:
         raise CLIError(str(e)) from None
     _warn(inputs.warnings)
@@ -605,6 +657,7 @@ def run_scoring(
         "by_line": by_line,
         "gold_field": gold_field,
         "pred_field": pred_field,
+        **({"confidence_field": confidence_field} if confidence_field else {}),  # recorded only when used: older headers read alike
         "bands": str(scorer.bands),
         "critical": scorer.critical,
         "top_repairs": top_repairs,
@@ -705,6 +758,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         by_line=args.by_line,
         gold_field=args.gold_field,
         pred_field=args.pred_field,
+        confidence_field=args.confidence_field,
         bands=bands,
         critical=critical,
         labels=labels,
@@ -717,7 +771,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     )
     if interrupted:
         return 130
-    report = Report(summary)
+    report = Report(summary, calibration_threshold=args.calibration_threshold)
     _warn_critical(report)  # without a schema the keys could not be checked before scoring
     if not args.quiet:
         _print_report(report, args)
@@ -745,7 +799,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     header, results = _load_results(args.results)
     bands, critical = _judging(args, header)
     _stored_labels(args, header, results)
-    report = Report.from_results(results, bands=bands, critical=critical)
+    report = Report.from_results(results, bands=bands, critical=critical, calibration_threshold=args.calibration_threshold)
     _warn_critical(report)
     comparison = None
     if args.against:
@@ -818,6 +872,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             by_line=bool(header.get("by_line")),
             gold_field=header.get("gold_field"),
             pred_field=header.get("pred_field"),
+            confidence_field=header.get("confidence_field"),
             bands=bands,
             critical=critical,
             labels=labels,
@@ -830,7 +885,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         )
         if interrupted:
             return 130
-        report = Report(summary)
+        report = Report(summary, calibration_threshold=args.calibration_threshold)
     else:
         if args.severity or args.labels:
             raise CLIError("labelling items needs their responses: add --schema/--model (or --gold/--pred) to rescore them")
@@ -840,7 +895,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
             run = {**header, "bands": str(bands), "critical": critical, "rejudged_from": str(args.results)}
             with ResultsFile(args.out, run, overwrite=True) as fh:
                 results = [fh.write(r) for r in results]
-        report = Report.from_results(results, bands=bands, critical=critical)
+        report = Report.from_results(results, bands=bands, critical=critical, calibration_threshold=args.calibration_threshold)
         _warn_critical(report)
     if not args.quiet:
         _print_report(report, args)

@@ -229,6 +229,10 @@ def report_html(rep: Report, *, title: str = "pydantic-aligner report", comparis
                 f"<td>{_repairs_cell(r)}</td></tr>"
             )
         out.append("</table>")
+    if getattr(rep, "calibration", None) is not None:
+        from ._calibration_render import calibration_html
+
+        out.extend(calibration_html(rep.calibration))
     if comparison is not None:
         out.extend(_comparison_html(comparison))
     for n in rep.notes:

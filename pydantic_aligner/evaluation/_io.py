@@ -252,10 +252,18 @@ def join_inputs(
     gold_field: str | None = None,
     pred_field: str | None = None,
     keep_id: bool = False,
+    confidence_field: str | None = None,
 ) -> Inputs:
-    """Read both files and pair their items (see the module docstring)."""
+    """Read both files and pair their items (see the module docstring).
+
+    With ``confidence_field``, that field of each prediction record (removed from the record before its value is
+    taken) holds the extractor's confidences for the item: the task gets them as a sixth element (``None`` for a
+    record without the field: the item has no confidences).
+    """
     golds, glines, gbad, _ = _read(gold_path)
     preds, plines, pbad, _ = _read(pred_path)
+    if confidence_field:
+        preds, confs = _split_confidences(preds, confidence_field)
     out = Inputs(n_gold=len(golds), n_pred=len(preds))
     if not golds:
         raise InputError(f"{gold_path}: no items")
@@ -281,11 +289,11 @@ def join_inputs(
                 order.append(_bad(i, i, gline, e.args[0], "MissingField"))
                 continue
             order.append(len(tasks))
-            tasks.append((i, i, gv, pv, gline))
+            tasks.append((i, i, gv, pv, gline) if not confidence_field else (i, i, gv, pv, gline, confs[i] if i < len(confs) else None))
         return out
 
     # join by id
-    pred_by_id: dict[Any, tuple[int, Any]] = {}  # id key -> (line, record)
+    pred_by_id: dict[Any, tuple[int, Any, int]] = {}  # id key -> (line, record, its position in the file)
     unreadable_preds: dict[Any, tuple[int, str]] = {}  # guessed id key -> (line, error)
     no_id = 0
     for j, (p, pline) in enumerate(zip(preds, plines)):
@@ -305,7 +313,7 @@ def join_inputs(
         k = _id_key(p[id_key])
         if k in pred_by_id:
             out.warnings.append(f"prediction id {p[id_key]!r} appears again on line {pline}; the last one is used")
-        pred_by_id[k] = (pline, p)
+        pred_by_id[k] = (pline, p, j)
     if no_id > 3:
         out.warnings.append(f"... {no_id} prediction lines have no {id_key!r} field")
     gold_ids = 0
@@ -358,7 +366,7 @@ def join_inputs(
                 order.append(_missing(index, gid, gline))
             index += 1
             continue
-        pline, p = hit
+        pline, p, j = hit
         try:
             pv = _value(p, id_key, pred_field, PRED_WRAPPERS, keep_id, f"prediction line {pline}")
         except KeyError as e:
@@ -366,17 +374,30 @@ def join_inputs(
             index += 1
             continue
         order.append(len(tasks))
-        tasks.append((index, gid, gv, pv, gline))
+        tasks.append((index, gid, gv, pv, gline) if not confidence_field else (index, gid, gv, pv, gline, confs[j]))
         index += 1
     if gold_ids == 0:
         raise InputError(
             f"{gold_path}: no gold item has an {id_key!r} field; name the id field with --id NAME, or pair items by position with --by-line"
         )
-    extra = [p[id_key] for k, (_, p) in pred_by_id.items() if k not in seen]
+    extra = [p[id_key] for k, (_, p, _) in pred_by_id.items() if k not in seen]
     if extra:
         shown = ", ".join(repr(v) for v in extra[:5]) + (" ..." if len(extra) > 5 else "")
         out.warnings.append(f"{len(extra)} predictions have an id no gold item has ({shown}); they are not scored")
     return out
+
+
+def _split_confidences(preds: list, name: str) -> tuple[list, list]:
+    """The prediction records without their ``name`` field, and that field's value per record (``None`` if absent)."""
+    records, confs = [], []
+    for p in preds:
+        if isinstance(p, dict) and name in p:
+            confs.append(p[name])
+            p = {k: v for k, v in p.items() if k != name}
+        else:
+            confs.append(None)
+        records.append(p)
+    return records, confs
 
 
 def _bad(index: int, item_id: Any, line: int, message: str, kind: str) -> ItemResult:
@@ -489,7 +510,25 @@ def check_result(d: Any) -> str | None:
     stats = d.get("fields")
     if stats is not None and not _check_stats(stats, 7):
         return "fields is not a mapping of field keys to 7 numbers"
+    conf = d.get("confidences")
+    if conf is not None and not _check_confidences(conf):
+        return "confidences is not a list of [field key, pointer, confidence, credit]"
     return None
+
+
+def _check_confidences(v: Any) -> bool:
+    # stored points: [field key or null, pointer, confidence in [0, 1], credit in [0, 1] or null]
+    if v.__class__ is not list:
+        return False
+    for p in v:
+        if p.__class__ is not list or len(p) != 4:
+            return False
+        key, pointer, c, credit = p
+        if (key is not None and key.__class__ is not str) or pointer.__class__ is not str:
+            return False
+        if not (_is_number(c) and 0.0 <= c <= 1.0) or (credit is not None and not (_is_number(credit) and 0.0 <= credit <= 1.0)):
+            return False
+    return True
 
 
 def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult], list[str]]:

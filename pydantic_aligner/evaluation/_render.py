@@ -176,6 +176,11 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
                 fixes = f"critical: {', '.join(r.failed)}" + (f"; {fixes}" if fixes else "")
             rows.append([_id(r), _f(r.score), r.verdict or "", r.outcome, fixes])
         tables.append(Table(f"worst {len(shown)} items", ["id", "score", "verdict", "read", "top repairs"], rows, {1}))
+    if getattr(rep, "calibration", None) is not None:
+        from ._calibration_render import calibration_rows
+
+        title, head, rows, footer = calibration_rows(rep.calibration)
+        tables.append(Table(title, head, rows, set(range(1, len(head))), footer))
     return tables
 
 
@@ -432,7 +437,12 @@ def report_dataframes(rep: Report) -> dict[str, Any]:
     worst = items[items["index"].isin([r.index for r in rep.worst])].copy() if rep.worst else items.iloc[0:0]
     if len(worst):
         worst = worst.sort_values(["score", "index"], kind="stable")
-    return {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+    frames = {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+    if getattr(rep, "calibration", None) is not None:
+        from ._calibration_render import calibration_records
+
+        frames["calibration"] = pd.DataFrame(calibration_records(rep.calibration))
+    return frames
 
 
 _FIELD_COLUMNS = ("key", "depth", "support", "items", "mean", "minimum", "lost", "share", "missing", "extra", "mismatch", "leaf")

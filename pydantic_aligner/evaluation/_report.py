@@ -11,6 +11,7 @@ import numpy as np
 
 from pydantic_aligner.toolkit import closest
 
+from ._calibration import Calibration
 from ._result import DEFAULT_BANDS, OUTCOMES, Bands, ItemResult, check_critical
 from ._stats import BINS, bootstrap_mean_ci, histogram
 
@@ -273,14 +274,26 @@ class Report:
     with nothing to align), ``macro``/``micro`` (the mean field score with
     every leaf field counting once / every position counting once),
     ``repair_kinds`` (:class:`KindRow` list), ``worst`` (the lowest-scoring
-    imperfect items with their top repairs), ``items`` (compact results) and ``notes``.
+    imperfect items with their top repairs), ``items`` (compact results) and ``notes``;
+    ``calibration``, when items carry an extractor's confidences, is the
+    :class:`Calibration` of those confidences (a value is correct when its
+    credit is at least ``calibration_threshold``, default 1.0), else ``None``.
 
     Renders as text (``str(report)``), in a terminal with ``rich``
     (:meth:`print`), as :meth:`to_markdown`, :meth:`to_json`/:meth:`to_dict`,
     :meth:`to_html` and, with pandas, :meth:`to_dataframes`.
     """
 
-    def __init__(self, summary: Summary, *, n_boot: int = 2000, confidence: float = 0.95, seed: int = 0, worst: int = 10) -> None:
+    def __init__(
+        self,
+        summary: Summary,
+        *,
+        n_boot: int = 2000,
+        confidence: float = 0.95,
+        seed: int = 0,
+        worst: int = 10,
+        calibration_threshold: float = 1.0,
+    ) -> None:
         self.summary = summary
         self.n_boot = n_boot
         self.confidence = confidence
@@ -349,6 +362,13 @@ class Report:
                 f"{unrepaired} candidate texts hold broken JSON that json-repair could read, but it is not installed: another "
                 "value of each was scored, which an environment with it may score otherwise (pip install 'pydantic-aligner[lenient]')"
             )
+        self.calibration = Calibration.from_results(
+            items, threshold=calibration_threshold, n_boot=n_boot, confidence=confidence, seed=seed
+        )
+        if self.calibration is not None and self.calibration.n_unplaced:
+            cal = self.calibration
+            ex = ", ".join(f"{i}: {p or '(root)'}" for i, p in cal.unplaced_examples[:3])
+            self.notes.append(f"{cal.n_unplaced} confidences name no scored value of their candidate and are not counted (e.g. {ex})")
         for key in self.critical:
             if key not in summary.fields:
                 close = closest(key, list(summary.fields))
@@ -420,12 +440,15 @@ class Report:
         confidence: float = 0.95,
         seed: int = 0,
         worst: int = 10,
+        calibration_threshold: float = 1.0,
     ) -> Report:
         """The report of ``results`` (from :func:`score_batch` or a results file).
 
-        With ``bands`` or ``critical`` the items are judged again (scores are kept).
+        With ``bands`` or ``critical`` the items are judged again (scores are kept);
+        ``calibration_threshold`` judges the stored confidences' values again.
         """
-        return cls(Summary.from_results(results, bands, critical), n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+        summary = Summary.from_results(results, bands, critical)
+        return cls(summary, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst, calibration_threshold=calibration_threshold)
 
     @classmethod
     def merge(
@@ -487,6 +510,8 @@ class Report:
             "worst": [_clean(r.to_dict()) for r in self.worst],
             "notes": list(self.notes),
         }
+        if self.calibration is not None:
+            d["calibration"] = self.calibration.to_dict()
         if items:
             d["items"] = [_clean(r.to_dict()) for r in self.items]
         return d
@@ -537,7 +562,8 @@ class Report:
         return self.to_html()
 
     def to_dataframes(self) -> dict[str, Any]:
-        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``.
+        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``
+        (and ``calibration``, one row per field and one ``overall``, when the items carry confidences).
 
         Needs pandas (``pip install pandas``).
         """
@@ -598,6 +624,8 @@ def evaluate(
     confidence: float = 0.95,
     seed: int = 0,
     worst: int = 10,
+    confidences: Iterable[Any] | None = None,
+    calibration_threshold: float = 1.0,
     **options: Any,
 ) -> Report:
     """Score a dataset and summarise it: a :class:`Report`.
@@ -605,6 +633,10 @@ def evaluate(
     Arguments as in :func:`score_batch`; ``n_boot``, ``confidence`` and
     ``seed`` set the bootstrap interval of the mean (the same seed gives the
     same interval), ``worst`` how many of the lowest-scoring items to keep.
+    ``confidences`` (parallel to ``preds``: per candidate, a mapping of JSON
+    Pointers to the extractor's confidences in [0, 1]) adds the report's
+    ``calibration`` (:class:`Calibration`); a value counts as correct when its
+    credit is at least ``calibration_threshold``.
 
     >>> from pydantic_aligner.evaluation import evaluate
     >>> schema = {"type": "object", "keyScore": "exact", "properties": {
@@ -620,6 +652,23 @@ def evaluate(
     from ._batch import score_batch
 
     results = score_batch(
-        golds, preds, schema, ids=ids, workers=workers, top_repairs=top_repairs, bands=bands, critical=critical, labels=labels, **options
+        golds,
+        preds,
+        schema,
+        ids=ids,
+        workers=workers,
+        top_repairs=top_repairs,
+        bands=bands,
+        critical=critical,
+        labels=labels,
+        confidences=confidences,
+        **options,
     )
-    return Report(Summary.from_results(results, bands, critical), n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+    return Report(
+        Summary.from_results(results, bands, critical),
+        n_boot=n_boot,
+        confidence=confidence,
+        seed=seed,
+        worst=worst,
+        calibration_threshold=calibration_threshold,
+    )

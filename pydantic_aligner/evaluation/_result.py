@@ -194,7 +194,11 @@ class ItemResult:
     repair; the largest total first, totals exactly rounded);
     ``fields`` holds the per-field statistics (see :func:`field_stats`);
     ``failed`` lists the critical fields the item failed; ``label`` is the
-    value of the ``labels=`` hook (``None`` without one).
+    value of the ``labels=`` hook (``None`` without one); ``confidences``, for
+    a candidate scored with an extractor's confidences, holds one
+    ``(field key, pointer, confidence, credit)`` per confidence (see
+    :func:`~pydantic_aligner.evaluation.confidence_credits`; field key and
+    credit ``None`` for a pointer naming no scored value), else ``None``.
     """
 
     index: int
@@ -212,6 +216,7 @@ class ItemResult:
     problems: tuple[str, ...] = ()
     label: str | None = None
     line: int | None = None
+    confidences: tuple | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON data (one line of a results file); nested values are shared, not copied."""
@@ -220,13 +225,18 @@ class ItemResult:
         d["repairs"] = [dict(r) for r in self.repairs]
         d["failed"] = list(self.failed)
         d["problems"] = list(self.problems)
+        if "confidences" in d:
+            d["confidences"] = [list(p) for p in self.confidences]
         return d
 
     def json_data(self) -> dict:
         """What :meth:`to_dict` returns, for encoding to JSON right away: tuples are left as tuples (JSON encodes
         them as lists) and nothing is copied, so the text is the same as that of :meth:`to_dict`."""
         d = self.__dict__
-        return {name: d[name] for name in _FIELD_NAMES}
+        out = {name: d[name] for name in _FIELD_NAMES}
+        if out["confidences"] is None:
+            del out["confidences"]  # results without confidences are written as before
+        return out
 
     @classmethod
     def from_dict(cls, d: Mapping) -> ItemResult:
@@ -238,6 +248,8 @@ class ItemResult:
                 kw[k] = tuple(kw[k])
         if "repairs" in kw and kw["repairs"] is not None:
             kw["repairs"] = tuple(kw["repairs"])
+        if kw.get("confidences") is not None:
+            kw["confidences"] = tuple(tuple(p) for p in kw["confidences"])
         return cls(**kw)
 
     def compact(self) -> ItemResult:
