@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from pydantic_aligner import Aligner, ParseError, SchemaError
-from pydantic_aligner.toolkit import field_key_problem
+from pydantic_aligner.toolkit import check_threshold, field_key_problem
 from pydantic_aligner.toolkit import top_repairs as top_and_kinds
 
 from ._result import DEFAULT_BANDS, Bands, ItemResult, check_critical, failed_critical, field_stats, repair_dict
@@ -75,6 +75,7 @@ class Scorer:
         critical: Any = None,
         labels: Callable | None = None,
         options: dict | None = None,
+        threshold: Any = None,
     ) -> None:
         options = dict(options or {})
         self.aligner = make_aligner(schema, options)
@@ -85,6 +86,7 @@ class Scorer:
             raise TypeError(f"labels must be a callable (Alignment | None) -> str | None, got {type(labels).__name__}")
         self.top_repairs = top_repairs
         self.fields = bool(fields)
+        self.threshold = check_threshold(threshold)
         self.bands = Bands.parse(bands)
         self.critical = check_critical(critical)
         check_critical_paths(self.aligner, self.critical)
@@ -101,12 +103,13 @@ class Scorer:
                 "this batch needs a picklable scorer (a spawned process pool or a Dask worker): "
                 "pass the schema or model itself, not an Aligner instance"
             )
-        state = {k: getattr(self, k) for k in ("top_repairs", "fields", "bands", "critical", "labels")}
+        state = {k: getattr(self, k) for k in ("top_repairs", "fields", "bands", "critical", "labels", "threshold")}
         state["_spec"] = self._spec
         return state
 
     def __setstate__(self, state: dict) -> None:
         spec = state.pop("_spec")
+        self.threshold = None  # a state pickled before counts had a threshold
         for k, v in state.items():
             setattr(self, k, v)
         self._spec = spec
@@ -147,7 +150,11 @@ class Scorer:
         repairs: tuple[dict, ...] = ()
         kinds = None
         stats = None
+        counts = None
         problems: tuple[str, ...] = ()
+        if alignment is not None and self.fields:
+            # an unreadable candidate too: every gold value is a false negative
+            counts = alignment.field_counts(self.threshold).to_dict()
         if alignment is not None and outcome != "unreadable":
             if self.top_repairs != 0:
                 kinds = {}
@@ -171,7 +178,7 @@ class Scorer:
                 error_kind = error_kind or "LabelError"
                 error = error or f"labels: {type(e).__name__}: {e}"
         return ItemResult(
-            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line
+            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line, counts
         )
 
     def missing(self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item") -> ItemResult:
@@ -331,6 +338,7 @@ def score_batch(
     critical: Any = None,
     labels: Callable | None = None,
     chunksize: int | None = None,
+    threshold: Any = None,
     **options: Any,
 ) -> list[ItemResult]:
     """Score every (gold, candidate) pair; a bad item becomes that item's result, never an exception.
@@ -351,7 +359,10 @@ def score_batch(
     ``fields=False`` skips the per-field statistics. ``bands`` and
     ``critical`` set the verdict (see :class:`Bands`); ``labels`` is an
     optional hook ``Alignment | None -> str | None`` whose value is stored as
-    the item's ``label``.
+    the item's ``label``. ``threshold`` is the rule for a correct value in
+    the per-field counts (``ItemResult.counts``, see
+    :meth:`Alignment.field_counts`; default: the schema's ``threshold``
+    where a leaf declares one, else 1.0).
 
     ``workers=N`` scores in a pool of ``N`` processes (``-1``: one per core)
     and returns exactly the serial results, in input order. Processes are
@@ -374,7 +385,9 @@ def score_batch(
         raise ValueError(f"ids has {len(ids)} entries for {len(golds)} gold items")
     if hasattr(golds, "__len__") and hasattr(preds, "__len__") and len(golds) != len(preds):
         raise ValueError(f"golds has {len(golds)} items but preds has {len(preds)}")
-    scorer = Scorer(schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options)
+    scorer = Scorer(
+        schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options, threshold=threshold
+    )
     return list(iter_results(scorer, _triples(golds, preds, ids), workers, chunksize))
 
 

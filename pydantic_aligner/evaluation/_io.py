@@ -489,7 +489,16 @@ def check_result(d: Any) -> str | None:
     stats = d.get("fields")
     if stats is not None and not _check_stats(stats, 7):
         return "fields is not a mapping of field keys to 7 numbers"
+    counts = d.get("counts")
+    if counts is not None and not _check_counts(counts):
+        return "counts is not a mapping of field keys to 6 numbers (tp, missing, extra, wrong, tn >= 0 and credit)"
     return None
+
+
+def _check_counts(v: Any) -> bool:
+    if not _check_stats(v, 6):
+        return False
+    return all(all(x.__class__ is int and x >= 0 for x in st[:5]) and _is_number(st[5]) for st in v.values())
 
 
 def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult], list[str]]:

@@ -194,7 +194,10 @@ class ItemResult:
     repair; the largest total first, totals exactly rounded);
     ``fields`` holds the per-field statistics (see :func:`field_stats`);
     ``failed`` lists the critical fields the item failed; ``label`` is the
-    value of the ``labels=`` hook (``None`` without one).
+    value of the ``labels=`` hook (``None`` without one); ``counts`` holds the
+    true and false positives per field key, ``{key: [tp, missing, extra,
+    wrong, tn, credit]}`` (:meth:`Alignment.field_counts`; ``None`` where there
+    is no alignment, as for a missing prediction, or with ``fields=False``).
     """
 
     index: int
@@ -212,6 +215,7 @@ class ItemResult:
     problems: tuple[str, ...] = ()
     label: str | None = None
     line: int | None = None
+    counts: dict | None = None
 
     def to_dict(self) -> dict:
         """Plain JSON data (one line of a results file); nested values are shared, not copied."""
@@ -242,7 +246,7 @@ class ItemResult:
 
     def compact(self) -> ItemResult:
         """A copy without the per-field and per-kind detail (kept in reports after aggregation)."""
-        if self.fields is None and self.repair_kinds is None:
+        if self.fields is None and self.repair_kinds is None and self.counts is None:
             return self
         # what dataclasses.replace(self, fields=None, repair_kinds=None) makes, without its per-call introspection
         out = object.__new__(type(self))
@@ -250,6 +254,7 @@ class ItemResult:
         d.update(self.__dict__)
         d["fields"] = None
         d["repair_kinds"] = None
+        d["counts"] = None
         return out
 
     def with_verdict(self, bands: Bands, critical: Mapping[str, float] | None = None) -> ItemResult:
