@@ -8,7 +8,8 @@ from ._batch import score_batch
 from ._cli import main
 from ._compare import Comparison, FieldChange, ItemChange, compare
 from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
-from ._report import FieldRow, KindRow, Report, Summary, evaluate
+from ._prf import PRF, precision_recall_f1
+from ._report import FieldRow, KindRow, PRFRow, Report, Summary, evaluate
 from ._result import OUTCOMES, Bands, ItemResult
 
 __all__ = [
@@ -20,12 +21,15 @@ __all__ = [
     "ItemResult",
     "KindRow",
     "OUTCOMES",
+    "PRF",
+    "PRFRow",
     "Report",
     "Summary",
     "compare",
     "evaluate",
     "evaluate_dask",
     "main",
+    "precision_recall_f1",
     "score_batch",
     "score_dask",
     "score_partition",
