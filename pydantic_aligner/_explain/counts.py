@@ -41,6 +41,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._engine.limits import deep_entry
 from .._engine.tree import CONTAINER_KINDS
 from .._schema.plan import _array_handlers, _object_handlers, kind_of
 
@@ -320,12 +321,40 @@ class _Counter:
         c[_CREDIT] += s
 
     def pair(self, key: str, node: Any, entity: bool) -> None:
+        """A paired position at ``key`` and everything below it, in document order, without recursion."""
+        stack: list = []
+        self.visit(key, node, entity, stack)
+        while stack:
+            key, rows, array, prefix = stack[-1]
+            for row in rows:
+                rk = row.kind
+                if rk == "absent" or (row.weight == 0.0 and not row.key_weight):
+                    continue  # vacuous, or excused by ignoreExcess/ignoreMissing: does not count (as in field_stats)
+                if array:
+                    sub = key + "/*"
+                else:
+                    k = row.gold_key if row.gold_key is not None else row.pred_key
+                    sub = f"{key}/{k if prefix else _escape(k)}"
+                child = row.node
+                if rk == "pair":
+                    if self.visit(sub, child, array, stack):
+                        break  # its rows first (document order), then the rest of these
+                elif rk == "missing":
+                    self.unmatched(sub, child.gold, child.pos, _MISS, array)
+                else:
+                    self.unmatched(sub, child.pred, child.pos, _EXTRA, array)
+            else:
+                stack.pop()
+
+    def visit(self, key: str, node: Any, entity: bool, stack: list) -> bool:
+        """Count one pair at ``key``; a paired container's rows are pushed on ``stack`` (``True``)."""
         g, p = node.gold, node.pred
-        if node.kind in CONTAINER_KINDS:
+        kind = node.kind
+        if kind in CONTAINER_KINDS:
             if entity:
                 self.judged(key, node, True)
-            self.rows(key, node)
-            return
+            stack.append((key, iter(node.children), kind in _ARRAY_KINDS, kind == "prefix"))
+            return True
         if g is None and p is None:
             self.cell(key)[_TN] += 1
         elif g is None:
@@ -341,27 +370,7 @@ class _Counter:
         else:  # a field whose values differ in kind (a string against an object): what each side holds
             self.unmatched(key, g, node.pos, _MISS, False)
             self.unmatched(key, p, node.pos, _EXTRA, False)
-
-    def rows(self, key: str, node: Any) -> None:
-        kind = node.kind
-        array = kind in _ARRAY_KINDS
-        prefix = kind == "prefix"
-        for row in node.children:
-            rk = row.kind
-            if rk == "absent" or (row.weight == 0.0 and not row.key_weight):
-                continue  # vacuous, or excused by ignoreExcess/ignoreMissing: does not count (as in field_stats)
-            if array:
-                sub = key + "/*"
-            else:
-                k = row.gold_key if row.gold_key is not None else row.pred_key
-                sub = f"{key}/{k if prefix else _escape(k)}"
-            child = row.node
-            if rk == "pair":
-                self.pair(sub, child, array)
-            elif rk == "missing":
-                self.unmatched(sub, child.gold, child.pos, _MISS, array)
-            else:
-                self.unmatched(sub, child.pred, child.pos, _EXTRA, array)
+        return False
 
     def unmatched(self, key: str, value: Any, pos: Any, cell: int, entity: bool) -> None:
         """A value only one side holds, at ``key``: counted there when it is a scalar or a list item, and what
@@ -421,6 +430,7 @@ def _escape(key: Any) -> str:
     return key
 
 
+@deep_entry
 def field_counts(alignment: Alignment, threshold: Any = None) -> FieldCounts:
     """The counts of one alignment per field key (see the module docstring).
 
