@@ -287,12 +287,13 @@ def _one_threshold(v: Any, what: str) -> float:
 
 
 class _Counter:
-    __slots__ = ("by_key", "default", "out")
+    __slots__ = ("by_key", "default", "out", "schema_thresholds")
 
     def __init__(self, threshold: float | dict | None) -> None:
         self.out: dict[str, list] = {}
         self.default = threshold if not isinstance(threshold, dict) else None
         self.by_key = threshold if isinstance(threshold, dict) else {}
+        self.schema_thresholds: dict = {}  # (position, type of the gold value) -> the leaf's threshold
 
     def cell(self, key: str) -> list:
         c = self.out.get(key)
@@ -306,12 +307,14 @@ class _Counter:
             return t
         if self.default is not None:
             return self.default
-        if not record and node.pos is not None:
+        if record or node.pos is None:
+            return 1.0
+        mk = (node.pos, type(node.gold))
+        t = self.schema_thresholds.get(mk)
+        if t is None:
             h = node.pos.kinds.get(kind_of(node.gold))
-            t = getattr(h, "threshold", 0.0)
-            if t:
-                return t
-        return 1.0
+            t = self.schema_thresholds[mk] = getattr(h, "threshold", 0.0) or 1.0
+        return t
 
     def judged(self, key: str, node: Any, record: bool) -> None:
         """A pair of two values at ``key``: tp or wrong by its credit."""
@@ -419,8 +422,15 @@ class _Counter:
                     yield key + "/*", v, h.items if h is not None else None, True
 
 
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+_CONTAINERS = frozenset({dict, list, tuple})
+
+
 def _container(v: Any) -> bool:
-    return isinstance(v, (dict, list, tuple, Mapping))
+    t = type(v)
+    if t in _CONTAINERS:
+        return True
+    return t not in _SCALARS and isinstance(v, (dict, list, tuple, Mapping))
 
 
 def _escape(key: Any) -> str:
