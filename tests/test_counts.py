@@ -496,3 +496,43 @@ def test_pydantic_evals_report_evaluator_pools_the_cases():
         AlignmentPRF(schema="os:system")
     with pytest.raises(ValueError, match="threshold"):
         AlignmentPRF(schema=LINES, threshold=3)
+
+
+# ---------------------------------------------------------------------------
+# invariants on arbitrary (imperfect) documents
+
+_SCALAR = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from(["a", "b", "ab"]))
+_JSON = st.recursive(
+    _SCALAR,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(["x", "y", "z"]), inner, max_size=3)),
+    max_leaves=8,
+)
+
+
+def _values(v, item: bool = False) -> int:
+    """The values a document holds, counted independently of the match tree: non-null scalars, and list items
+    (an item holding a container counts once itself, and its contents)."""
+    if v is None:
+        return 0
+    if isinstance(v, dict):
+        return int(item) + sum(_values(x) for x in v.values())
+    if isinstance(v, list):
+        return int(item) + sum(_values(x, True) for x in v)
+    return 1
+
+
+_DOC = st.dictionaries(st.sampled_from(["x", "y", "z"]), _JSON, max_size=3)  # a top-level string would be read as LLM text
+
+
+@settings(max_examples=150, deadline=None)
+@given(_DOC, _DOC)
+def test_every_value_of_either_side_is_counted_once(gold, pred):
+    counts = align(gold, pred).field_counts()
+    every = FieldCounts.sum([counts])
+    support = sum(c.support for c in every.values())
+    predicted = sum(c.predicted for c in every.values())
+    assert support == _values(gold) and predicted == _values(pred)
+    for c in counts.values():
+        assert 0.0 <= c.credit <= c.tp + c.wrong + 1e-9
+    same = align(gold, gold).field_counts()
+    assert all(c.fp == 0 and c.fn == 0 and c.tp == c.support for c in same.values())
