@@ -492,8 +492,9 @@ def test_pydantic_evals_report_evaluator_pools_the_cases():
         "schema": LINES, "threshold": {"/lines/*": 0.5}}  # fmt: skip
     from pydantic_aligner import SchemaError
 
-    with pytest.raises(SchemaError, match="imported only when you allow it"):
+    with pytest.raises(SchemaError, match=r"AlignmentPRF\(schema='os:system'\): .* imported only when you allow it"):
         AlignmentPRF(schema="os:system")
+    assert AlignmentPRF.trusting("decimal:Decimal")(schema="decimal:Decimal").schema == "decimal:Decimal"
     with pytest.raises(ValueError, match="threshold"):
         AlignmentPRF(schema=LINES, threshold=3)
 

@@ -701,7 +701,9 @@ def evaluate(
 ) -> Report:
     """Score a dataset and summarise it: a :class:`Report`.
 
-    Arguments as in :func:`score_batch`; ``n_boot``, ``confidence`` and
+    Arguments as in :func:`score_batch` (``threshold=`` decides which values
+    count as correct in the precision/recall counts, see
+    :meth:`Alignment.field_counts`); ``n_boot``, ``confidence`` and
     ``seed`` set the bootstrap interval of the mean (the same seed gives the
     same interval), ``worst`` how many of the lowest-scoring items to keep.
 

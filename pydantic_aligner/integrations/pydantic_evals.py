@@ -135,18 +135,19 @@ def _build() -> Any:
         def __post_init__(self) -> None:
             check_schema_option(self.schema)
             cls = type(self)
+            me = cls.__name__  # AlignmentScore, or AlignmentPRF, which shares these checks
             if isinstance(self.schema, str) and self.schema not in cls._trusted_models:
                 raise SchemaError(
-                    f"AlignmentScore(schema={self.schema!r}): a model named by a string (as a dataset file stores it) is imported "
-                    f"only when you allow it: load the dataset with custom_evaluator_types=[AlignmentScore.trusting({self.schema!r})] "
+                    f"{me}(schema={self.schema!r}): a model named by a string (as a dataset file stores it) is imported "
+                    f"only when you allow it: load the dataset with custom_evaluator_types=[{me}.trusting({self.schema!r})] "
                     f"(or trusting(TheClass)), or pass the class itself in code"
                 )
             if not cls._trusted_options:
                 allow = (
-                    "allow it with custom_evaluator_types=[AlignmentScore.trusting(options=True)], "
+                    f"allow it with custom_evaluator_types=[{me}.trusting(options=True)], "
                     "or pass schema=Aligner(..., options) in code"
                 )
-                check_data_options(self.options, "a dataset file (AlignmentScore options)", allow)
+                check_data_options(self.options, f"a dataset file ({me} options)", allow)
 
         @classmethod
         def trusting(cls, *models: Any, options: bool = False) -> type:
