@@ -537,3 +537,18 @@ def test_every_value_of_either_side_is_counted_once(gold, pred):
         assert 0.0 <= c.credit <= c.tp + c.wrong + 1e-9
     same = align(gold, gold).field_counts()
     assert all(c.fp == 0 and c.fn == 0 and c.tp == c.support for c in same.values())
+
+
+def test_a_missing_prediction_misses_every_gold_value(run_files, capsys):
+    import json
+
+    d = run_files
+    lines = (d / "pred.jsonl").read_text().splitlines()
+    (d / "pred2.jsonl").write_text("\n".join(lines[:2]) + "\n")  # items 2 and 3 have no prediction
+    assert _main("score", str(d / "gold.jsonl"), str(d / "pred2.jsonl"), "--schema", str(d / "schema.json"), "--format", "json") == 0
+    report = json.loads(capsys.readouterr().out)
+    rows = {r["key"]: r for r in report["prf"]["fields"]}
+    # item 2: total 7 and no lines; item 3: total 1 and one line: all missing
+    assert (rows["/total"]["tp"], rows["/total"]["wrong"], rows["/total"]["missing"]) == (1, 1, 2)
+    assert rows["/lines/*/sku"]["support"] == 4 and rows["/lines/*/sku"]["missing"] == 1
+    assert not any("counts" in n for n in report["notes"])

@@ -23,6 +23,7 @@ from ._schema import make_aligner
 __all__ = ["score_batch", "Scorer"]
 
 _MAX_PROBLEMS = 20
+_NO_GOLD = object()  # Scorer.missing without the gold value
 
 
 def check_critical_paths(aligner: Aligner, critical: Any) -> None:
@@ -181,15 +182,26 @@ class Scorer:
             index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line, counts
         )
 
-    def missing(self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item") -> ItemResult:
-        """The result of a gold item without a candidate: score 0, outcome ``"missing"``."""
+    def missing(
+        self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item", gold: Any = _NO_GOLD
+    ) -> ItemResult:
+        """The result of a gold item without a candidate: score 0, outcome ``"missing"``. With its ``gold`` value, the
+        result carries the precision/recall counts of no answer (every gold value a false negative)."""
+        counts = None
+        if gold is not _NO_GOLD and self.fields:
+            try:
+                counts = self.aligner.align(gold, None).field_counts(self.threshold).to_dict()
+            except Exception:  # a gold that cannot be read: no counts (the item is reported as missing all the same)
+                counts = None
         label = None
         if self.labels is not None:
             try:
                 label = self.labels(None)
             except Exception:
                 label = None
-        return ItemResult(index, item_id, 0.0, self.bands.verdict(0.0), "missing", (), "missing", what, label=label, line=line)
+        return ItemResult(
+            index, item_id, 0.0, self.bands.verdict(0.0), "missing", (), "missing", what, label=label, line=line, counts=counts
+        )
 
 
 class SeverityLabels:

@@ -718,7 +718,7 @@ def run_scoring(
             if kind == "task":
                 r = next(scored)
             elif x.outcome in ("missing", "unreadable") and x.score is not None:
-                r = scorer.missing(x.index, x.id, x.line, x.error)
+                r = scorer.missing(x.index, x.id, x.line, x.error, gold=inputs.unanswered.get(x.index, _NO_GOLD))
                 if x.outcome == "unreadable":
                     r = replace(r, outcome="unreadable", read=("unreadable",), error_kind=x.error_kind)
             else:
@@ -747,6 +747,9 @@ def run_scoring(
     elif add is None:
         summary = Summary.from_results(sorted(previous + new, key=lambda r: r.index), *judged)
     return summary, inputs.warnings, interrupted
+
+
+_NO_GOLD = object()
 
 
 def _input_files(schema_desc: dict | None) -> dict[str, str]:

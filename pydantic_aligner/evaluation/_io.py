@@ -226,6 +226,9 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     n_gold: int = 0
     n_pred: int = 0
+    #: the gold values of items decided without scoring because their prediction is missing or unreadable, by index:
+    #: what the precision/recall counts of those items are made from (every gold value a false negative)
+    unanswered: dict[int, Any] = field(default_factory=dict)
 
 
 def _value(rec: Any, id_key: str | None, field_name: str | None, wrappers: tuple[str, ...], keep_id: bool, where: str) -> Any:
@@ -271,6 +274,8 @@ def join_inputs(
                 continue
             if i >= len(preds):
                 order.append(_missing(i, i, gline))
+                with contextlib.suppress(KeyError):  # a gold without its field: no counts for this item
+                    out.unanswered[i] = _value(g, None, gold_field, GOLD_WRAPPERS, True, f"gold line {gline}")
                 continue
             try:
                 gv = _value(g, None, gold_field, GOLD_WRAPPERS, True, f"gold line {gline}")
@@ -340,6 +345,7 @@ def join_inputs(
             continue
         hit = pred_by_id.get(k)
         if hit is None:
+            out.unanswered[index] = gv
             if k in unreadable_preds:
                 pline, error = unreadable_preds[k]
                 r = ItemResult(

@@ -100,7 +100,7 @@ class Summary:
         self.critical = check_critical(critical)
         self.missing_fields = 0  # scored items without per-field statistics (fields=False, unreadable, missing)
         # per field key [tp, missing, extra, wrong, tn, credit partials] (Alignment.field_counts), and the scored
-        # items without counts (a missing prediction, fields=False, a results file written before counts)
+        # items without counts (fields=False, a results file written before counts)
         self.counts: dict[str, list] = {}
         self.missing_counts = 0
         # per item (parallel to ``items``): (tp, fp, fn) over its leaf keys, or None: what compare() resamples
@@ -406,7 +406,7 @@ class Report:
             )
         if summary.missing_counts and summary.counts:
             self.notes.append(
-                f"{summary.missing_counts} scored items carry no precision/recall counts (a missing prediction, fields=False, "
+                f"{summary.missing_counts} scored items carry no precision/recall counts (scored with fields=False, "
                 "or results written by an older version): P/R/F1 leave them out"
             )
         if unrepaired:

@@ -196,8 +196,8 @@ class ItemResult:
     ``failed`` lists the critical fields the item failed; ``label`` is the
     value of the ``labels=`` hook (``None`` without one); ``counts`` holds the
     true and false positives per field key, ``{key: [tp, missing, extra,
-    wrong, tn, credit]}`` (:meth:`Alignment.field_counts`; ``None`` where there
-    is no alignment, as for a missing prediction, or with ``fields=False``).
+    wrong, tn, credit]}`` (:meth:`Alignment.field_counts`; a missing prediction
+    counts every gold value as missing; ``None`` with ``fields=False``).
     """
 
     index: int
