@@ -16,6 +16,7 @@ from ._engine.context import Problem
 from ._engine.tree import Match, Row
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
 from ._explain.attribution import AttributionEntry, AttributionResult
+from ._explain.counts import Counts, FieldCounts
 from ._explain.describe import DescriptionEntry, DescriptionResult
 from ._explain.feedback import FeedbackEntry, FeedbackResult
 from ._explain.patch import PatchError, apply_patch
@@ -70,6 +71,7 @@ __all__ = [
     "DescriptionResult",
     "FeedbackEntry",
     "FeedbackResult",
+    "FieldCounts",
     "PatchError",
     "REPAIR_KINDS",
     "Repair",
@@ -84,6 +86,7 @@ __all__ = [
     "AlignerWarning",
     "Alignment",
     "Comparator",
+    "Counts",
     "Defaults",
     "ComparatorError",
     "DataError",
@@ -129,7 +132,7 @@ __all__ = [
 __version__ = "0.1.0"
 
 # The dataset layer (pydantic_aligner.evaluation) is loaded on first use, so `import pydantic_aligner` stays fast.
-_EVALUATION = ("Report", "compare", "evaluate", "score_batch")
+_EVALUATION = ("Report", "compare", "evaluate", "precision_recall_f1", "score_batch")
 __all__ += list(_EVALUATION)
 
 

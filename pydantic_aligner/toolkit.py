@@ -19,7 +19,7 @@ the core's private helpers can change without breaking a layer. See ``docs/toolk
 * schemas and models: :func:`schema_with_defaults`, :func:`check_local_refs`, :func:`offline_registry`,
   :func:`is_model_type`, :func:`model_reference`, :func:`import_reference`, :func:`load_reference`,
   :func:`aligner_for`;
-* results: :func:`top_repairs`, :data:`FIELD_STATS_COLUMNS`; limits: :data:`LIMIT_DEFAULTS`;
+* results: :func:`top_repairs`, :data:`FIELD_STATS_COLUMNS`, :data:`COUNT_COLUMNS`, :func:`check_threshold`; limits: :data:`LIMIT_DEFAULTS`;
   messages: :func:`closest`;
 * command lines and HTML pages: :class:`CLIError`, :func:`load_model`, :func:`not_a_model`,
   :func:`same_file`, :func:`html_page`, :func:`html_table`.
@@ -38,6 +38,8 @@ from typing import Any, NamedTuple
 from ._api.plumbing import CLIError, html_page, html_table, html_text, load_model, load_reference, not_a_model, same_file
 from ._engine.limits import DEFAULTS as _DEFAULTS
 from ._errors import closest
+from ._explain.counts import COUNT_COLUMNS
+from ._explain.counts import check_threshold as _check_threshold
 from ._explain.escape import json_text, md_cell, rich_cell, safe_line, safe_text
 from ._explain.feedback import display_path, format_value
 from ._explain.fields import FIELD_STATS_COLUMNS
@@ -48,12 +50,14 @@ from ._schema.translate import import_reference, model_reference, schema_with_de
 
 __all__ = [
     "CLIError",
+    "COUNT_COLUMNS",
     "FIELD_STATS_COLUMNS",
     "LIMIT_DEFAULTS",
     "Layout",
     "MAX_INT_DIGITS",
     "aligner_for",
     "check_local_refs",
+    "check_threshold",
     "check_path",
     "closest",
     "container_layout",
@@ -305,3 +309,19 @@ def top_repairs(alignment: Any, top_k: int | None) -> tuple[list, dict[str, list
     from ._explain.repairs import top_and_kinds
 
     return top_and_kinds(alignment, top_k)
+
+
+def check_threshold(threshold: Any) -> float | dict[str, float] | None:
+    """``threshold=`` of :meth:`Alignment.field_counts <pydantic_aligner.Alignment.field_counts>` checked once
+    (a layer taking the option checks it before scoring anything): ``None`` (the schema's rule), a number in
+    [0, 1], or a mapping from field key to such a number; anything else is a ``ValueError`` naming the problem.
+
+    >>> from pydantic_aligner.toolkit import check_threshold
+    >>> check_threshold(0.8), check_threshold({"/lines/*": 0.9})
+    (0.8, {'/lines/*': 0.9})
+    >>> check_threshold({"lines": 2})
+    Traceback (most recent call last):
+    ...
+    ValueError: threshold: 'lines' is not a field key (write '/total' or '/lines/*/sku')
+    """
+    return _check_threshold(threshold)

@@ -269,10 +269,10 @@ def test_compact_result_is_the_result_without_its_detail():
     import dataclasses
 
     [r] = score_batch([GOLD], [{"number": "A-1", "total": 3}], INVOICE, ids=["inv-1"])
-    assert r.fields and r.repair_kinds
+    assert r.fields and r.repair_kinds and r.counts
     c = r.compact()
-    assert type(c) is ItemResult and c == dataclasses.replace(r, fields=None, repair_kinds=None)
-    assert (r.fields, r.repair_kinds) != (None, None)  # the original keeps its detail
+    assert type(c) is ItemResult and c == dataclasses.replace(r, fields=None, repair_kinds=None, counts=None)
+    assert (r.fields, r.repair_kinds, r.counts) != (None, None, None)  # the original keeps its detail
     assert c.compact() is c
     with pytest.raises(dataclasses.FrozenInstanceError):
         c.score = 1.0  # type: ignore[misc]

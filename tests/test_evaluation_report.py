@@ -150,7 +150,7 @@ def test_renderings_say_the_same(report):
 def test_dataframes(report):
     pytest.importorskip("pandas")
     frames = report.to_dataframes()
-    assert set(frames) == {"items", "fields", "verdicts", "outcomes", "repair_kinds", "worst"}
+    assert set(frames) == {"items", "fields", "prf", "verdicts", "outcomes", "repair_kinds", "worst"}
     items = frames["items"]
     assert items["score"].tolist() == [r.score for r in report.items]
     assert frames["fields"].set_index("key").loc["/total", "mean"] == 0.6

@@ -135,6 +135,55 @@ class Alignment:
 
         return field_stats(self)
 
+    def field_counts(self, threshold: Any = None):
+        """True positives, false positives and false negatives per field key: a :class:`FieldCounts`.
+
+        Keys are the field keys of :meth:`field_stats` (``/lines/*`` for list
+        items, ``/lines/*/sku`` below them). Each value is a :class:`Counts`:
+        ``tp`` (both sides hold a value and the pair is correct), ``wrong``
+        (both hold one, not correct: a false positive and a false negative),
+        ``missing`` (only the gold holds one: a false negative), ``extra``
+        (only the candidate: a false positive), ``tn`` (neither; ``null`` is no
+        value), ``credit`` (the sum of the pairs' scores: soft true positives),
+        and the derived ``precision``, ``recall``, ``f1``, ``soft_precision``,
+        ``soft_recall``, ``soft_f1`` and ``support``. List items are entities:
+        a record counts at ``/lines/*`` and its fields below, and the fields of
+        a missing or extra record count as missing or extra too.
+
+        A pair is correct when its score reaches ``threshold``: a number for
+        every key, or ``{field key: number}`` for some keys. By default, the
+        schema's ``threshold`` keyword where a leaf declares one, else 1.0 (an
+        exact match, a number within its tolerance, a record right in every
+        field). ``.micro`` adds up the leaf keys' counts (every value counts
+        once), ``.macro()`` averages their precision, recall and F1 (every field
+        counts once), as scikit-learn's ``average="micro"``/``"macro"`` do.
+
+        >>> from pydantic_aligner import align
+        >>> schema = {"type": "object", "keyScore": "exact", "properties": {
+        ...     "total": {"type": "number", "score": "exact"},
+        ...     "lines": {"type": "array", "order": "align", "items": {"type": "object", "keyScore": "exact",
+        ...         "properties": {"sku": {"type": "string", "score": "exact"}, "qty": {"type": "integer", "score": "exact"}}}}}}
+        >>> gold = {"total": 9, "lines": [{"sku": "a", "qty": 1}, {"sku": "b", "qty": 2}]}
+        >>> pred = {"total": 9, "lines": [{"sku": "a", "qty": 3}], "note": "x"}
+        >>> counts = align(gold, pred, schema).field_counts()
+        >>> for key, c in counts.items():
+        ...     print(key, c.tp, c.fp, c.fn, c.missing, c.extra, c.wrong, round(c.f1, 3))
+        /total 1 0 0 0 0 0 1.0
+        /lines/* 0 1 2 1 0 1 0.0
+        /lines/*/sku 1 0 1 1 0 0 0.667
+        /lines/*/qty 0 1 2 1 0 1 0.0
+        /note 0 1 0 0 1 0 0.0
+        >>> counts.micro.tp, counts.micro.fp, counts.micro.fn, round(counts.micro.f1, 3)
+        (2, 2, 3, 0.444)
+        >>> round(counts.macro()["f1"], 3)
+        0.417
+        >>> align(gold, pred, schema).field_counts(threshold={"/lines/*": 0.5})["/lines/*"].tp
+        1
+        """
+        from .._explain.counts import field_counts
+
+        return field_counts(self, threshold)
+
     def walk(self) -> Iterator[Match]:
         """Every node of the match tree, depth first."""
         return self.root.walk()

@@ -9,7 +9,8 @@ from ._calibration import Calibration, CalibrationStats, ReliabilityBin, calibra
 from ._cli import main
 from ._compare import Comparison, FieldChange, ItemChange, compare
 from ._dask import evaluate_dask, score_dask, score_partition, score_series, summarize_partition
-from ._report import FieldRow, KindRow, Report, Summary, evaluate
+from ._prf import PRF, precision_recall_f1
+from ._report import FieldRow, KindRow, PRFRow, Report, Summary, evaluate
 from ._result import OUTCOMES, Bands, ItemResult
 
 __all__ = [
@@ -23,6 +24,8 @@ __all__ = [
     "ItemResult",
     "KindRow",
     "OUTCOMES",
+    "PRF",
+    "PRFRow",
     "ReliabilityBin",
     "Report",
     "Summary",
@@ -33,6 +36,7 @@ __all__ = [
     "evaluate",
     "evaluate_dask",
     "main",
+    "precision_recall_f1",
     "score_batch",
     "score_dask",
     "score_partition",

@@ -14,7 +14,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from pydantic_aligner import Aligner, DataError, ParseError, SchemaError
-from pydantic_aligner.toolkit import field_key_problem
+from pydantic_aligner.toolkit import check_threshold, field_key_problem
 from pydantic_aligner.toolkit import top_repairs as top_and_kinds
 
 from ._calibration import check_confidences, item_points
@@ -24,6 +24,7 @@ from ._schema import make_aligner
 __all__ = ["score_batch", "Scorer"]
 
 _MAX_PROBLEMS = 20
+_NO_GOLD = object()  # Scorer.missing without the gold value
 
 
 def check_critical_paths(aligner: Aligner, critical: Any) -> None:
@@ -76,6 +77,7 @@ class Scorer:
         critical: Any = None,
         labels: Callable | None = None,
         options: dict | None = None,
+        threshold: Any = None,
     ) -> None:
         options = dict(options or {})
         self.aligner = make_aligner(schema, options)
@@ -86,6 +88,7 @@ class Scorer:
             raise TypeError(f"labels must be a callable (Alignment | None) -> str | None, got {type(labels).__name__}")
         self.top_repairs = top_repairs
         self.fields = bool(fields)
+        self.threshold = check_threshold(threshold)
         self.bands = Bands.parse(bands)
         self.critical = check_critical(critical)
         check_critical_paths(self.aligner, self.critical)
@@ -102,12 +105,13 @@ class Scorer:
                 "this batch needs a picklable scorer (a spawned process pool or a Dask worker): "
                 "pass the schema or model itself, not an Aligner instance"
             )
-        state = {k: getattr(self, k) for k in ("top_repairs", "fields", "bands", "critical", "labels")}
+        state = {k: getattr(self, k) for k in ("top_repairs", "fields", "bands", "critical", "labels", "threshold")}
         state["_spec"] = self._spec
         return state
 
     def __setstate__(self, state: dict) -> None:
         spec = state.pop("_spec")
+        self.threshold = None  # a state pickled before counts had a threshold
         for k, v in state.items():
             setattr(self, k, v)
         self._spec = spec
@@ -155,7 +159,11 @@ class Scorer:
         repairs: tuple[dict, ...] = ()
         kinds = None
         stats = None
+        counts = None
         problems: tuple[str, ...] = ()
+        if alignment is not None and self.fields:
+            # an unreadable candidate too: every gold value is a false negative
+            counts = alignment.field_counts(self.threshold).to_dict()
         if alignment is not None and outcome != "unreadable":
             if self.top_repairs != 0:
                 kinds = {}
@@ -184,18 +192,30 @@ class Scorer:
             placed = alignment is not None and outcome != "unreadable"
             points = item_points(alignment, confidences) if placed else tuple((None, p, c, None) for p, c in confidences.items())
         return ItemResult(
-            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line, points
+            index, item_id, score, verdict, outcome, read, error_kind, error, repairs, kinds, stats, failed, problems, label, line, counts,
+            points,
         )
 
-    def missing(self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item") -> ItemResult:
-        """The result of a gold item without a candidate: score 0, outcome ``"missing"``."""
+    def missing(
+        self, index: int, item_id: Any, line: int | None = None, what: str = "no prediction for this gold item", gold: Any = _NO_GOLD
+    ) -> ItemResult:
+        """The result of a gold item without a candidate: score 0, outcome ``"missing"``. With its ``gold`` value, the
+        result carries the precision/recall counts of no answer (every gold value a false negative)."""
+        counts = None
+        if gold is not _NO_GOLD and self.fields:
+            try:
+                counts = self.aligner.align(gold, None).field_counts(self.threshold).to_dict()
+            except Exception:  # a gold that cannot be read: no counts (the item is reported as missing all the same)
+                counts = None
         label = None
         if self.labels is not None:
             try:
                 label = self.labels(None)
             except Exception:
                 label = None
-        return ItemResult(index, item_id, 0.0, self.bands.verdict(0.0), "missing", (), "missing", what, label=label, line=line)
+        return ItemResult(
+            index, item_id, 0.0, self.bands.verdict(0.0), "missing", (), "missing", what, label=label, line=line, counts=counts
+        )
 
 
 class SeverityLabels:
@@ -345,6 +365,7 @@ def score_batch(
     labels: Callable | None = None,
     chunksize: int | None = None,
     confidences: Iterable[Any] | None = None,
+    threshold: Any = None,
     **options: Any,
 ) -> list[ItemResult]:
     """Score every (gold, candidate) pair; a bad item becomes that item's result, never an exception.
@@ -371,6 +392,10 @@ def score_batch(
     each result's ``confidences`` for the calibration section of the report
     (see :class:`Calibration`); a malformed mapping raises
     :class:`~pydantic_aligner.DataError` naming the item and the pointer.
+    ``threshold`` is the rule for a correct value in
+    the per-field counts (``ItemResult.counts``, see
+    :meth:`Alignment.field_counts`; default: the schema's ``threshold``
+    where a leaf declares one, else 1.0).
 
     ``workers=N`` scores in a pool of ``N`` processes (``-1``: one per core)
     and returns exactly the serial results, in input order. Processes are
@@ -399,7 +424,9 @@ def score_batch(
         item_ids = list(ids) if ids is not None else range(len(confidences))
         for item_id, conf in zip(item_ids, confidences):
             check_confidences(conf, f"confidences of item {item_id!r}")  # a malformed mapping is the caller's error: say so now
-    scorer = Scorer(schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options)
+    scorer = Scorer(
+        schema, top_repairs=top_repairs, fields=fields, bands=bands, critical=critical, labels=labels, options=options, threshold=threshold
+    )
     return list(iter_results(scorer, _triples(golds, preds, ids, confidences), workers, chunksize))
 
 

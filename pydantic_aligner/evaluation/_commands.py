@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -170,6 +171,14 @@ def _add_progress_arguments(p: argparse.ArgumentParser) -> None:
 def _add_gate_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("quality gates (exit code 1 when they fail)")
     g.add_argument("--fail-under", type=float, metavar="X", help="fail when the mean score is below X")
+    g.add_argument(
+        "--fail-under-f1",
+        action="append",
+        type=_f1_gate,
+        metavar="[FIELD=]X",
+        help="fail when the F1 of FIELD (e.g. /total or /lines/*/sku; 'micro' or 'macro': the averages over the fields; "
+        "a bare X: micro) is below X; repeatable",
+    )
     g.add_argument(
         "--fail-on",
         action="append",
@@ -409,7 +418,7 @@ def _gates(report: Any, args: argparse.Namespace) -> int:
     The gates: ``--fail-under X``; ``--fail-on LABEL``; ``--max-errors N`` or ``P%`` (items that could not be
     scored, ``score=None``); and always: a run in which no item could be scored fails.
     """
-    code = 0
+    code = _f1_gates(report, args)
     if report.n_scored == 0:
         kinds = ", ".join(f"{k} {v}" for k, v in report.errors.items()) or "no items"
         print(f"pydantic-aligner: no item could be scored ({report.n_errors} errors: {kinds})", file=sys.stderr)
@@ -447,6 +456,72 @@ def _gates(report: Any, args: argparse.Namespace) -> int:
                 ),
                 file=sys.stderr,
             )
+    return code
+
+
+def _f1_gate(text: str) -> tuple[str, float]:
+    """``--fail-under-f1``: ``X`` (the micro F1), ``micro=X``, ``macro=X`` or ``FIELD=X`` as ``(what, X)``.
+
+    >>> _f1_gate("0.8"), _f1_gate("/lines/*/sku=0.9"), _f1_gate("macro = 0.75")
+    (('micro', 0.8), ('/lines/*/sku', 0.9), ('macro', 0.75))
+    """
+    what, eq, value = text.rpartition("=")
+    what = what.strip() if eq else "micro"
+    try:
+        x = float(value)
+    except ValueError:
+        x = math.nan
+    if not 0.0 <= x <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected [FIELD=]X with X a number in [0, 1] (e.g. /total=0.9 or 0.8), got {text!r}")
+    if what not in ("micro", "macro") and not what.startswith("/"):
+        raise argparse.ArgumentTypeError(f"{what!r} is not a field key (write /total or /lines/*/sku) nor 'micro' or 'macro'")
+    return what, x
+
+
+def _check_f1_fields(schema: Any, options: dict, gates: Any) -> None:
+    """A usage error, before scoring, for an ``--fail-under-f1`` field key the schema cannot have."""
+    if not gates or schema is None:
+        return
+    from pydantic_aligner.toolkit import field_key_problem
+
+    from ._schema import make_aligner
+
+    aligner = make_aligner(schema, dict(options))
+    for what, _ in gates:
+        if what.startswith("/"):
+            problem = field_key_problem(aligner, what)
+            if problem is not None:
+                raise CLIError(f"--fail-under-f1 {what}: {problem}")
+
+
+def _f1_gates(report: Any, args: argparse.Namespace) -> int:
+    """``--fail-under-f1``: 1 when an F1 is below its minimum (an F1 no value defines, 0/0, fails too); a field key
+    the run's counts do not have, or a run without counts, is a usage error (a gate that cannot fail)."""
+    gates = getattr(args, "fail_under_f1", None)
+    if not gates:
+        return 0
+    if not report.prf:
+        raise CLIError(
+            "--fail-under-f1: the results carry no precision/recall counts (written by an older version, or scored "
+            "with fields off): score them again (rescore --schema/--model)"
+        )
+    by_key = {r.key: r.f1 for r in report.prf}
+    code = 0
+    for what, minimum in gates:
+        if what == "micro":
+            f1 = report.prf_micro["f1"]
+        elif what == "macro":
+            f1 = report.prf_macro["f1"]
+        elif what in by_key:
+            f1 = by_key[what]
+        else:
+            close = closest(what, list(by_key))
+            hint = f"; did you mean {close!r}?" if close else ""
+            raise CLIError(f"--fail-under-f1: no item has a value at {what!r} (fields with counts: {', '.join(by_key)}){hint}")
+        if not f1 >= minimum:
+            shown = "undefined (no value on either side)" if math.isnan(f1) else f"{f1:.4f}"
+            print(safe_text(f"pydantic-aligner: F1 of {what} is {shown}, below --fail-under-f1 {minimum:g}"), file=sys.stderr)
+            code = 1
     return code
 
 
@@ -696,7 +771,7 @@ def run_scoring(
             if kind == "task":
                 r = next(scored)
             elif x.outcome in ("missing", "unreadable") and x.score is not None:
-                r = scorer.missing(x.index, x.id, x.line, x.error)
+                r = scorer.missing(x.index, x.id, x.line, x.error, gold=inputs.unanswered.get(x.index, _NO_GOLD))
                 if x.outcome == "unreadable":
                     r = replace(r, outcome="unreadable", read=("unreadable",), error_kind=x.error_kind)
             else:
@@ -727,6 +802,9 @@ def run_scoring(
     return summary, inputs.warnings, interrupted
 
 
+_NO_GOLD = object()
+
+
 def _input_files(schema_desc: dict | None) -> dict[str, str]:
     desc = schema_desc or {}
     files = {"schema file": desc.get("schema"), "severity rules file": desc.get("severity"), "model file": _model_file(desc.get("model"))}
@@ -749,6 +827,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     schema, desc = schema_from_args(args)
     bands, critical = _judging(args)
     labels, label_options, label_desc = _labelling(args)
+    _check_f1_fields(schema, {"lenient": True, **label_options}, getattr(args, "fail_under_f1", None))
     summary, _, interrupted = run_scoring(
         gold=args.gold,
         pred=args.pred,
@@ -863,6 +942,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
         if not gold or not pred:
             raise CLIError(f"{args.results} does not record its gold and prediction files; pass --gold and --pred")
         labels, label_options, label_desc = _labelling(args, header)
+        _check_f1_fields(schema, {"lenient": True, **label_options}, getattr(args, "fail_under_f1", None))
         summary, _, interrupted = run_scoring(
             gold=gold,
             pred=pred,

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._report import Report, _clean, _num
 from ._result import ItemResult
-from ._stats import bootstrap_mean_ci
+from ._stats import bootstrap_f1_diff_ci, bootstrap_mean_ci, f1_of
 
 __all__ = ["Comparison", "FieldChange", "ItemChange", "compare"]
 
@@ -44,6 +44,8 @@ class FieldChange:
     share_after: float | None
     support_before: int
     support_after: int
+    f1_before: float | None = None
+    f1_after: float | None = None
 
 
 class Comparison:
@@ -55,7 +57,11 @@ class Comparison:
     bootstrap interval ``ci``; ``better``/``worse``/``same`` count items;
     ``worse_items`` lists the items that got worse, largest drop first (ties
     in id order), ``better_items`` those that improved, largest gain first;
-    ``fields`` holds per-field changes; ``transitions`` counts verdict changes
+    ``f1_before``/``f1_after`` are the micro F1 (over the leaf fields, see
+    :meth:`Alignment.field_counts`) of the ``n_f1`` paired items that carry
+    counts, ``f1_diff`` their difference with a seeded paired bootstrap
+    interval ``f1_ci`` (items resampled, counts added up, F1 recomputed);
+    ``fields`` holds per-field changes (mean score, share and F1 before and after); ``transitions`` counts verdict changes
     ``{(before, after): n}``; ``only_before``/``only_after`` are ids in one run
     only and ``errors`` ids scored in one run only.
     """
@@ -75,6 +81,8 @@ class Comparison:
         self.only_after = [k for k in b_map if k not in a_map]
         pairs: list[tuple[ItemResult, ItemResult]] = []
         self.errors: list[Any] = []
+        counts_a = _counts_by_item(before)
+        counts_b = _counts_by_item(after)
         for k, ra in a_map.items():
             rb = b_map.get(k)
             if rb is None:
@@ -92,6 +100,15 @@ class Comparison:
         self.mean_after = float(b.mean()) if pairs else math.nan
         self.mean_diff = float(d.mean()) if pairs else math.nan
         self.ci = bootstrap_mean_ci(d, n_boot=n_boot, confidence=confidence, seed=seed)
+        # micro F1 over the pairs both runs have counts for, and a paired bootstrap interval of its change
+        both = [(counts_a[id(ra)], counts_b[id(rb)]) for ra, rb in pairs if counts_a.get(id(ra)) and counts_b.get(id(rb))]
+        self.n_f1 = len(both)
+        ca = [x for x, _ in both]
+        cb = [y for _, y in both]
+        self.f1_before = f1_of(ca) if both else math.nan
+        self.f1_after = f1_of(cb) if both else math.nan
+        self.f1_diff = self.f1_after - self.f1_before if both else math.nan
+        self.f1_ci = bootstrap_f1_diff_ci(ca, cb, n_boot=n_boot, confidence=confidence, seed=seed)
         self.better = int((d > 0).sum())
         self.worse = int((d < 0).sum())
         self.same = int((d == 0).sum())
@@ -120,6 +137,8 @@ class Comparison:
         self.transitions = dict(sorted(transitions.items(), key=lambda kv: -kv[1]))
         fa = {r.key: r for r in before.fields}
         fb = {r.key: r for r in after.fields}
+        pa = {r.key: r.f1 for r in before.prf}
+        pb = {r.key: r.f1 for r in after.prf}
         keys = [r.key for r in before.fields] + [r.key for r in after.fields if r.key not in fa]
         self.fields = []
         for k in keys:
@@ -134,8 +153,13 @@ class Comparison:
                     y.share if y else None,
                     x.support if x else 0,
                     y.support if y else 0,
+                    pa.get(k),
+                    pb.get(k),
                 )
             )
+        for k in [*pa, *(k for k in pb if k not in pa)]:  # a key with counts but no score row (a record, /lines/*)
+            if k not in fa and k not in fb:
+                self.fields.append(FieldChange(k, None, None, None, None, None, 0, 0, pa.get(k), pb.get(k)))
         self.notes: list[str] = []
         if self.only_before or self.only_after:
             self.notes.append(
@@ -163,6 +187,13 @@ class Comparison:
                 "mean_after": _num(self.mean_after),
                 "mean_diff": _num(self.mean_diff),
                 "ci": list(self.ci),
+                "f1": {
+                    "items": self.n_f1,
+                    "before": self.f1_before,
+                    "after": self.f1_after,
+                    "diff": self.f1_diff,
+                    "ci": list(self.f1_ci),
+                },
                 "confidence": self.confidence,
                 "better": self.better,
                 "worse": self.worse,
@@ -209,6 +240,12 @@ class Comparison:
         from ._render import print_renderable
 
         print_renderable(self, self.to_text(worst=worst), file=file)
+
+
+def _counts_by_item(report: Report) -> dict[int, tuple]:
+    """``{id(item): (tp, fp, fn)}`` of a report's items that carry counts."""
+    summary = report.summary
+    return {id(r): c for r, c in zip(summary.items, summary.item_counts) if c is not None}
 
 
 def _keyer(items: list[ItemResult]):

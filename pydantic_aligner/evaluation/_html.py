@@ -204,6 +204,8 @@ def report_html(rep: Report, *, title: str = "pydantic-aligner report", comparis
             "<td></td><td class=n>100.0%</td><td colspan=4></td></tr>"
         )
         out.append("</table>")
+    if rep.prf:
+        out.extend(_prf_html(rep))
     if rep.repair_kinds:
         out.append("<h2>Error kinds (from repairs)</h2>")
         out.append("<table><tr><th>kind</th><th class=n>repairs</th><th class=n>items</th><th class=n>share</th><th></th></tr>")
@@ -240,6 +242,42 @@ def report_html(rep: Report, *, title: str = "pydantic-aligner report", comparis
     return html_page(title, subtitle, out)
 
 
+def _prf_html(rep: Report) -> list[str]:
+    """Precision, recall and F1 per field, with the micro and macro averages (the same numbers as the text)."""
+    out = [
+        "<h2>Precision, recall and F1</h2>",
+        '<div class="sub">per field key, over every value of every item: support = gold values; a wrong value is a false '
+        "positive and a false negative; missing = gold only, extra = candidate only; soft F1 uses the pairs' scores</div>",
+        "<table><tr><th>field</th><th class=n>support</th><th class=n>tp</th><th class=n>fp</th><th class=n>fn</th>"
+        "<th class=n>missing</th><th class=n>extra</th><th class=n>wrong</th><th class=n>precision</th>"
+        "<th class=n>recall</th><th class=n>f1</th><th></th><th class=n>soft f1</th></tr>",
+    ]
+    for r in rep.prf:
+        pad = 12 * max(0, r.depth - 1)
+        f1 = 0.0 if math.isnan(r.f1) else r.f1
+        out.append(
+            f'<tr><td class="k" style="padding-left:{8 + pad}px">{_e(r.key)}</td><td class=n>{r.support}</td>'
+            f"<td class=n>{r.tp}</td><td class=n>{r.fp}</td><td class=n>{r.fn}</td><td class=n>{r.missing}</td>"
+            f"<td class=n>{r.extra}</td><td class=n>{r.wrong}</td><td class=n>{_f(r.precision)}</td>"
+            f"<td class=n>{_f(r.recall)}</td><td class=n>{_f(r.f1)}</td><td>{bar_svg(f1, colour='#2e7d32')}</td>"
+            f"<td class=n>{_f(r.soft_f1)}</td></tr>"
+        )
+    c, micro, macro = rep.prf_counts.micro, rep.prf_micro, rep.prf_macro
+    out.append(
+        f'<tr class="foot"><td>micro avg ({rep.n_prf_fields} fields)</td><td class=n>{c.support}</td><td class=n>{c.tp}</td>'
+        f"<td class=n>{c.fp}</td><td class=n>{c.fn}</td><td class=n>{c.missing}</td><td class=n>{c.extra}</td>"
+        f"<td class=n>{c.wrong}</td><td class=n>{_f(micro['precision'])}</td><td class=n>{_f(micro['recall'])}</td>"
+        f"<td class=n>{_f(micro['f1'])}</td><td></td><td class=n>{_f(micro['soft_f1'])}</td></tr>"
+    )
+    out.append(
+        f'<tr class="foot"><td>macro avg ({rep.n_prf_fields} fields)</td><td class=n>{macro["support"]}</td>'
+        f"<td colspan=6></td><td class=n>{_f(macro['precision'])}</td><td class=n>{_f(macro['recall'])}</td>"
+        f"<td class=n>{_f(macro['f1'])}</td><td></td><td class=n>{_f(macro['soft_f1'])}</td></tr>"
+    )
+    out.append("</table>")
+    return out
+
+
 def _comparison_html(c: Comparison) -> list[str]:
     pct = round(c.confidence * 100)
     cls = "good" if c.mean_diff > 0 else "bad" if c.mean_diff < 0 else ""
@@ -250,6 +288,16 @@ def _comparison_html(c: Comparison) -> list[str]:
         f'<div class="k">{pct}% CI {c.ci[0]:+.3f} - {c.ci[1]:+.3f} (paired bootstrap)</div></div>',
         f'<div class="card"><div class="k">before / after</div><div class="v">{_f(c.mean_before)} / {_f(c.mean_after)}</div>'
         f'<div class="k">{c.n_paired} items in both runs</div></div>',
+        *(
+            [
+                f'<div class="card"><div class="k">micro F1 change</div>'
+                f'<div class="v {"good" if c.f1_diff > 0 else "bad" if c.f1_diff < 0 else ""}">{c.f1_diff:+.3f}</div>'
+                f'<div class="k">{pct}% CI {c.f1_ci[0]:+.3f} - {c.f1_ci[1]:+.3f} (paired bootstrap); '
+                f"{_f(c.f1_before)} &rarr; {_f(c.f1_after)}</div></div>"
+            ]
+            if c.n_f1 and not math.isnan(c.f1_diff)
+            else []
+        ),
         f'<div class="card"><div class="k">better / worse / same</div><div class="v">{c.better} / {c.worse} / {c.same}</div>'
         '<div class="k">items</div></div>',
         "</div>",
@@ -260,14 +308,15 @@ def _comparison_html(c: Comparison) -> list[str]:
         )
     out.append(
         "<table><tr><th>field</th><th class=n>mean before</th><th class=n>mean after</th><th class=n>change</th>"
-        "<th class=n>share before</th><th class=n>share after</th></tr>"
+        "<th class=n>share before</th><th class=n>share after</th><th class=n>f1 before</th><th class=n>f1 after</th></tr>"
     )
     for f in c.fields:
         cls = "" if f.delta is None or f.delta == 0 else "good" if f.delta > 0 else "bad"
         delta = "-" if f.delta is None else f"{f.delta:+.3f}"
         out.append(
             f'<tr><td class="k">{_e(f.key)}</td><td class=n>{_f(f.mean_before)}</td><td class=n>{_f(f.mean_after)}</td>'
-            f'<td class="n {cls}">{delta}</td><td class=n>{_pct(f.share_before)}</td><td class=n>{_pct(f.share_after)}</td></tr>'
+            f'<td class="n {cls}">{delta}</td><td class=n>{_pct(f.share_before)}</td><td class=n>{_pct(f.share_after)}</td>'
+            f"<td class=n>{_f(f.f1_before)}</td><td class=n>{_f(f.f1_after)}</td></tr>"
         )
     out.append("</table>")
     if c.worse_items:

@@ -226,6 +226,9 @@ class Inputs:
     warnings: list[str] = field(default_factory=list)
     n_gold: int = 0
     n_pred: int = 0
+    #: the gold values of items decided without scoring because their prediction is missing or unreadable, by index:
+    #: what the precision/recall counts of those items are made from (every gold value a false negative)
+    unanswered: dict[int, Any] = field(default_factory=dict)
 
 
 def _value(rec: Any, id_key: str | None, field_name: str | None, wrappers: tuple[str, ...], keep_id: bool, where: str) -> Any:
@@ -279,6 +282,8 @@ def join_inputs(
                 continue
             if i >= len(preds):
                 order.append(_missing(i, i, gline))
+                with contextlib.suppress(KeyError):  # a gold without its field: no counts for this item
+                    out.unanswered[i] = _value(g, None, gold_field, GOLD_WRAPPERS, True, f"gold line {gline}")
                 continue
             try:
                 gv = _value(g, None, gold_field, GOLD_WRAPPERS, True, f"gold line {gline}")
@@ -348,6 +353,7 @@ def join_inputs(
             continue
         hit = pred_by_id.get(k)
         if hit is None:
+            out.unanswered[index] = gv
             if k in unreadable_preds:
                 pline, error = unreadable_preds[k]
                 r = ItemResult(
@@ -513,6 +519,9 @@ def check_result(d: Any) -> str | None:
     conf = d.get("confidences")
     if conf is not None and not _check_confidences(conf):
         return "confidences is not a list of [field key, pointer, confidence, credit]"
+    counts = d.get("counts")
+    if counts is not None and not _check_counts(counts):
+        return "counts is not a mapping of field keys to 6 numbers (tp, missing, extra, wrong, tn >= 0 and credit)"
     return None
 
 
@@ -529,6 +538,12 @@ def _check_confidences(v: Any) -> bool:
         if not (_is_number(c) and 0.0 <= c <= 1.0) or (credit is not None and not (_is_number(credit) and 0.0 <= credit <= 1.0)):
             return False
     return True
+
+
+def _check_counts(v: Any) -> bool:
+    if not _check_stats(v, 6):
+        return False
+    return all(all(x.__class__ is int and x >= 0 for x in st[:5]) and _is_number(st[5]) for st in v.values())
 
 
 def read_results(path: str | os.PathLike) -> tuple[dict | None, list[ItemResult], list[str]]:

@@ -156,6 +156,8 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
         tables.append(
             Table("fields", ["field", "support", "mean", "lost", "share", "missing", "extra", "type"], rows, {1, 2, 3, 4, 5, 6, 7}, footer)
         )
+    if rep.prf:
+        tables.append(prf_table(rep))
     if rep.repair_kinds:
         rows = [[k.kind, str(k.count), str(k.items), _f(k.lost), _pct(k.share)] for k in rep.repair_kinds]
         tables.append(Table("error kinds (from repairs)", ["kind", "repairs", "items", "lost", "share"], rows, {1, 2, 3, 4}))
@@ -184,6 +186,28 @@ def report_tables(rep: Report, worst: int = 5) -> list[Table]:
     return tables
 
 
+def prf_table(rep: Report) -> Table:
+    """Precision, recall and F1 per field key, with the micro and macro averages over the leaf keys."""
+    rows = []
+    for r in rep.prf:
+        indent = "  " * max(0, r.depth - 1)
+        rows.append(
+            [indent + r.key, str(r.support), str(r.tp), str(r.fp), str(r.fn), str(r.missing), str(r.extra), str(r.wrong),
+             _f(r.precision), _f(r.recall), _f(r.f1), _f(r.soft_f1)]
+        )  # fmt: skip
+    micro, macro = rep.prf_micro, rep.prf_macro
+    c = rep.prf_counts.micro
+    footer = [
+        [f"micro avg ({rep.n_prf_fields} fields)", str(c.support), str(c.tp), str(c.fp), str(c.fn), str(c.missing), str(c.extra),
+         str(c.wrong), _f(micro["precision"]), _f(micro["recall"]), _f(micro["f1"]), _f(micro["soft_f1"])],
+        [f"macro avg ({rep.n_prf_fields} fields)", str(macro["support"]), "", "", "", "", "", "",
+         _f(macro["precision"]), _f(macro["recall"]), _f(macro["f1"]), _f(macro["soft_f1"])],
+    ]  # fmt: skip
+    headers = ["field", "support", "tp", "fp", "fn", "missing", "extra", "wrong", "precision", "recall", "f1", "soft f1"]
+    return Table("precision / recall / F1 (a wrong value is a false positive and a false negative)", headers, rows,
+                 set(range(1, 12)), footer)  # fmt: skip
+
+
 def comparison_lines(c: Comparison) -> list[str]:
     pct = round(c.confidence * 100)
     sig = "the interval excludes 0" if c.significant else "the interval includes 0"
@@ -193,6 +217,14 @@ def comparison_lines(c: Comparison) -> list[str]:
         f"[{pct}% CI {c.ci[0]:+.3f} - {c.ci[1]:+.3f}, paired bootstrap; {sig}]"
         if c.n_paired
         else "no item is in both runs",
+        *(
+            [
+                f"micro F1 {_f(c.f1_before)} -> {_f(c.f1_after)}: {c.f1_diff:+.3f}  "
+                f"[{pct}% CI {c.f1_ci[0]:+.3f} - {c.f1_ci[1]:+.3f}, paired bootstrap over {c.n_f1} items]"
+            ]
+            if c.n_f1 and not math.isnan(c.f1_diff)
+            else []
+        ),
         f"better {c.better}   worse {c.worse}   unchanged {c.same}",
         *(["verdicts: " + "   ".join(f"{a} -> {b}: {n}" for (a, b), n in c.transitions.items())] if c.transitions else []),
         *c.notes,
@@ -209,13 +241,14 @@ def comparison_tables(c: Comparison, worst: int = 10) -> list[Table]:
             "-" if f.delta is None else f"{f.delta:+.3f}",
             _pct(f.share_before),
             _pct(f.share_after),
+            _f(f.f1_before),
+            _f(f.f1_after),
         ]
         for f in c.fields
     ]
     if rows:
-        tables.append(
-            Table("fields", ["field", "mean before", "mean after", "change", "share before", "share after"], rows, {1, 2, 3, 4, 5})
-        )
+        headers = ["field", "mean before", "mean after", "change", "share before", "share after", "f1 before", "f1 after"]
+        tables.append(Table("fields", headers, rows, {1, 2, 3, 4, 5, 6, 7}))
     if c.worse_items:
         rows = [
             [
@@ -434,10 +467,19 @@ def report_dataframes(rep: Report) -> dict[str, Any]:
     verdicts = pd.DataFrame({"verdict": list(rep.verdicts), "count": list(rep.verdicts.values())})
     outcomes = pd.DataFrame({"outcome": list(rep.outcomes), "count": list(rep.outcomes.values())})
     kinds = pd.DataFrame([asdict(k) for k in rep.repair_kinds], columns=["kind", "count", "items", "lost", "share"])
+    prf = pd.DataFrame([asdict(r) for r in rep.prf], columns=list(_PRF_COLUMNS))
     worst = items[items["index"].isin([r.index for r in rep.worst])].copy() if rep.worst else items.iloc[0:0]
     if len(worst):
         worst = worst.sort_values(["score", "index"], kind="stable")
-    frames = {"items": items, "fields": fields, "verdicts": verdicts, "outcomes": outcomes, "repair_kinds": kinds, "worst": worst}
+    frames = {
+        "items": items,
+        "fields": fields,
+        "prf": prf,
+        "verdicts": verdicts,
+        "outcomes": outcomes,
+        "repair_kinds": kinds,
+        "worst": worst,
+    }
     if getattr(rep, "calibration", None) is not None:
         from ._calibration_render import calibration_records
 
@@ -446,3 +488,7 @@ def report_dataframes(rep: Report) -> dict[str, Any]:
 
 
 _FIELD_COLUMNS = ("key", "depth", "support", "items", "mean", "minimum", "lost", "share", "missing", "extra", "mismatch", "leaf")
+_PRF_COLUMNS = (
+    "key", "depth", "support", "predicted", "tp", "fp", "fn", "missing", "extra", "wrong", "tn",
+    "precision", "recall", "f1", "soft_precision", "soft_recall", "soft_f1", "leaf",
+)  # fmt: skip

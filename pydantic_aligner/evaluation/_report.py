@@ -9,13 +9,14 @@ from typing import Any
 
 import numpy as np
 
+from pydantic_aligner import Counts, FieldCounts
 from pydantic_aligner.toolkit import closest
 
 from ._calibration import Calibration
 from ._result import DEFAULT_BANDS, OUTCOMES, Bands, ItemResult, check_critical
 from ._stats import BINS, bootstrap_mean_ci, histogram
 
-__all__ = ["FieldRow", "KindRow", "Report", "Summary", "evaluate"]
+__all__ = ["FieldRow", "KindRow", "PRFRow", "Report", "Summary", "evaluate"]
 
 # aggregated per field key: n, score_sum, deficit, missing, extra, mismatch, min, items
 _N, _SUM, _DEF, _MISS, _EXTRA, _MISMATCH, _MIN, _ITEMS = range(8)
@@ -90,7 +91,7 @@ class Summary:
     (True, [1.0, 0.0])
     """
 
-    __slots__ = ("bands", "critical", "fields", "items", "kinds", "missing_fields")
+    __slots__ = ("bands", "counts", "critical", "fields", "item_counts", "items", "kinds", "missing_counts", "missing_fields")
 
     def __init__(self, bands: Any = DEFAULT_BANDS, critical: Any = None) -> None:
         self.items: list[ItemResult] = []
@@ -99,6 +100,12 @@ class Summary:
         self.bands = Bands.parse(bands)
         self.critical = check_critical(critical)
         self.missing_fields = 0  # scored items without per-field statistics (fields=False, unreadable, missing)
+        # per field key [tp, missing, extra, wrong, tn, credit partials] (Alignment.field_counts), and the scored
+        # items without counts (fields=False, a results file written before counts)
+        self.counts: dict[str, list] = {}
+        self.missing_counts = 0
+        # per item (parallel to ``items``): (tp, fp, fn) over its leaf keys, or None: what compare() resamples
+        self.item_counts: list[tuple | None] = []
 
     @classmethod
     def from_results(cls, results: Iterable[ItemResult], bands: Any = None, critical: Any = None) -> Summary:
@@ -137,6 +144,25 @@ class Summary:
                     agg[_ITEMS] += 1
         elif r.score is not None and r.outcome not in ("unreadable", "missing") and r.score < 1.0:
             self.missing_fields += 1
+        self.item_counts.append(_item_counts(r.counts))
+        if r.counts is not None:
+            counts = self.counts
+            for key, c in r.counts.items():
+                agg = counts.get(key)
+                if agg is None:
+                    counts[key] = [c[0], c[1], c[2], c[3], c[4], [c[5]]]
+                else:
+                    agg[0] += c[0]
+                    agg[1] += c[1]
+                    agg[2] += c[2]
+                    agg[3] += c[3]
+                    agg[4] += c[4]
+                    credits = agg[5]
+                    credits.append(c[5])
+                    if len(credits) > _FOLD:
+                        _fold(credits)
+        elif r.score is not None:
+            self.missing_counts += 1
         if r.repair_kinds:
             for kind, (count, delta) in r.repair_kinds.items():
                 agg = self.kinds.get(kind)
@@ -184,11 +210,29 @@ class Summary:
                         _fold(agg[1])
                     agg[2] += st[2]
         out.missing_fields = sum(part.missing_fields for part in parts)
+        counts = out.counts = {k: _copy(v) for k, v in self.counts.items()}
+        for other in others:
+            for key, c in other.counts.items():
+                agg = counts.get(key)
+                if agg is None:
+                    counts[key] = _copy(c)
+                else:
+                    for i in range(5):
+                        agg[i] += c[i]
+                    agg[5].extend(c[5])
+                    if len(agg[5]) > _FOLD:
+                        _fold(agg[5])
+        out.missing_counts = sum(part.missing_counts for part in parts)
+        out.item_counts = [c for part in parts for c in part.item_counts]
         return out
 
     def field_totals(self) -> dict[str, list]:
         """Per field key: ``[n, score_sum, deficit, missing, extra, mismatch, min, items]`` (sums correctly rounded)."""
         return {k: [v[0], math.fsum(v[1]), math.fsum(v[2]), *v[3:]] for k, v in self.fields.items()}
+
+    def field_counts(self) -> FieldCounts:
+        """The true and false positives per field key over the items (credits correctly rounded)."""
+        return FieldCounts({k: Counts(*v[:5], math.fsum(v[5])) for k, v in self.counts.items()})
 
     # A summary travels from a Dask worker (or a Spark executor) to the client: its items are pickled as one
     # list per ItemResult field, not as objects (a third of the time to pickle and unpickle them, and smaller)
@@ -207,6 +251,10 @@ class Summary:
     def __setstate__(self, state: dict) -> None:
         state = dict(state)
         columns = state.pop("item_columns", None)
+        self.counts = {}
+        self.missing_counts = 0  # a state pickled before counts
+        n = len(state.get("items", ())) if columns is None else len(next(iter(columns.values()), ()))
+        self.item_counts = [None] * n
         for k, v in state.items():
             setattr(self, k, v)
         if columns is not None:
@@ -247,6 +295,44 @@ class FieldRow:
     extra: int
     mismatch: int
     leaf: bool
+
+
+@dataclass(frozen=True)
+class PRFRow:
+    """Precision, recall and F1 of one field key over the run (:meth:`Alignment.field_counts`, added up).
+
+    ``support`` is the number of gold values (``tp + fn``), ``predicted`` the number of candidate values
+    (``tp + fp``); ``missing`` (gold only), ``extra`` (candidate only) and ``wrong`` (both, not correct) split
+    the errors; ``fp = extra + wrong``, ``fn = missing + wrong``. ``precision``, ``recall`` and ``f1`` are
+    NaN (``null`` in JSON, ``-`` in tables) where undefined (0/0); the ``soft_*`` ones use the summed credit of
+    the pairs for ``tp``. ``leaf`` is true for keys with no key below them (those the averages run over).
+    """
+
+    key: str
+    depth: int
+    support: int
+    predicted: int
+    tp: int
+    fp: int
+    fn: int
+    missing: int
+    extra: int
+    wrong: int
+    tn: int
+    precision: float
+    recall: float
+    f1: float
+    soft_precision: float
+    soft_recall: float
+    soft_f1: float
+    leaf: bool
+
+    @classmethod
+    def of(cls, key: str, c: Counts, leaf: bool) -> PRFRow:
+        return cls(
+            key, key.count("/"), c.support, c.predicted, c.tp, c.fp, c.fn, c.missing, c.extra, c.wrong, c.tn,
+            c.precision, c.recall, c.f1, c.soft_precision, c.soft_recall, c.soft_f1, leaf,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -348,6 +434,7 @@ class Report:
         self.labels = labels
         self.notes: list[str] = []
         self._fields(summary)
+        self._prf(summary)
         self._kinds(summary)
         scored = [r for r in items if r.score is not None and r.score < 1.0]
         scored.sort(key=lambda r: (r.score, _order(r)))
@@ -356,6 +443,11 @@ class Report:
             self.notes.append(
                 f"{summary.missing_fields} imperfect items carry no per-field statistics (scored with fields=False); "
                 "field shares do not add up to 100%"
+            )
+        if summary.missing_counts and summary.counts:
+            self.notes.append(
+                f"{summary.missing_counts} scored items carry no precision/recall counts (scored with fields=False, "
+                "or results written by an older version): P/R/F1 leave them out"
             )
         if unrepaired:
             self.notes.append(
@@ -417,6 +509,16 @@ class Report:
         self.micro = math.fsum(totals[r.key][_SUM] for r in leaves) / support if support else math.nan
         self.n_leaf_fields = len(leaves)
         self.n_leaf_values = support
+
+    def _prf(self, summary: Summary) -> None:
+        counts = summary.field_counts()
+        keys = _tree_order(list(counts))
+        leaves = set(counts.leaves)
+        self.prf = [PRFRow.of(k, counts[k], k in leaves) for k in keys]
+        self.prf_counts = counts
+        self.prf_micro = counts.micro.metrics() if counts else {}
+        self.prf_macro = counts.macro() if counts else {}
+        self.n_prf_fields = len(leaves)
 
     def _kinds(self, summary: Summary) -> None:
         n = self.n_scored
@@ -506,6 +608,11 @@ class Report:
             "fields": [_clean(asdict(r)) for r in self.fields],
             "macro": _num(self.macro),
             "micro": _num(self.micro),
+            "prf": {
+                "fields": [_clean(asdict(r)) for r in self.prf],
+                "micro": _clean(self.prf_micro),
+                "macro": _clean(self.prf_macro),
+            },
             "repair_kinds": [_clean(asdict(r)) for r in self.repair_kinds],
             "worst": [_clean(r.to_dict()) for r in self.worst],
             "notes": list(self.notes),
@@ -562,7 +669,8 @@ class Report:
         return self.to_html()
 
     def to_dataframes(self) -> dict[str, Any]:
-        """pandas DataFrames: ``items``, ``fields``, ``verdicts``, ``outcomes``, ``repair_kinds``, ``worst``
+        """pandas DataFrames: ``items``, ``fields``, ``prf`` (precision, recall, F1 per field), ``verdicts``, ``outcomes``,
+        ``repair_kinds``, ``worst``
         (and ``calibration``, one row per field and one ``overall``, when the items carry confidences).
 
         Needs pandas (``pip install pandas``).
@@ -570,6 +678,28 @@ class Report:
         from ._render import report_dataframes
 
         return report_dataframes(self)
+
+
+def _item_counts(counts: dict | None) -> tuple[int, int, int] | None:
+    """``(tp, fp, fn)`` of one item's counts over its leaf keys (keys with no key below them)."""
+    if counts is None:
+        return None
+    parents = set()
+    for k in counts:
+        i = k.rfind("/")
+        while i > 0:
+            k = k[:i]
+            if k in parents:
+                break
+            parents.add(k)
+            i = k.rfind("/")
+    tp = fp = fn = 0
+    for k, c in counts.items():
+        if k not in parents:
+            tp += c[0]
+            fp += c[2] + c[3]
+            fn += c[1] + c[3]
+    return (tp, fp, fn)
 
 
 def _order(r: ItemResult) -> tuple:
@@ -630,7 +760,9 @@ def evaluate(
 ) -> Report:
     """Score a dataset and summarise it: a :class:`Report`.
 
-    Arguments as in :func:`score_batch`; ``n_boot``, ``confidence`` and
+    Arguments as in :func:`score_batch` (``threshold=`` decides which values
+    count as correct in the precision/recall counts, see
+    :meth:`Alignment.field_counts`); ``n_boot``, ``confidence`` and
     ``seed`` set the bootstrap interval of the mean (the same seed gives the
     same interval), ``worst`` how many of the lowest-scoring items to keep.
     ``confidences`` (parallel to ``preds``: per candidate, a mapping of JSON

@@ -198,7 +198,11 @@ class ItemResult:
     a candidate scored with an extractor's confidences, holds one
     ``(field key, pointer, confidence, credit)`` per confidence (see
     :func:`~pydantic_aligner.evaluation.confidence_credits`; field key and
-    credit ``None`` for a pointer naming no scored value), else ``None``.
+    credit ``None`` for a pointer naming no scored value), else ``None``;
+    ``counts`` holds the
+    true and false positives per field key, ``{key: [tp, missing, extra,
+    wrong, tn, credit]}`` (:meth:`Alignment.field_counts`; a missing prediction
+    counts every gold value as missing; ``None`` with ``fields=False``).
     """
 
     index: int
@@ -216,6 +220,7 @@ class ItemResult:
     problems: tuple[str, ...] = ()
     label: str | None = None
     line: int | None = None
+    counts: dict | None = None
     confidences: tuple | None = None
 
     def to_dict(self) -> dict:
@@ -254,7 +259,7 @@ class ItemResult:
 
     def compact(self) -> ItemResult:
         """A copy without the per-field and per-kind detail (kept in reports after aggregation)."""
-        if self.fields is None and self.repair_kinds is None:
+        if self.fields is None and self.repair_kinds is None and self.counts is None:
             return self
         # what dataclasses.replace(self, fields=None, repair_kinds=None) makes, without its per-call introspection
         out = object.__new__(type(self))
@@ -262,6 +267,7 @@ class ItemResult:
         d.update(self.__dict__)
         d["fields"] = None
         d["repair_kinds"] = None
+        d["counts"] = None
         return out
 
     def with_verdict(self, bands: Bands, critical: Mapping[str, float] | None = None) -> ItemResult:

@@ -32,9 +32,10 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-__all__ = ["AlignmentScore"]  # noqa: F822 - built on first access (module __getattr__)
+__all__ = ["AlignmentPRF", "AlignmentScore"]  # noqa: F822 - built on first access (module __getattr__)
 
 _CLASS: Any = None
+_PRF_CLASS: Any = None
 
 
 def _stored_schema(schema: Any, warn: bool = False) -> Any:
@@ -134,18 +135,19 @@ def _build() -> Any:
         def __post_init__(self) -> None:
             check_schema_option(self.schema)
             cls = type(self)
+            me = cls.__name__  # AlignmentScore, or AlignmentPRF, which shares these checks
             if isinstance(self.schema, str) and self.schema not in cls._trusted_models:
                 raise SchemaError(
-                    f"AlignmentScore(schema={self.schema!r}): a model named by a string (as a dataset file stores it) is imported "
-                    f"only when you allow it: load the dataset with custom_evaluator_types=[AlignmentScore.trusting({self.schema!r})] "
+                    f"{me}(schema={self.schema!r}): a model named by a string (as a dataset file stores it) is imported "
+                    f"only when you allow it: load the dataset with custom_evaluator_types=[{me}.trusting({self.schema!r})] "
                     f"(or trusting(TheClass)), or pass the class itself in code"
                 )
             if not cls._trusted_options:
                 allow = (
-                    "allow it with custom_evaluator_types=[AlignmentScore.trusting(options=True)], "
+                    f"allow it with custom_evaluator_types=[{me}.trusting(options=True)], "
                     "or pass schema=Aligner(..., options) in code"
                 )
-                check_data_options(self.options, "a dataset file (AlignmentScore options)", allow)
+                check_data_options(self.options, f"a dataset file ({me} options)", allow)
 
         @classmethod
         def trusting(cls, *models: Any, options: bool = False) -> type:
@@ -207,10 +209,121 @@ def _build() -> Any:
     return AlignmentScore
 
 
+def _build_prf() -> Any:
+    import math
+    from dataclasses import dataclass, field
+
+    from pydantic_evals.evaluators import ReportEvaluator, ReportEvaluatorContext
+    from pydantic_evals.reporting.analyses import ScalarResult, TableResult
+
+    from pydantic_aligner import FieldCounts
+    from pydantic_aligner.toolkit import check_threshold
+
+    from ._common import make_aligner
+
+    score_cls = __getattr__("AlignmentScore")
+
+    @dataclass
+    class AlignmentPRF(ReportEvaluator):
+        """Precision, recall and F1 over a whole experiment, per field and overall: a pydantic-evals ``ReportEvaluator``.
+
+        Every case with an ``expected_output`` is aligned as :class:`AlignmentScore` aligns it, its
+        :meth:`~pydantic_aligner.Alignment.field_counts` are added up over the cases, and the report gets
+        scalar analyses ``<name> micro precision``, ``... micro recall``, ``... micro F1``, ``... macro F1``
+        (the averages over the leaf fields; an undefined one, 0/0, is left out) and a table
+        ``<name> P/R/F1 per field`` (support, tp, fp, fn, missing, extra, wrong, precision, recall, F1). Pooling
+        the counts is what makes these dataset numbers: pydantic-evals averages per-case scores, and the mean
+        of per-case F1 is not the F1 of the dataset. ``schema``, ``options`` and the trust rules are those of
+        :class:`AlignmentScore` (``AlignmentPRF.trusting(...)`` for ``Dataset.from_file``); ``threshold`` is
+        that of :meth:`~pydantic_aligner.Alignment.field_counts`.
+        """
+
+        schema: Any = None
+        threshold: Any = None
+        name: str = "alignment"
+        options: dict | None = None
+        _aligner: Any = field(default=None, init=False, repr=False, compare=False)
+        _trusted_models: ClassVar[dict[str, Any]] = {}
+        _trusted_options: ClassVar[bool] = False
+
+        def __post_init__(self) -> None:
+            score_cls.__post_init__(self)
+            if isinstance(self.threshold, dict):
+                self.threshold = dict(self.threshold)
+            check_threshold(self.threshold)
+
+        trusting = classmethod(score_cls.trusting.__func__)
+
+        def counts(self, cases: Any) -> Any:
+            """The counts of ``cases`` (``ReportCase`` objects, or anything with ``output`` and ``expected_output``)
+            added up: a :class:`~pydantic_aligner.FieldCounts`."""
+            if self._aligner is None:
+                schema = self.schema
+                if isinstance(schema, str) and type(self)._trusted_models.get(schema) is not None:
+                    schema = type(self)._trusted_models[schema]
+                self._aligner = make_aligner(schema, dict(self.options or {}))
+            parts = []
+            for case in cases:
+                expected = getattr(case, "expected_output", None)
+                if expected is None:
+                    continue
+                parts.append(self._aligner.align(expected, case.output).field_counts(self.threshold))
+            return FieldCounts.sum(parts, threshold=self.threshold)
+
+        def evaluate(self, ctx: ReportEvaluatorContext) -> list:
+            counts = self.counts(ctx.report.cases)
+            micro = counts.micro
+            macro = counts.macro()
+            out: list = []
+            for title, value in (
+                ("micro precision", micro.precision),
+                ("micro recall", micro.recall),
+                ("micro F1", micro.f1),
+                ("macro F1", macro["f1"]),
+            ):
+                if not math.isnan(value):
+                    out.append(ScalarResult(title=f"{self.name} {title}", value=value, description=f"support {micro.support} gold values"))
+            rows = []
+            for key, c in counts.items():
+                metrics = [_num(v) for v in (c.precision, c.recall, c.f1)]
+                rows.append([key or "/", c.support, c.tp, c.fp, c.fn, c.missing, c.extra, c.wrong, *metrics])
+            n = len(counts.leaves)
+            rows.append([f"micro avg ({n} fields)", micro.support, micro.tp, micro.fp, micro.fn, micro.missing, micro.extra,
+                         micro.wrong, _num(micro.precision), _num(micro.recall), _num(micro.f1)])  # fmt: skip
+            rows.append([f"macro avg ({n} fields)", macro["support"], None, None, None, None, None, None,
+                         _num(macro["precision"]), _num(macro["recall"]), _num(macro["f1"])])  # fmt: skip
+            columns = ["field", "support", "tp", "fp", "fn", "missing", "extra", "wrong", "precision", "recall", "f1"]
+            out.append(TableResult(title=f"{self.name} P/R/F1 per field", columns=columns, rows=rows))
+            return out
+
+        def build_serialization_arguments(self) -> dict[str, Any]:
+            """The arguments ``Dataset.to_file`` stores: JSON data only (a model as ``"module:Class"``)."""
+            out: dict[str, Any] = {}
+            for key, default in {"schema": None, "threshold": None, "name": "alignment", "options": None}.items():
+                value = getattr(self, key)
+                if key == "schema":
+                    value = _stored_schema(value, warn=_writing_a_file())
+                if value != default:
+                    out[key] = value
+            return out
+
+    AlignmentPRF.__module__ = __name__
+    AlignmentPRF.__qualname__ = "AlignmentPRF"
+    return AlignmentPRF
+
+
+def _num(x: float) -> float | None:
+    return None if x != x else x
+
+
 def __getattr__(name: str) -> Any:
-    global _CLASS
+    global _CLASS, _PRF_CLASS
     if name == "AlignmentScore":
         if _CLASS is None:
             _CLASS = _build()
         return _CLASS
+    if name == "AlignmentPRF":
+        if _PRF_CLASS is None:
+            _PRF_CLASS = _build_prf()
+        return _PRF_CLASS
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
