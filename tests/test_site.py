@@ -100,8 +100,11 @@ def test_api_reference_documents_the_public_names(site):
 
 
 def test_api_reference_shows_doctests_as_code_and_links_roles(site):
+    for page in set(AREAS.values()):
+        other = _page(site, page)
+        assert "<blockquote>" not in other, page  # a >>> line read as Markdown would be a block quote
+        assert "```pycon" not in other, page  # a fence Markdown did not take (indented as a code block)
     html = _page(site, "pydantic_aligner")
-    assert "<blockquote>" not in html  # a >>> line read as Markdown would be a block quote
     assert '<span class="gp">&gt;&gt;&gt; </span>' in html  # a pycon block: the prompt highlighted as a prompt
     # Aligner's docstring says :class:`SchemaError`: a link to its entry on the same page
     aligner = html[html.index('id="pydantic_aligner.Aligner"'):html.index('id="pydantic_aligner.Aligner.align"')]
@@ -121,14 +124,14 @@ def ext():
 
 
 @functools.cache
-def _loaded(path: str):
+def _package():
     import griffe
 
-    return griffe.load(path, search_paths=[str(ROOT)], resolve_aliases=False)
+    return griffe.load("pydantic_aligner", search_paths=[str(ROOT)], resolve_aliases=False)
 
 
 def test_doctests_become_code_blocks(ext):
-    obj = _loaded("pydantic_aligner.toolkit")
+    obj = _package()["toolkit"]
     text = 'Intro with ``x["a"][0]``.\n\n>>> x = {"a": [1]}\n>>> x["a"][0]\n1\n\nAfter.\n\n    >>> 2\n    2'
     assert ext.convert(text, obj).splitlines() == [
         'Intro with ``x["a"][0]``.', "", "```pycon", '>>> x = {"a": [1]}', '>>> x["a"][0]', "1", "```", "", "After.", "",
@@ -137,12 +140,12 @@ def test_doctests_become_code_blocks(ext):
 
 
 def test_roles_become_optional_cross_references(ext):
-    toolkit = _loaded("pydantic_aligner.toolkit")
+    toolkit = _package()["toolkit"]
     assert ext.convert(":func:`safe_text`", toolkit) == (
         '<autoref identifier="pydantic_aligner.toolkit.safe_text" optional><code>safe_text()</code></autoref>')
     assert ext.convert(":class:`~pydantic_aligner.Aligner`", toolkit) == (
         '<autoref identifier="pydantic_aligner.Aligner" optional><code>Aligner</code></autoref>')
-    root = _loaded("pydantic_aligner")
+    root = _package()
     defaults = root["_schema.markers.Defaults"]
     # a method named without its class is the class's method, under the public name of the class
     assert 'identifier="pydantic_aligner.Defaults.reference"' in ext.convert(":meth:`reference`", defaults)
