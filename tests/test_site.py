@@ -30,6 +30,7 @@ AREAS = {
     "pydantic_aligner.robustness": "robustness",
     "pydantic_aligner.integrations.dspy": "integrations",
     "pydantic_aligner.integrations.gepa": "integrations",
+    "pydantic_aligner.integrations.pydantic_evals": "integrations",  # AlignmentScore: a class built on first use
     "pydantic_aligner.testing": "testing",
     "pydantic_aligner.toolkit": "toolkit",
 }

@@ -11,12 +11,19 @@ block quote and ``x["a"][0]`` as a reference link, so before mkdocstrings render
 * a paragraph ending in ``::`` ends in ``:`` (its indented block is already code in Markdown).
 
 The docstrings themselves are not changed (doctest still runs them as written).
+
+A class that a module exports (``__all__``) but builds on first use, inside a function, so that
+importing the module does not import an optional dependency (``AlignmentScore`` of
+``pydantic_aligner.integrations.pydantic_evals``), is read from that function's source and
+documented as a member of the module, statically: nothing is imported.
 """
 
 from __future__ import annotations
 
+import ast
 import html
 import re
+import textwrap
 
 import griffe
 
@@ -74,9 +81,31 @@ def convert(text: str, obj: griffe.Object) -> str:
     return "\n".join(out)
 
 
+def built_on_first_use(mod: griffe.Module) -> dict[str, griffe.Object]:
+    """The classes ``mod`` exports but defines only inside a function, read statically from its source."""
+    missing = [name for name in (mod.exports or ()) if isinstance(name, str) and name not in mod.members]
+    if not missing or mod.filepath is None or isinstance(mod.filepath, list):
+        return {}
+    source = mod.filepath.read_text(encoding="utf-8")
+    found = {}
+    for function in ast.walk(ast.parse(source)):
+        if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for node in ast.walk(function):
+            if isinstance(node, ast.ClassDef) and node.name in missing and node.name not in found:
+                code = textwrap.dedent(ast.get_source_segment(source, node, padded=True) or "")
+                visited = griffe.visit(mod.path, mod.filepath, code, extensions=griffe.load_extensions(RstDocstrings))
+                found[node.name] = visited.members[node.name]
+    return found
+
+
 class RstDocstrings(griffe.Extension):
     """Rewrite each docstring's reST idioms as Markdown when griffe loads an object (see the module docstring)."""
 
     def on_instance(self, *, obj: griffe.Object, **kwargs) -> None:
         if obj.docstring is not None and not obj.is_alias:
             obj.docstring.value = convert(obj.docstring.value, obj)
+
+    def on_module_members(self, *, mod: griffe.Module, **kwargs) -> None:
+        for name, obj in built_on_first_use(mod).items():
+            mod.set_member(name, obj)
