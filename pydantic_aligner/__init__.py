@@ -53,11 +53,18 @@ from ._schema.markers import (
     iter_markers,
 )
 from ._schema.translate import to_json_schema
-from .outcomes import Revision, Rule, SeverityRules, When, consensus, score_revision
+
+
+def _read_severity(value: object) -> object:
+    from .outcomes import SeverityRules
+
+    return SeverityRules.coerce(value)
+
 
 # the core reads severity=... forms other than a severity object through the outcomes layer's reader, installed here
-# (the public face), so the core never imports a layer (docs/severity.md, "The severity protocol")
-_set_severity_reader(SeverityRules.coerce)
+# (the public face), so the core never imports a layer (docs/severity.md, "The severity protocol"); the layer itself
+# is imported when such a form is first read
+_set_severity_reader(_read_severity)
 
 __all__ = [
     "AttributionEntry",
@@ -128,20 +135,28 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-# The dataset layer (pydantic_aligner.evaluation) is loaded on first use, so `import pydantic_aligner` stays fast.
+# The layers' names re-exported here are loaded on first use (module __getattr__), so `import pydantic_aligner`
+# imports neither layer (nor numpy, which they use): the outcomes layer (severity, revisions, consensus) and the
+# dataset layer (pydantic_aligner.evaluation). docs/performance.md, "Cold start".
+_OUTCOMES = ("Revision", "Rule", "SeverityRules", "When", "consensus", "score_revision")
 _EVALUATION = ("Report", "compare", "evaluate", "score_batch")
+_LAZY = {**dict.fromkeys(_OUTCOMES, "outcomes"), **dict.fromkeys(_EVALUATION, "evaluation")}
 __all__ += list(_EVALUATION)
 
 
 def __getattr__(name: str):
-    if name in _EVALUATION:
-        from . import evaluation
-
-        value = getattr(evaluation, name)
+    layer = _LAZY.get(name)
+    if layer == "outcomes":
+        from . import outcomes as layer
+    elif layer == "evaluation":
+        from . import evaluation as layer
+    if layer is not None:
+        value = getattr(layer, name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'pydantic_aligner' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EVALUATION))
+    # the public subpackages the package imported eagerly before they were deferred are listed as before
+    return sorted(set(globals()) | set(_LAZY) | {"outcomes", "toolkit"})
