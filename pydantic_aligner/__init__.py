@@ -15,44 +15,56 @@ from ._api.alignment import Alignment
 from ._engine.context import Problem
 from ._engine.tree import Match, Row
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
-from ._explain.attribution import AttributionEntry, AttributionResult
-from ._explain.describe import DescriptionEntry, DescriptionResult
-from ._explain.feedback import FeedbackEntry, FeedbackResult
-from ._explain.patch import PatchError, apply_patch
-from ._explain.repairs import REPAIR_KINDS, Repair, RepairResult
-from ._explain.templates import (
-    COMPACT_FEEDBACK_TEMPLATES,
-    DEFAULT_DESCRIPTION_TEMPLATES,
-    DEFAULT_FEEDBACK_TEMPLATES,
-    check_templates,
-    load_templates,
-)
 from ._read.text import Parsed, parse_json_text
-from ._read.validation import ValidationIssue
 from ._schema.comparators import ScoreContext, context_comparator, register_comparator
 from ._schema.compile import VOCABULARY as EXTENSION_KEYWORDS
-from ._schema.markers import (
-    Align,
-    AlignMarker,
-    Comparator,
-    Defaults,
-    IdScope,
-    KeyComparator,
-    KeyImportance,
-    NullScore,
-    Order,
-    PrefixImportance,
-    PrefixWeights,
-    Ref,
-    RestImportance,
-    ScoreTable,
-    ValueImportance,
-    Weight,
-    aligned,
-    class_markers,
-    iter_markers,
-)
-from ._schema.translate import to_json_schema
+
+# Public names loaded on first use (module __getattr__ below), so `import pydantic_aligner` loads only what scoring
+# needs: not the explanations, the Pydantic markers and translation (Pydantic itself), the outcomes and dataset
+# layers, nor numpy. `from pydantic_aligner import X` works for every name of __all__. docs/performance.md, "Cold start".
+_DEFERRED = {
+    "._explain.attribution": ("AttributionEntry", "AttributionResult"),
+    "._explain.describe": ("DescriptionEntry", "DescriptionResult"),
+    "._explain.feedback": ("FeedbackEntry", "FeedbackResult"),
+    "._explain.patch": ("PatchError", "apply_patch"),
+    "._explain.repairs": ("REPAIR_KINDS", "Repair", "RepairResult"),
+    "._explain.templates": (
+        "COMPACT_FEEDBACK_TEMPLATES",
+        "DEFAULT_DESCRIPTION_TEMPLATES",
+        "DEFAULT_FEEDBACK_TEMPLATES",
+        "check_templates",
+        "load_templates",
+    ),
+    "._read.validation": ("ValidationIssue",),
+    "._schema.markers": (
+        "Align",
+        "AlignMarker",
+        "Comparator",
+        "Defaults",
+        "IdScope",
+        "KeyComparator",
+        "KeyImportance",
+        "NullScore",
+        "Order",
+        "PrefixImportance",
+        "PrefixWeights",
+        "Ref",
+        "RestImportance",
+        "ScoreTable",
+        "ValueImportance",
+        "Weight",
+        "aligned",
+        "class_markers",
+        "iter_markers",
+    ),
+    "._schema.translate": ("to_json_schema",),
+    # the layers: re-exported for users, loaded on first use like the rest
+    ".outcomes": ("Revision", "Rule", "SeverityRules", "When", "consensus", "score_revision"),
+    ".evaluation": ("Report", "compare", "evaluate", "score_batch"),
+}
+_LAZY = {name: module for module, names in _DEFERRED.items() for name in names}
+#: subpackages `import pydantic_aligner` used to import (so `pydantic_aligner.outcomes.X` worked without an import)
+_SUBPACKAGES = ("_explain", "outcomes", "toolkit")
 
 
 def _read_severity(value: object) -> object:
@@ -135,28 +147,28 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-# The layers' names re-exported here are loaded on first use (module __getattr__), so `import pydantic_aligner`
-# imports neither layer (nor numpy, which they use): the outcomes layer (severity, revisions, consensus) and the
-# dataset layer (pydantic_aligner.evaluation). docs/performance.md, "Cold start".
-_OUTCOMES = ("Revision", "Rule", "SeverityRules", "When", "consensus", "score_revision")
-_EVALUATION = ("Report", "compare", "evaluate", "score_batch")
-_LAZY = {**dict.fromkeys(_OUTCOMES, "outcomes"), **dict.fromkeys(_EVALUATION, "evaluation")}
-__all__ += list(_EVALUATION)
+__all__ += list(_DEFERRED[".evaluation"])
 
 
 def __getattr__(name: str):
-    layer = _LAZY.get(name)
-    if layer == "outcomes":
-        from . import outcomes as layer
-    elif layer == "evaluation":
-        from . import evaluation as layer
-    if layer is not None:
-        value = getattr(layer, name)
+    import importlib
+
+    module = _LAZY.get(name)
+    # the layers by static imports: the import contracts see (and, in pyproject.toml, exempt) these two re-exports
+    if module == ".outcomes":
+        from . import outcomes as source
+    elif module == ".evaluation":
+        from . import evaluation as source
+    elif module is not None:
+        source = importlib.import_module(module, __name__)
+    if module is not None:
+        value = getattr(source, name)
         globals()[name] = value
         return value
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f".{name}", __name__)  # the import binds it in globals() too
     raise AttributeError(f"module 'pydantic_aligner' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    # the public subpackages the package imported eagerly before they were deferred are listed as before
-    return sorted(set(globals()) | set(_LAZY) | {"outcomes", "toolkit"})
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBPACKAGES))

@@ -26,12 +26,17 @@ HEAVY = (
     "rich",
     "jsonschema",
     "dask",
+    "pydantic",
+    "pydantic.main",
+    "pydantic_core",
+    "annotated_types",
     "pydantic_aligner.outcomes",
     "pydantic_aligner.evaluation",
     "pydantic_aligner.robustness",
     "pydantic_aligner.integrations",
     "pydantic_aligner.testing",
     "pydantic_aligner._graph",
+    "pydantic_aligner._explain",
 )
 
 
@@ -50,13 +55,24 @@ def test_import_loads_no_heavy_module():
     assert loaded_after("import pydantic_aligner") == []
 
 
-def test_the_public_names_import_without_heavy_modules():
-    # the names a program takes first: the functions, the class and the markers
-    code = "from pydantic_aligner import Aligner, Align, Weight, align, score, to_json_schema, register_comparator, ValidationIssue"
+def test_the_scoring_names_import_without_heavy_modules():
+    code = "from pydantic_aligner import Aligner, Alignment, align, score, register_comparator, SchemaError, parse_json_text"
     assert loaded_after(code) == []
 
 
-def test_scoring_a_record_of_numbers_loads_neither_numpy_nor_scipy():
+def test_the_markers_load_pydantic_not_the_rest():
+    # the Annotated markers are annotated_types metadata; translating a model needs Pydantic, nothing heavier
+    loaded = loaded_after("from pydantic_aligner import Align, Weight, to_json_schema, ValidationIssue")
+    assert set(loaded) <= {"pydantic", "pydantic.main", "pydantic_core", "annotated_types"}, loaded
+
+
+def test_scoring_strings_loads_rapidfuzz_and_numpy_only():
+    # jaro (the default string metric) goes through rapidfuzz's cpdist, which returns a numpy array
+    code = "import pydantic_aligner\nassert pydantic_aligner.score({'t': 'The Matrix'}, {'t': 'The Matrx'}) > 0.9"
+    assert set(loaded_after(code)) <= {"numpy", "rapidfuzz", "rapidfuzz.process"}
+
+
+def test_scoring_a_record_of_numbers_loads_nothing_heavy():
     code = (
         "import pydantic_aligner\n"
         "s = pydantic_aligner.score({'year': 1999, 'rating': 8.7, 'ok': True}, {'year': 1999, 'rating': 8.5, 'ok': True})\n"
