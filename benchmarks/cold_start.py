@@ -23,8 +23,9 @@ Rows:
 * first ``score(gold, pred, schema)`` on a small JSON Schema (a flat record), after the import;
 * first ``score(gold, pred)`` on two instances of a small Pydantic model (the class is defined
   in the untimed setup, as a program defines it before it scores);
-* first score of a record holding a short list (what the first list costs: numpy, the
-  similarity matrix and the assignment solver are loaded then).
+* first score of a record holding a short list of strings (numpy and the similarity matrix);
+* first score of an order-agnostic list of three records (the assignment solver, scipy's
+  ``linear_sum_assignment``, is loaded then).
 
 The table gives the median over the rounds of each row and, for the import, the median of the
 within-round ratio to ``import pydantic``.
@@ -64,6 +65,19 @@ LIST_SCHEMA = {
 LIST_GOLD = {"title": "The Matrix", "cast": ["Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne"]}
 LIST_PRED = {"title": "The Matrix", "cast": ["Laurence Fishburne", "Keanu Reves"]}
 
+RECORDS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "lines": {
+            "type": "array",
+            "order": "align",
+            "items": {"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}}},
+        }
+    },
+}
+RECORDS_GOLD = {"lines": [{"sku": "A-100", "qty": 2}, {"sku": "B-200", "qty": 1}, {"sku": "C-300", "qty": 5}]}
+RECORDS_PRED = {"lines": [{"sku": "C-300", "qty": 5}, {"sku": "A-100", "qty": 3}, {"sku": "B-201", "qty": 1}]}
+
 MODEL_SETUP = """
 import pydantic_aligner
 from pydantic import BaseModel
@@ -90,6 +104,10 @@ ROWS: dict[str, tuple[str, str]] = {
     "first score, small model": (MODEL_SETUP, "pydantic_aligner.score(gold, pred)"),
     "first score, record with a list": (
         f"import pydantic_aligner\nschema, gold, pred = {LIST_SCHEMA!r}, {LIST_GOLD!r}, {LIST_PRED!r}",
+        "pydantic_aligner.score(gold, pred, schema)",
+    ),
+    "first score, order-agnostic list of records": (
+        f"import pydantic_aligner\nschema, gold, pred = {RECORDS_SCHEMA!r}, {RECORDS_GOLD!r}, {RECORDS_PRED!r}",
         "pydantic_aligner.score(gold, pred, schema)",
     ),
 }
