@@ -114,11 +114,26 @@ def test_numpy_is_rebound_in_every_module_after_its_first_use():
         "before = [type(m.np).__name__ for m in (assign, context, matrix, walk, comparators, score_table)]\n"
         "pydantic_aligner.score(['a', 'b'], ['b', 'a'])\n"
         "import numpy\n"
-        "print(json.dumps([before, [m.np is numpy for m in (assign, context, matrix, walk, comparators, score_table)]]))"
+        "print(json.dumps([before, [m.np is numpy for m in (assign, context, matrix, walk, comparators, score_table)],\n"
+        "                  [m._F64 is numpy.float64 for m in (matrix, comparators)]]))"
     )
-    before, after = fresh(code)
+    before, after, dtype = fresh(code)
     assert set(before) == {"_Deferred"}
-    assert all(after)
+    assert all(after) and all(dtype)
+
+
+def test_the_first_jaro_pair_makes_the_dtype_constant_numpys():
+    # rapidfuzz reads a dtype given as a type faster than as the placeholder string: the first cpdist binds it
+    code = (
+        "import json\n"
+        "import pydantic_aligner\n"
+        "from pydantic_aligner._schema import comparators\n"
+        "before = comparators._F64\n"
+        "pydantic_aligner.score({'t': 'The Matrix'}, {'t': 'The Matrx'})\n"
+        "import numpy\n"
+        "print(json.dumps([before, comparators._F64 is numpy.float64]))"
+    )
+    assert fresh(code) == ["float64", True]
 
 
 @pytest.mark.parametrize("name", ["Revision", "Rule", "SeverityRules", "When", "consensus", "score_revision", "Report", "evaluate"])

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .._schema.lazy import lazy_module
+from .._schema.lazy import lazy_attribute, lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import context as C
 from .limits import PAIR_CELLS
@@ -52,7 +52,8 @@ def install_walk(score_h: Any, key_rows: Any) -> None:
     global _score_h, _key_rows
     _score_h, _key_rows = score_h, key_rows
 
-_F64 = "float64"  # the dtype numpy and rapidfuzz read as np.float64 (a string: numpy is loaded on first use)
+# np.float64 once numpy is loaded; until then the dtype string numpy and rapidfuzz read as np.float64
+_F64 = lazy_attribute("numpy", "float64", globals(), "_F64", "float64")
 _KIND = C._KIND
 _ID_KINDS = ("string", "number")  # the JSON kinds an identifier or a reference can have
 _NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag

@@ -28,7 +28,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from .._errors import AlignerError, ComparatorError, _short
-from .lazy import lazy_module
+from .lazy import lazy_attribute, lazy_module, load
 
 if TYPE_CHECKING:
     import numpy as np
@@ -52,7 +52,8 @@ __all__ = [
     "resolve_comparator",
 ]
 
-_F64 = "float64"  # the dtype numpy and rapidfuzz read as np.float64 (a string: numpy is loaded on first use)
+# np.float64 once numpy is loaded; until then the dtype string numpy and rapidfuzz read as np.float64
+_F64 = lazy_attribute("numpy", "float64", globals(), "_F64", "float64")
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,16 +137,23 @@ def _rf_scorer(name: str) -> Callable:
 
 def _rf_string(name: str) -> tuple[Callable, Callable]:
     if name in _SIMD_SENSITIVE:
-        # the scorer is looked up per call (one cached call beside a cdist): the inferred position binds jaro
-        # when the package is imported, and rapidfuzz is loaded only when a string is first compared
+        # the scorer is bound on the first call: the inferred position binds jaro when the package is imported,
+        # and rapidfuzz is loaded only when a string is first compared
+        scorer: Callable | None = None
+
+        def bind() -> Callable:
+            nonlocal scorer
+            scorer = _rf_scorer(name)
+            load("numpy")  # cdist and cpdist return numpy arrays: _F64 becomes np.float64 now
+            return scorer
 
         def matrix(golds: list, preds: list) -> np.ndarray:
-            return process.cdist(golds, preds, scorer=_rf_scorer(name), dtype=_F64, workers=1)
+            return process.cdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
 
         def pair(a: str, b: str) -> float:
             if a == b:
                 return 1.0
-            return float(process.cpdist((a,), (b,), scorer=_rf_scorer(name), dtype=_F64, workers=1)[0])
+            return float(process.cpdist((a,), (b,), scorer=scorer or bind(), dtype=_F64, workers=1)[0])
 
         return pair, matrix
 

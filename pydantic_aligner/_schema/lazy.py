@@ -11,6 +11,9 @@ is scored: a record of scalars never needs it. A module that uses it writes::
 ``np`` is then a stand-in; its first attribute access imports numpy and rebinds the name ``np`` to the
 real module in every module that asked, so each later ``np.x`` is an ordinary global lookup (no cost
 in a hot loop). Nothing is put in ``sys.modules``: another library's ``import numpy`` is unaffected.
+A module constant taken from the module (``_F64 = np.float64``) is :func:`lazy_attribute`: a
+placeholder that works in its place (the dtype string ``"float64"``) until the module is loaded, then
+the attribute itself (numpy reads a dtype given as a type faster than as a string).
 
 :func:`linear_sum_assignment` is scipy's solver without ``scipy.optimize``'s package import (about
 350 ms of CPU, most of it modules the solver never uses): the same compiled function, loaded from its
@@ -27,7 +30,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["lazy_module", "linear_sum_assignment", "lsap"]
+__all__ = ["lazy_attribute", "lazy_module", "linear_sum_assignment", "load", "lsap"]
 
 _LOCK = threading.Lock()
 
@@ -39,15 +42,19 @@ class _Deferred:
 
     def __init__(self, name: str) -> None:
         self._name = name
-        self._users: list[tuple[dict, str]] = []
+        # (namespace, alias, attribute or None for the module itself, what the name holds until then)
+        self._users: list[tuple[dict, str, str | None, Any]] = []
 
-    def __getattr__(self, attr: str) -> Any:
+    def _load(self) -> Any:
         module = importlib.import_module(self._name)
         with _LOCK:
-            for namespace, alias in self._users:
-                if namespace.get(alias) is self:
-                    namespace[alias] = module
-        return getattr(module, attr)
+            for namespace, alias, attr, placeholder in self._users:
+                if namespace.get(alias) is (self if attr is None else placeholder):
+                    namespace[alias] = module if attr is None else getattr(module, attr)
+        return module
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._load(), attr)
 
     def __repr__(self) -> str:
         return f"<module {self._name!r}, imported on first use>"
@@ -73,8 +80,33 @@ def lazy_module(name: str, namespace: dict, alias: str) -> Any:
         return module
     with _LOCK:
         deferred = _DEFERRED.setdefault(name, _Deferred(name))
-        deferred._users.append((namespace, alias))
+        deferred._users.append((namespace, alias, None, deferred))
     return deferred
+
+
+def lazy_attribute(name: str, attr: str, namespace: dict, alias: str, placeholder: Any) -> Any:
+    """``module.attr`` if the module ``name`` is imported already, else ``placeholder``, which
+    ``namespace[alias]`` holds until a stand-in of that module (:func:`lazy_module`) loads it.
+
+    >>> m = {}
+    >>> m["sep"] = lazy_attribute("os", "sep", m, "sep", "/")
+    >>> m["sep"]
+    '/'
+    """
+    module = sys.modules.get(name)
+    if module is not None:
+        return getattr(module, attr)
+    with _LOCK:
+        deferred = _DEFERRED.setdefault(name, _Deferred(name))
+        deferred._users.append((namespace, alias, attr, placeholder))
+    return placeholder
+
+
+def load(name: str) -> None:
+    """Load the module ``name`` now if a stand-in waits for it (rebinding every user's name)."""
+    deferred = _DEFERRED.get(name)
+    if deferred is not None:
+        deferred._load()
 
 
 _LSA: Any = None
