@@ -8,8 +8,6 @@ The reST-to-Markdown rewriting of docstrings (docs/_ext/rst_docstrings.py) is te
 
 from __future__ import annotations
 
-import ast
-import contextlib
 import functools
 import importlib.util
 import os
@@ -43,16 +41,10 @@ def _source(module: str) -> Path:
 
 
 def public_names(module: str) -> list[str]:
-    """``__all__`` of a module, read from its source (with ``__all__ += list(NAMES)``, the names built on first use)."""
-    literals: dict[str, list[str]] = {}
-    for node in ast.parse(_source(module).read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            with contextlib.suppress(ValueError):
-                literals[node.targets[0].id] = list(ast.literal_eval(node.value))
-        elif isinstance(node, ast.AugAssign) and getattr(node.target, "id", None) == "__all__":
-            value = node.value  # list(_EVALUATION)
-            literals["__all__"] += literals[value.args[0].id] if isinstance(value, ast.Call) else ast.literal_eval(value)
-    return literals.get("__all__", [])
+    """``__all__`` of a public module (the names the root loads on first use included)."""
+    import importlib
+
+    return list(importlib.import_module(module).__all__)
 
 
 @pytest.fixture(scope="module")

@@ -18,9 +18,14 @@ skipped, then candidate skipped).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+from .._schema.lazy import lazy_module, lsap
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 __all__ = ["QUANTUM", "assign", "canonical_rows", "monotone", "quantize"]
 
@@ -70,11 +75,9 @@ _LSA: Any = None
 
 
 def _lsa() -> Any:
-    """scipy's ``linear_sum_assignment``, imported on first use (keeps ``import pydantic_aligner`` light)."""
+    """scipy's ``linear_sum_assignment``, loaded on first use without ``scipy.optimize`` (``_schema.lazy.lsap``)."""
     global _LSA
-    from scipy.optimize import linear_sum_assignment
-
-    _LSA = linear_sum_assignment
+    _LSA = lsap()
     return _LSA
 
 

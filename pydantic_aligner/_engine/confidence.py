@@ -33,13 +33,18 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from .limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from .tree import Match
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._api.alignment import Alignment
+
+from .._schema.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 __all__ = ["pair_confidences", "node_confidence", "confident_root"]
 

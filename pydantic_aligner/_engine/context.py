@@ -10,14 +10,18 @@ vectorised leaf matrices. Nothing here recurses into a document: :mod:`.walk` do
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._errors import DataError, LimitError
 from .._schema.compile import any_pos, escape_token
+from .._schema.lazy import lazy_module
 from .._schema.plan import _KIND_BY_TYPE, BOOL, NUM, STR, Pos, kind_of
 from .limits import PATTERN_CELLS
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 _ANY = any_pos()
 _INF = float("inf")

@@ -23,13 +23,17 @@ score was computed from, without scoring anything again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
+from .._schema.lazy import lazy_attribute, lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import context as C
 from .limits import PAIR_CELLS
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 _LEAF_KIND = {STR: "string", NUM: "number", BOOL: "boolean"}
 
@@ -48,7 +52,8 @@ def install_walk(score_h: Any, key_rows: Any) -> None:
     global _score_h, _key_rows
     _score_h, _key_rows = score_h, key_rows
 
-_F64 = np.float64
+# np.float64 once numpy is loaded; until then the dtype string numpy and rapidfuzz read as np.float64
+_F64 = lazy_attribute("numpy", "float64", globals(), "_F64", "float64")
 _KIND = C._KIND
 _ID_KINDS = ("string", "number")  # the JSON kinds an identifier or a reference can have
 _NEEDS_CONTEXT: dict[int, tuple] = {}  # id -> (handler or position, flag): see _cached_flag

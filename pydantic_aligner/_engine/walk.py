@@ -17,13 +17,12 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import replace
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .._errors import ComparatorError
 from .._schema.comparators import ScoreContext
 from .._schema.compile import escape_token
+from .._schema.lazy import lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import matrix as _matrix
 from .assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
@@ -49,6 +48,11 @@ from .context import (
 )
 from .limits import BLOCK, DEEP, DP_CELLS, assign_cells, deep_frames, on_fresh_thread
 from .tree import LazyMatch, Match, Row
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 __all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
 

@@ -296,7 +296,7 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     if m == 1:
         i = int(np.argmax(W[:, 0]))
         return (np.array([i]), np.array([0])) if pos[i, 0] else (_NONE, _NONE)
-    from scipy.optimize import linear_sum_assignment
+    from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
     # maximise W by minimising -W, negated in place (what maximize=True does, on a copy)
     rows, cols = linear_sum_assignment(np.negative(W, out=W))
@@ -314,7 +314,7 @@ def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> flo
     ``T / (n + m - K)`` bounds them all (with a relative slack of 1e-12 for the
     solver's rounding).
     """
-    from scipy.optimize import linear_sum_assignment
+    from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
     r, c = linear_sum_assignment(S, maximize=True)
     T = math.fsum(S[r, c].tolist())

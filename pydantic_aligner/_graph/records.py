@@ -115,7 +115,7 @@ def _joint_pairs(S: np.ndarray, repeated: list[tuple[int, list[int]]], lg: list[
     lexicographic objective (quantised total, then positive pairs), so which
     holder is taken never depends on the order of the list.
     """
-    from scipy.optimize import linear_sum_assignment
+    from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
     rows = [i for i, _ in repeated] + lg
     col_of = {j: c for c, j in enumerate(lp)}

@@ -926,7 +926,7 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
         F = quantize((1.0 - lam) * C + lam * W)
     else:
         F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
-    from scipy.optimize import linear_sum_assignment  # lazy: keeps `import pydantic_aligner` light
+    from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
     rows, cols = linear_sum_assignment(F, maximize=True)
     return dict(zip(rows.tolist(), cols.tolist())), F

@@ -181,7 +181,7 @@ class Search:
     def iterate(self, rounds: int) -> None:
         """Iterated assignment: map every scope by the assignment that maximises the votes of the current
         mapping, repeat; keep the best mapping met (the current one included)."""
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         ctx, obj = self.ctx, self.obj
         best = (obj.value, self.total_agreement(), {s: dict(ctx.mappings[s]) for s in self.scopes})
@@ -299,7 +299,7 @@ class Search:
 
     def settle_unreferenced(self) -> None:
         """Gold ids no reference points at do not change the score: give them the free candidates they agree with most."""
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         for s in self.scopes:
             mp = self.ctx.mappings[s]

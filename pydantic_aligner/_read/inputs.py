@@ -33,13 +33,19 @@ import numbers
 import types
 import typing
 import uuid
-from typing import Any
-
-import pydantic_core
-from pydantic import BaseModel, TypeAdapter
+from typing import TYPE_CHECKING, Any
 
 from .._errors import DataError, LimitError, ParseError
+from .._schema.lazy import lazy_module
 from .text import NO_JSON, parse_json_text
+
+if TYPE_CHECKING:
+    import pydantic
+    import pydantic_core
+    from pydantic import BaseModel, TypeAdapter
+else:  # loaded when a model (or a value only Pydantic can serialise) is first read: JSON data never needs them (issue 29)
+    pydantic = lazy_module("pydantic", globals(), "pydantic")
+    pydantic_core = lazy_module("pydantic_core", globals(), "pydantic_core")
 
 __all__ = ["Read", "to_json", "to_jsonable"]
 
@@ -226,7 +232,7 @@ def _jsonable(v: Any) -> Any:
             changed = changed or y is not x or key is not k
             new[key] = y
         return new if changed else v
-    if isinstance(v, BaseModel):
+    if isinstance(v, pydantic.BaseModel):
         return _jsonable(_dump_model(v))
     if isinstance(v, enum.Enum):
         return _jsonable(v.value)
@@ -268,7 +274,7 @@ def json_key(k: Any) -> str:
 
 @functools.lru_cache(maxsize=256)
 def _adapter(cls: type) -> TypeAdapter:
-    return TypeAdapter(cls)
+    return pydantic.TypeAdapter(cls)
 
 
 # ---------------------------------------------------------------------------
@@ -304,7 +310,7 @@ _MODEL_TYPES: dict[type, bool] = {}
 def _is_model(t: type) -> bool:
     hit = _MODEL_TYPES.get(t)
     if hit is None:
-        hit = isinstance(t, type) and issubclass(t, BaseModel)
+        hit = isinstance(t, type) and issubclass(t, pydantic.BaseModel)
         if len(_MODEL_TYPES) < 4096:
             _MODEL_TYPES[t] = hit
     return hit
@@ -360,7 +366,7 @@ def _may_hold_models(tp: Any, depth: int = 0) -> bool:
     if tp in _SCALARS or tp in _LEAVES or tp in (datetime.datetime, datetime.time, datetime.timedelta, bytes):
         return False
     if isinstance(tp, type):
-        if issubclass(tp, BaseModel) or dataclasses.is_dataclass(tp):
+        if issubclass(tp, pydantic.BaseModel) or dataclasses.is_dataclass(tp):
             return True
         if issubclass(tp, (enum.Enum, str, int, float, decimal.Decimal)):
             return False

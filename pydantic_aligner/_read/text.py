@@ -82,16 +82,21 @@ string is read as ``json.loads`` reads it. (Bytes must be UTF-8: anything else i
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 import threading
 import warnings
 from collections.abc import Callable, Iterator
-from typing import Any
-
-import pydantic_core
+from typing import TYPE_CHECKING, Any
 
 from .._errors import AlignerWarning, LimitError, ParseError
+from .._schema.lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pydantic_core
+else:  # loaded when a text is first read (issue 29)
+    pydantic_core = lazy_module("pydantic_core", globals(), "pydantic_core")
 
 __all__ = [
     "MAX_DEPTH",
@@ -288,7 +293,8 @@ def whole_json_span(
     >>> whole_json_span(' {"a": 1}\\n'), parse_json_text(' {"a": 1}\\n')
     ((1, 9), Parsed(value={'a': 1}, flags=frozenset(), start=1, end=9, found=1))
     """
-    if text.__class__ is not str or 4 * len(text) > max_text_bytes or _FAST_DEPTH is None or max_depth < _FAST_DEPTH:
+    fast_depth = _fast_depth_limit()
+    if text.__class__ is not str or 4 * len(text) > max_text_bytes or fast_depth is None or max_depth < fast_depth:
         return None
     if not text.isascii() and _LONE_SURROGATE.search(text) is not None:
         return None
@@ -410,8 +416,9 @@ class _Reader:
                 if status == _COMPLETE and end == len(body):
                     return value
             return _NOTHING
-        # from_json refuses nesting deeper than _FAST_DEPTH; below that, count only when the limit is lower
-        fast_ok = _FAST_DEPTH is not None and self.max_depth >= _FAST_DEPTH
+        # from_json refuses nesting deeper than _fast_depth_limit(); below that, count only when the limit is lower
+        fast_depth = _fast_depth_limit()
+        fast_ok = fast_depth is not None and self.max_depth >= fast_depth
         if not fast_ok and body.count("[") + body.count("{") > self.max_depth:
             depth = _depth(value)
             if depth > self.max_depth:
@@ -782,17 +789,17 @@ def _depth(value: Any) -> int:
     return deepest
 
 
+@functools.cache
 def _fast_depth_limit() -> int | None:
-    """The deepest nesting ``pydantic_core.from_json`` reads (it refuses deeper), or None if it has no limit below 10,000."""
+    """The deepest nesting ``pydantic_core.from_json`` reads (it refuses deeper), or None if it has no limit below 10,000.
+
+    Probed on the first text read, not when the package is imported."""
     for depth in (200, 256, 512, 1024, 10_000):
         try:
             pydantic_core.from_json("[" * (depth + 1) + "]" * (depth + 1))
         except ValueError:
             return depth
     return None  # pragma: no cover - pydantic_core without a depth limit
-
-
-_FAST_DEPTH = _fast_depth_limit()
 
 
 def _lenient_end(text: str, s: int, end: int, cap: int) -> tuple[int, int]:

@@ -6,5 +6,6 @@ comparators, score tables) the engine walks. ``markers`` (the ``Annotated`` voca
 ``translate`` (model -> JSON Schema), ``lint`` (warnings about a schema), ``compile``
 (JSON Schema -> plan, ``$ref`` local only), ``plan`` (the compiled node types), ``regex``
 (``pattern``/``patternProperties``), ``comparators`` and ``score_table`` (the leaf scores a
-schema can name). Imports nothing above it.
+schema can name); ``lazy`` (heavy modules loaded where first needed, used by every stage above: the
+cold start of docs/performance.md). Imports nothing above it.
 """

@@ -25,21 +25,22 @@ import unicodedata
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from typing import Any
-
-import numpy as np
-from rapidfuzz import process
-from rapidfuzz.distance import (
-    OSA,
-    DamerauLevenshtein,
-    Indel,
-    Jaro,
-    JaroWinkler,
-    LCSseq,
-    Levenshtein,
-)
+from typing import TYPE_CHECKING, Any
 
 from .._errors import AlignerError, ComparatorError, _short
+from .lazy import lazy_attribute, lazy_module, load
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
+
+if TYPE_CHECKING:
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+else:  # loaded when a string is first compared
+    process = lazy_module("rapidfuzz.process", globals(), "process")
+    Levenshtein = lazy_module("rapidfuzz.distance.Levenshtein", globals(), "Levenshtein")
 
 __all__ = [
     "BoundComparator",
@@ -51,7 +52,8 @@ __all__ = [
     "resolve_comparator",
 ]
 
-_F64 = np.float64
+# np.float64 once numpy is loaded; until then the dtype string numpy and rapidfuzz read as np.float64
+_F64 = lazy_attribute("numpy", "float64", globals(), "_F64", "float64")
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,14 +94,15 @@ def context_comparator(fn: Callable) -> Callable:
 # ---------------------------------------------------------------------------
 # string metrics
 
+# metric -> the rapidfuzz.distance module whose ``normalized_similarity`` it is (imported when a schema names it)
 _RF_STRING = {
-    "jaro": Jaro.normalized_similarity,
-    "jaro_winkler": JaroWinkler.normalized_similarity,
-    "levenshtein": Levenshtein.normalized_similarity,
-    "damerau_levenshtein": DamerauLevenshtein.normalized_similarity,
-    "osa": OSA.normalized_similarity,
-    "indel": Indel.normalized_similarity,
-    "lcsseq": LCSseq.normalized_similarity,
+    "jaro": "Jaro",
+    "jaro_winkler": "JaroWinkler",
+    "levenshtein": "Levenshtein",
+    "damerau_levenshtein": "DamerauLevenshtein",
+    "osa": "OSA",
+    "indel": "Indel",
+    "lcsseq": "LCSseq",
 }
 # scalar and cdist results differ in the last bit for these (SIMD path)
 _SIMD_SENSITIVE = {"jaro", "jaro_winkler"}
@@ -124,23 +127,43 @@ def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
     return (ga[:, None] == pa[None, :]).astype(_F64)
 
 
+@functools.cache
+def _rf_scorer(name: str) -> Callable:
+    """The rapidfuzz ``normalized_similarity`` of a string metric (rapidfuzz is imported on the first call)."""
+    from rapidfuzz import distance
+
+    return getattr(distance, _RF_STRING[name]).normalized_similarity
+
+
 def _rf_string(name: str) -> tuple[Callable, Callable]:
-    scorer = _RF_STRING[name]
-
-    def matrix(golds: list, preds: list) -> np.ndarray:
-        return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
-
     if name in _SIMD_SENSITIVE:
+        # the scorer is bound on the first call: the inferred position binds jaro when the package is imported,
+        # and rapidfuzz is loaded only when a string is first compared
+        scorer: Callable | None = None
+
+        def bind() -> Callable:
+            nonlocal scorer
+            scorer = _rf_scorer(name)
+            load("numpy")  # cdist and cpdist return numpy arrays: _F64 becomes np.float64 now
+            return scorer
+
+        def matrix(golds: list, preds: list) -> np.ndarray:
+            return process.cdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
 
         def pair(a: str, b: str) -> float:
             if a == b:
                 return 1.0
-            return float(process.cpdist((a,), (b,), scorer=scorer, dtype=_F64, workers=1)[0])
+            return float(process.cpdist((a,), (b,), scorer=scorer or bind(), dtype=_F64, workers=1)[0])
 
-    else:
+        return pair, matrix
 
-        def pair(a: str, b: str) -> float:
-            return scorer(a, b)
+    scorer = _rf_scorer(name)
+
+    def matrix(golds: list, preds: list) -> np.ndarray:
+        return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+
+    def pair(a: str, b: str) -> float:
+        return scorer(a, b)
 
     return pair, matrix
 

@@ -37,12 +37,16 @@ import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from .comparators import BoundComparator
+from .lazy import lazy_module
 from .plan import KIND_NUMBER, KIND_STRING
+
+if TYPE_CHECKING:
+    import numpy as np
+else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
+    np = lazy_module("numpy", globals(), "np")
 
 __all__ = ["KEYWORD", "TableComparator", "check_table_value", "compile_table", "table_of"]
 
