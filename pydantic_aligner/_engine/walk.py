@@ -538,8 +538,19 @@ def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr:
         s = _prefix(h, g, p, ctx, loc, gptr, pptr, 1.0, rows)
         kind = "prefix"
     elif has_tail:
-        later: list | None = [] if gptr is not None else None
-        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        later: list | None = None
+        if gptr is not None:
+            later = []
+            if ctx.lists is None:  # the outermost list of a tree: lists scored a level at a time below are kept until it is built
+                ctx.lists = ({}, {})
+                try:
+                    s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+                finally:
+                    ctx.lists = None
+            else:
+                s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        else:
+            s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
         if later:
             s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
             return s, later[0], kind
@@ -635,9 +646,14 @@ def _tail(
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
-        if tree and ctx.conf is None and REUSE:
-            kept = _matrix.Kept()
-        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
+        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block
+            hit = _matrix.registered(ctx, h.items, g, p)
+            if hit is not None:
+                S, kept = hit
+        if S is None:
+            if tree and ctx.conf is None and REUSE:
+                kept = _matrix.Kept()
+            S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
         plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
@@ -756,15 +772,22 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     blocks = kept.blocks
     if blocks is None:
         return None
-    kept.blocks = None
+    shared, goff, poff = kept.shared, kept.goff, kept.poff  # (a list of a level-at-a-time matrix: its items' offsets)
+    if not shared:
+        kept.blocks = None
     if len(blocks) == 1:  # every object on each side has the same keys
         li, lj = zip(*pairs)
+        if goff or poff:
+            li = [goff + i for i in li]
+            lj = [poff + j for j in lj]
         members = {(0, 0): (range(len(pairs)), li, lj)}
     else:
         ggrp, gloc = kept.groups(True)
         pgrp, ploc = kept.groups(False)
         members = {}
         for t, (i, j) in enumerate(pairs):
+            i += goff
+            j += poff
             key = (ggrp[i], pgrp[j])
             m = members.get(key)
             if m is None:
@@ -776,7 +799,9 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     lazy = True
     for key, (ts, li, lj) in members.items():
         blk = blocks[key]
-        spec, gvals, pvals = _block_spec(blk, pos)
+        if blk.spec is None:
+            blk.spec = _block_spec(blk, pos)
+        spec, gvals, pvals = blk.spec
         mats = blk.mats
         cols: tuple = (None,) * len(mats)
         for V in mats:
@@ -785,7 +810,8 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
                 flat = np.array([a * m + b for a, b in zip(li, lj)], dtype=np.intp)
                 cols = tuple([None if V is None else V.take(flat).tolist() for V in mats])
                 break
-        blk.mats = None
+        if not shared:
+            blk.mats = None
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:
