@@ -19,6 +19,9 @@ row alike. Sections:
    second per input kind: dicts, model instances, JSON text under the JSON Schema and under the
    model, the module-level ``score()``; each row's ratio to the dicts row both as best over best and
    as the median of the ratios within a round (rows a fraction of a second apart).
+2b. **Shapes** (issue 29): lists of objects nested 2-5 lists deep (branching 4), one object with 1,000 keys, and
+   invoices of N=5 and N=10 items explained (align + feedback + JSON patch); each against its floor (``tree_floor``,
+   ``wide_floor``, ``invoice_floor``), ratios as medians of within-round ratios, the load average beside each row.
 3. **Big list** (N=10,000 line items, a fresh process per row): CPU time and peak resident
    memory of ``score`` and ``align`` against the floor and against a memory-lean floor (the
    same calls, summed in place a block of rows at a time, solved without a copy).
@@ -341,6 +344,46 @@ def small_pairs(rounds: int, seconds: float, times: dict | None = None) -> dict[
 
 
 # ---------------------------------------------------------------------------
+# 2b. shapes of issue 29: nested lists, a wide object, explanations of small pairs (ratios: medians of within-round ratios)
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "?"
+
+
+def shape_rows(rounds: int, seconds: float, quick: bool) -> list[dict]:
+    """One table row per shape: best CPU time per call of the floor, ``score``, ``align`` and align + feedback +
+    patch, and the medians over rounds of the ratios within a round (the claims)."""
+    cases = [(f"nested lists, depth {d} (branching 4)", tree_pair(d, seed=d), tree_floor) for d in (2, 3, 4) + (() if quick else (5,))]
+    cases.append(("wide object, 1,000 keys", wide_pair(1000), wide_floor))
+    for n in (5, 10):
+        g, p = invoice_pair(n, seed=n)
+        cases.append((f"small pair: invoice N={n}", (INVOICE_SCHEMA, g, p), invoice_floor))
+    out = []
+    for name, (schema, g, p), floor in cases:
+        aligner = Aligner(schema, max_cells=None)
+
+        def afp(gold, pred, aligner=aligner):
+            r = aligner.align(gold, pred)
+            r.feedback()
+            r.to_json_patch()
+
+        value = aligner.score(g, p)
+        assert aligner.align(g, p).score == value
+        times: dict = {}
+        load = _load()
+        rows = {"floor": (floor, [(g, p)]), "score": (aligner.score, [(g, p)]), "align": (aligner.align, [(g, p)]), "afp": (afp, [(g, p)])}
+        best = interleaved(rows, rounds, seconds, times)
+        best.update(name=name, value=value, load=f"{load} / {_load()}")
+        for a, b in (("score", "floor"), ("align", "floor"), ("afp", "floor"), ("align", "score"), ("afp", "score")):
+            best[f"{a}/{b}"] = paired_ratio(times, a, b)
+        out.append(best)
+        print(f"  {name:<40} score/floor {best['score/floor']:.2f}  align/score {best['align/score']:.2f}  "
+              f"afp/floor {best['afp/floor']:.2f}", file=sys.stderr, flush=True)  # fmt: skip
+    return out
+
+
+# ---------------------------------------------------------------------------
 # 3. big list: a fresh process per row
 
 
@@ -458,7 +501,10 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append(r)
         print(f"  {sc['name']:<32} score {fmt(r['score']):>10}  align {fmt(r['align']):>10}  floor {fmt(r['floor']):>10}", file=sys.stderr, flush=True)
     small_times: dict = {}
+    small_load = _load()
     small = small_pairs(rounds * 3, seconds / 2, small_times)  # more, shorter rounds: paired ratios
+    small_load += f" / {_load()}"
+    shapes = shape_rows(rounds * 3, seconds / 2, args.quick)
     big = None if args.quick else big_list(args.big)
     peers: dict = {}
     if not args.no_peers:
@@ -483,7 +529,16 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"\nGrowth: invoice N=1000 / N=100 = {by['invoice N=1000']['score'] / by['invoice N=100']['score']:.0f}x "
               f"(floor {by['invoice N=1000']['floor'] / by['invoice N=100']['floor']:.0f}x).")  # fmt: skip
 
-    print("\n### Small pairs (N=5 invoices, 200 pairs cycled, one compiled Aligner, one core)\n")
+    print("\n### Nested lists, a wide object, explanations of small pairs (issue 29)\n")
+    print("Best CPU time per call; the ratios are medians over rounds of the two rows' ratio within a round. "
+          "Load average at the start / end of each row.\n")  # fmt: skip
+    print("| shape | floor | score | align | align + feedback + patch | score / floor | align / score | afp / floor | load | score |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in shapes:
+        print(f"| {r['name']} | {fmt(r['floor'])} | {fmt(r['score'])} | {fmt(r['align'])} | {fmt(r['afp'])} | {ratio(r['score/floor'])} | "
+              f"{ratio(r['align/score'])} | {ratio(r['afp/floor'])} | {r['load']} | {r['value']:.4f} |")  # fmt: skip
+
+    print(f"\n### Small pairs (N=5 invoices, 200 pairs cycled, one compiled Aligner, one core; load {small_load})\n")
     print("| input | pairs/s | per pair | x floor | x dicts | x dicts, median of rounds |")
     print("|---|---|---|---|---|---|")
     base = "dicts, Aligner.score"
@@ -518,7 +573,15 @@ def main(argv: list[str] | None = None) -> dict:
     g = by.get("org graph 1000 records")
     if g is not None:
         print(f"| the 1,000-record org graph below 0.8 s | {fmt(g['score'])} (score), {fmt(g['align'])} (align) |")
-    return {"rows": rows, "small": small, "big": big, "peers": peers}
+    for r in shapes:  # issue 29
+        if r["name"].startswith("nested"):
+            print(f"| {r['name']}: score <= 2x the floor, align <= 1.3x score | {ratio(r['score/floor'])}, {ratio(r['align/score'])} |")
+        elif r["name"].startswith("wide"):
+            print(f"| {r['name']}: score <= 1.5x the floor, align <= 1.3x score | {ratio(r['score/floor'])}, {ratio(r['align/score'])} |")
+        else:
+            print(f"| {r['name']}: align + feedback + patch <= 3x the floor, align <= 1.5x score | "
+                  f"{ratio(r['afp/floor'])}, {ratio(r['align/score'])} |")  # fmt: skip
+    return {"rows": rows, "small": small, "shapes": shapes, "big": big, "peers": peers}
 
 
 if __name__ == "__main__":

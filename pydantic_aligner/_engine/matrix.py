@@ -249,7 +249,7 @@ def handler_matrix(
         return M
     if t == OBJ and not _needs_context(h):
         return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
-    if t == ARR and ctx.record_pairs is None and _batchable(h):
+    if t == ARR and LEVELS and ctx.record_pairs is None and _batchable(h):
         M = _lists_matrix(h, G, P, ctx, loc)
         if M is not None:
             return M
@@ -260,6 +260,8 @@ def handler_matrix(
 # lists of lists, a level at a time
 
 
+#: lists of lists of objects are scored a level at a time (False: pair by pair, the reference the tests compare it with)
+LEVELS = True
 _BATCH: dict[int, tuple] = {}
 
 

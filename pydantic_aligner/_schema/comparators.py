@@ -124,11 +124,21 @@ def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
     return (ga[:, None] == pa[None, :]).astype(_F64)
 
 
-def _rf_string(name: str) -> tuple[Callable, Callable]:
+def _exact_str_pairs(golds: list, preds: list) -> np.ndarray:
+    return np.array([a == b for a, b in zip(golds, preds)], dtype=_F64).reshape(len(golds))
+
+
+def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     scorer = _RF_STRING[name]
 
     def matrix(golds: list, preds: list) -> np.ndarray:
         return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+
+    def pairs(golds: list, preds: list) -> np.ndarray:  # (cpdist runs cdist's code: its cells, pair by pair)
+        out = process.cpdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+        if name in _SIMD_SENSITIVE:  # as pair() below
+            out[[a == b for a, b in zip(golds, preds)]] = 1.0
+        return out
 
     if name in _SIMD_SENSITIVE:
 
@@ -142,7 +152,7 @@ def _rf_string(name: str) -> tuple[Callable, Callable]:
         def pair(a: str, b: str) -> float:
             return scorer(a, b)
 
-    return pair, matrix
+    return pair, matrix, pairs
 
 
 # ---------------------------------------------------------------------------
@@ -300,8 +310,9 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
     return pair
 
 
-def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None) -> Callable:
-    """The matrix of a number comparator.
+def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None, pairwise: bool = False) -> Callable:
+    """The matrix of a number comparator (with ``pairwise``: its element-wise form, ``golds[t]`` against ``preds[t]``,
+    the same operations on each pair).
 
     ``fast(a, b)`` (a column and a row of finite values, every integer exact
     as a float) computes ``core`` with the same float operations in the same
@@ -321,8 +332,9 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
             if len(golds) + len(preds) <= 64  # short lists: cheaper in Python than four numpy calls
             else np.abs(a).max() < _EXACT_INT and np.abs(b).max() < _EXACT_INT
         ):
-            a = a[:, None]
-            b = b[None, :]
+            if not pairwise:
+                a = a[:, None]
+                b = b[None, :]
             if 0 in golds and 0 in preds:  # 0 / 0 where both are 0 (those cells are equal, hence 1)
                 with np.errstate(invalid="ignore"):
                     out = fast(a, b)
@@ -330,8 +342,9 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
                 out = fast(a, b)
             out[a == b] = 1.0
             return out
-        a = a[:, None]
-        b = b[None, :]
+        if not pairwise:
+            a = a[:, None]
+            b = b[None, :]
         with np.errstate(invalid="ignore"):
             big = bool((np.abs(a) >= _EXACT_INT).any() or (np.abs(b) >= _EXACT_INT).any())
         if big and any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
@@ -367,7 +380,7 @@ def _relative_fast(a, b):
 
 
 def _exact_fast(a, b):
-    return np.zeros((a.shape[0], b.shape[1]), dtype=_F64)
+    return np.zeros(np.broadcast_shapes(a.shape, b.shape), dtype=_F64)
 
 
 def _invdiff(a, b):
@@ -446,6 +459,9 @@ class BoundComparator:
     custom: bool = False
     block: int = 0
     tolerance: float | None = None  # the tolerance it was bound with (described, never read by the scoring)
+    # pairs(golds, preds): pair(golds[t], preds[t]) for every t at once, bit for bit (None: not vectorisable); used
+    # for the leaf values of a wide object
+    pairs: Callable | None = None
 
 
 _GLOBAL_REGISTRY: dict[str, Callable] = {}
@@ -575,6 +591,11 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
     return bound
 
 
+def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable) -> BoundComparator:
+    """A number comparator: its pair, matrix and element-wise forms."""
+    return BoundComparator(name, pair, _num_matrix(core_np, fast), pairs=_num_matrix(core_np, fast, pairwise=True))
+
+
 def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None) -> BoundComparator | None:
     if name in custom:
         fn = custom[name]
@@ -582,27 +603,27 @@ def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], to
         return BoundComparator(name, _checked_custom(name, fn, ctx), None, wants_context=ctx, custom=True)
     if kind == "string":
         if name == "exact":
-            return BoundComparator(name, lambda a, b: 1.0 if a == b else 0.0, _exact_str_matrix)
+            return BoundComparator(name, lambda a, b: 1.0 if a == b else 0.0, _exact_str_matrix, pairs=_exact_str_pairs)
         if name == "date":
             pair = _date_pair(0.0 if tolerance is None else tolerance)
             return BoundComparator(name, pair, None)
         if name == "text":
             return BoundComparator(name, _text_pair, _text_matrix, block=64)
         if name in _RF_STRING:
-            pair, matrix = _rf_string(name)
-            return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64)
+            pair, matrix, pairs = _rf_string(name)
+            return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64, pairs=pairs)
         return None
     if kind == "number":
         if name == "invdiff":
-            return BoundComparator(name, _num_pair(_invdiff), _num_matrix(_invdiff_np, _invdiff_fast))
+            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast)
         if name == "relative":
-            return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np, _relative_fast))
+            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast)
         if name == "exact":
-            return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np, _exact_fast))
+            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast)
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             tol = float(default if tolerance is None else tolerance)
             core, core_np, fast = _tol_funcs(name, tol)
-            return BoundComparator(name, _num_pair(core, name, tol), _num_matrix(core_np, fast))
+            return _num_bound(name, _num_pair(core, name, tol), core_np, fast)
         return None
     raise AssertionError(kind)
