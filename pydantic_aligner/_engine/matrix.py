@@ -14,6 +14,13 @@ are themselves containers (a list inside each record) are scored per pair.
 Objects are grouped by their key sequence: key pairing depends only on the
 keys, so it is computed once per (gold key sequence, candidate key sequence).
 
+Lists of lists of objects are scored a level at a time (:func:`_lists_matrix`):
+every pair of lists needs all of its item pairs, so one matrix of all the
+level's gold items against all its candidate items holds exactly the cells the
+pairs of lists need (built the same way, field by field, the level below too),
+and each pair of lists is paired off its block; blocks of one small shape are
+paired together (:func:`~.assign.assign_small`).
+
 In tree mode (``Aligner.align``) the engine passes a :class:`Kept`: the matrix
 then also records what it was built from (the leaf handler of a list of
 leaves; the key rows and the field matrices of a list of objects), so the
