@@ -161,3 +161,86 @@ def nested_pair(n_orders: int, seed: int = 0) -> tuple[dict, dict, dict]:
         },
     }
     return schema, gold, pred
+
+
+def tree_schema(depth: int) -> dict:
+    """An order-agnostic list of objects nested ``depth`` lists deep: every object has a name (Levenshtein), a
+    quantity (relative), a code (exact) and, above the last level, ``children`` (the next list)."""
+    item: dict = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {
+            "name": {"type": "string", "score": "levenshtein"},
+            "qty": {"type": "integer", "score": "relative"},
+            "code": {"type": "string", "score": "exact"},
+        },
+    }
+    schema = {"type": "array", "order": "align", "items": item}
+    for _ in range(depth - 1):
+        item = copy.deepcopy(item)
+        item["properties"]["children"] = schema
+        schema = {"type": "array", "order": "align", "items": item}
+    return schema
+
+
+def tree_pair(depth: int, branching: int = 4, seed: int = 0) -> tuple[dict, list, list]:
+    """(schema, gold, candidate): lists of ``branching`` objects nested ``depth`` lists deep (a CV's jobs and their
+    responsibilities, an order's lines and their components). The candidate shuffles every list, misspells 30% of
+    the names and moves 20% of the quantities by one.
+
+    >>> from invoices import tree_pair
+    >>> schema, gold, pred = tree_pair(2, seed=1)
+    >>> len(gold), len(gold[0]["children"]), sorted(gold[0])
+    (4, 4, ['children', 'code', 'name', 'qty'])
+    """
+    rng = random.Random(seed)
+
+    def node(level: int, path: str) -> dict:
+        out = {"name": f"{rng.choice(ADJS)} {rng.choice(NOUNS)} {rng.randrange(10, 99)}", "qty": rng.randrange(1, 50), "code": f"C{path}"}
+        if level < depth:
+            out["children"] = [node(level + 1, f"{path}.{k}") for k in range(branching)]
+        return out
+
+    gold = [node(1, str(k)) for k in range(branching)]
+
+    def perturb(items: list) -> list:
+        items = copy.deepcopy(items)
+        for it in items:
+            if rng.random() < 0.3:
+                it["name"] = _typo(it["name"], rng)
+            if rng.random() < 0.2:
+                it["qty"] += rng.choice([-1, 1])
+            if "children" in it:
+                it["children"] = perturb(it["children"])
+        rng.shuffle(items)
+        return items
+
+    return tree_schema(depth), gold, perturb(gold)
+
+
+def wide_pair(keys: int = 1000, seed: int = 0) -> tuple[dict, dict, dict]:
+    """(schema, gold, candidate): one object with ``keys`` keys (a third strings compared by Levenshtein, a third
+    numbers compared relatively, a third exact codes); the candidate misspells or moves 20% of the values and
+    misses 1% of the keys."""
+    rng = random.Random(seed)
+    props, gold = {}, {}
+    for k in range(keys):
+        kind = k % 3
+        key = f"field_{k:04d}"
+        if kind == 0:
+            props[key] = {"type": "string", "score": "levenshtein"}
+            gold[key] = f"{rng.choice(ADJS)} {rng.choice(NOUNS)}"
+        elif kind == 1:
+            props[key] = {"type": "number", "score": "relative"}
+            gold[key] = round(rng.uniform(1, 1000), 2)
+        else:
+            props[key] = {"type": "string", "score": "exact"}
+            gold[key] = f"X-{rng.randrange(10**6)}"
+    pred = {}
+    for key, v in gold.items():
+        if rng.random() < 0.01:
+            continue
+        if rng.random() < 0.2:
+            v = _typo(v, rng) if isinstance(v, str) else round(v * rng.uniform(0.9, 1.1), 2)
+        pred[key] = v
+    return {"type": "object", "keyScore": "exact", "properties": props}, gold, pred

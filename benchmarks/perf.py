@@ -19,6 +19,9 @@ row alike. Sections:
    second per input kind: dicts, model instances, JSON text under the JSON Schema and under the
    model, the module-level ``score()``; each row's ratio to the dicts row both as best over best and
    as the median of the ratios within a round (rows a fraction of a second apart).
+2b. **Shapes** (issue 29): lists of objects nested 2-5 lists deep (branching 4), one object with 1,000 keys, and
+   invoices of N=5 and N=10 items explained (align + feedback + JSON patch); each against its floor (``tree_floor``,
+   ``wide_floor``, ``invoice_floor``), ratios as medians of within-round ratios, the load average beside each row.
 3. **Big list** (N=10,000 line items, a fresh process per row): CPU time and peak resident
    memory of ``score`` and ``align`` against the floor and against a memory-lean floor (the
    same calls, summed in place a block of rows at a time, solved without a copy).
@@ -51,7 +54,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
 from invoices import SCHEMA as INVOICE_SCHEMA  # noqa: E402
-from invoices import invoice_model, invoice_pair, nested_pair  # noqa: E402
+from invoices import invoice_model, invoice_pair, nested_pair, tree_pair, wide_pair  # noqa: E402
 from orggraph import generate, relabel, reroute  # noqa: E402
 from orggraph import schema as org_schema  # noqa: E402
 
@@ -199,6 +202,80 @@ def nested_floor(gold: dict, pred: dict) -> None:
     linear_sum_assignment(S, maximize=True)
 
 
+def _relative(a, b):
+    a = _f64(a)[:, None]
+    b = _f64(b)[None, :]
+    return np.where(a == b, 1.0, np.maximum(0.0, 1.0 - np.abs(a - b) / np.maximum(np.abs(a), np.abs(b))))
+
+
+def _exact(G, P):
+    codes: dict = {}
+    ga = np.array([codes.setdefault(v, len(codes)) for v in G])
+    pa = np.array([codes.get(v, -1) for v in P])
+    return (ga[:, None] == pa[None, :]).astype(np.float64)
+
+
+def _list_score(S) -> float:
+    rows, cols = linear_sum_assignment(S, maximize=True)
+    cells = S[rows, cols]
+    k = int((cells > 0).sum())
+    return float(cells.sum()) / (S.shape[0] + S.shape[1] - k)
+
+
+def tree_floor(gold: list, pred: list) -> float:
+    """Nested lists, written the same way as the engine's batching: per level one ``cdist`` per field over all the
+    level's gold x candidate items (every pair of them is needed: the level above scores every pair of its items),
+    then one ``linear_sum_assignment`` per pair of lists of the level below, bottom up."""
+    levels = [(gold, pred, [0, len(gold)], [0, len(pred)])]  # (items, items, list offsets gold, candidate)
+    while "children" in levels[-1][0][0]:
+        G, P = levels[-1][0], levels[-1][1]
+        go, po = [0], [0]
+        for g in G:
+            go.append(go[-1] + len(g["children"]))
+        for p in P:
+            po.append(po[-1] + len(p["children"]))
+        levels.append(([c for g in G for c in g["children"]], [c for p in P for c in p["children"]], go, po))
+    below = None  # the similarity matrix of the level below
+    for G, P, go, po in reversed(levels):
+        S = process.cdist([g["name"] for g in G], [p["name"] for p in P], scorer=Levenshtein.normalized_similarity, dtype=np.float64)
+        S += _relative([g["qty"] for g in G], [p["qty"] for p in P])
+        S += _exact([g["code"] for g in G], [p["code"] for p in P])
+        nf = 3.0
+        if below is not None:
+            bS, bgo, bpo = below
+            K = np.empty_like(S)
+            for i in range(len(G)):
+                rows = bS[bgo[i] : bgo[i + 1]]
+                for j in range(len(P)):
+                    K[i, j] = _list_score(rows[:, bpo[j] : bpo[j + 1]])
+            S += K
+            nf = 4.0
+        S /= nf
+        below = (S, go, po)
+    return _list_score(below[0])
+
+
+_WIDE_KINDS = {f"field_{k:04d}": ("levenshtein", "relative", "exact")[k % 3] for k in range(10_000)}  # (invoices.wide_pair)
+
+
+def wide_floor(gold: dict, pred: dict) -> float:
+    """One object: keys paired by a dict lookup, then per comparator one vectorised call over the paired values
+    (``cpdist`` for the strings, numpy for the numbers, an equality for the exact codes)."""
+    by = {"levenshtein": ([], []), "relative": ([], []), "exact": ([], [])}
+    kinds = _WIDE_KINDS
+    for k, g in gold.items():
+        p = pred.get(k)
+        if p is not None:
+            a, b = by[kinds[k]]
+            a.append(g)
+            b.append(p)
+    total = process.cpdist(*by["levenshtein"], scorer=Levenshtein.normalized_similarity, dtype=np.float64).sum()
+    a, b = _f64(by["relative"][0]), _f64(by["relative"][1])
+    total += np.where(a == b, 1.0, np.maximum(0.0, 1.0 - np.abs(a - b) / np.maximum(np.abs(a), np.abs(b)))).sum()
+    total += sum(x == y for x, y in zip(*by["exact"]))
+    return float(total) / len(gold.keys() | pred.keys())
+
+
 # ---------------------------------------------------------------------------
 # 1. scenarios
 
@@ -264,6 +341,46 @@ def small_pairs(rounds: int, seconds: float, times: dict | None = None) -> dict[
         "model instances, module-level score(gold, pred)": (pydantic_aligner.score, insts),
     }
     return interleaved(rows, rounds, seconds, times)
+
+
+# ---------------------------------------------------------------------------
+# 2b. shapes of issue 29: nested lists, a wide object, explanations of small pairs (ratios: medians of within-round ratios)
+
+
+def _load() -> str:
+    return f"{os.getloadavg()[0]:.2f}" if hasattr(os, "getloadavg") else "?"
+
+
+def shape_rows(rounds: int, seconds: float, quick: bool) -> list[dict]:
+    """One table row per shape: best CPU time per call of the floor, ``score``, ``align`` and align + feedback +
+    patch, and the medians over rounds of the ratios within a round (the claims)."""
+    cases = [(f"nested lists, depth {d} (branching 4)", tree_pair(d, seed=d), tree_floor) for d in (2, 3, 4) + (() if quick else (5,))]
+    cases.append(("wide object, 1,000 keys", wide_pair(1000), wide_floor))
+    for n in (5, 10):
+        g, p = invoice_pair(n, seed=n)
+        cases.append((f"small pair: invoice N={n}", (INVOICE_SCHEMA, g, p), invoice_floor))
+    out = []
+    for name, (schema, g, p), floor in cases:
+        aligner = Aligner(schema, max_cells=None)
+
+        def afp(gold, pred, aligner=aligner):
+            r = aligner.align(gold, pred)
+            r.feedback()
+            r.to_json_patch()
+
+        value = aligner.score(g, p)
+        assert aligner.align(g, p).score == value
+        times: dict = {}
+        load = _load()
+        rows = {"floor": (floor, [(g, p)]), "score": (aligner.score, [(g, p)]), "align": (aligner.align, [(g, p)]), "afp": (afp, [(g, p)])}
+        best = interleaved(rows, rounds, seconds, times)
+        best.update(name=name, value=value, load=f"{load} / {_load()}")
+        for a, b in (("score", "floor"), ("align", "floor"), ("afp", "floor"), ("align", "score"), ("afp", "score")):
+            best[f"{a}/{b}"] = paired_ratio(times, a, b)
+        out.append(best)
+        print(f"  {name:<40} score/floor {best['score/floor']:.2f}  align/score {best['align/score']:.2f}  "
+              f"afp/floor {best['afp/floor']:.2f}", file=sys.stderr, flush=True)  # fmt: skip
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -384,7 +501,10 @@ def main(argv: list[str] | None = None) -> dict:
         rows.append(r)
         print(f"  {sc['name']:<32} score {fmt(r['score']):>10}  align {fmt(r['align']):>10}  floor {fmt(r['floor']):>10}", file=sys.stderr, flush=True)
     small_times: dict = {}
+    small_load = _load()
     small = small_pairs(rounds * 3, seconds / 2, small_times)  # more, shorter rounds: paired ratios
+    small_load += f" / {_load()}"
+    shapes = shape_rows(rounds * 3, seconds / 2, args.quick)
     big = None if args.quick else big_list(args.big)
     peers: dict = {}
     if not args.no_peers:
@@ -409,7 +529,16 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"\nGrowth: invoice N=1000 / N=100 = {by['invoice N=1000']['score'] / by['invoice N=100']['score']:.0f}x "
               f"(floor {by['invoice N=1000']['floor'] / by['invoice N=100']['floor']:.0f}x).")  # fmt: skip
 
-    print("\n### Small pairs (N=5 invoices, 200 pairs cycled, one compiled Aligner, one core)\n")
+    print("\n### Nested lists, a wide object, explanations of small pairs (issue 29)\n")
+    print("Best CPU time per call; the ratios are medians over rounds of the two rows' ratio within a round. "
+          "Load average at the start / end of each row.\n")  # fmt: skip
+    print("| shape | floor | score | align | align + feedback + patch | score / floor | align / score | afp / floor | load | score |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in shapes:
+        print(f"| {r['name']} | {fmt(r['floor'])} | {fmt(r['score'])} | {fmt(r['align'])} | {fmt(r['afp'])} | {ratio(r['score/floor'])} | "
+              f"{ratio(r['align/score'])} | {ratio(r['afp/floor'])} | {r['load']} | {r['value']:.4f} |")  # fmt: skip
+
+    print(f"\n### Small pairs (N=5 invoices, 200 pairs cycled, one compiled Aligner, one core; load {small_load})\n")
     print("| input | pairs/s | per pair | x floor | x dicts | x dicts, median of rounds |")
     print("|---|---|---|---|---|---|")
     base = "dicts, Aligner.score"
@@ -444,7 +573,15 @@ def main(argv: list[str] | None = None) -> dict:
     g = by.get("org graph 1000 records")
     if g is not None:
         print(f"| the 1,000-record org graph below 0.8 s | {fmt(g['score'])} (score), {fmt(g['align'])} (align) |")
-    return {"rows": rows, "small": small, "big": big, "peers": peers}
+    for r in shapes:  # issue 29
+        if r["name"].startswith("nested"):
+            print(f"| {r['name']}: score <= 2x the floor, align <= 1.3x score | {ratio(r['score/floor'])}, {ratio(r['align/score'])} |")
+        elif r["name"].startswith("wide"):
+            print(f"| {r['name']}: score <= 1.5x the floor, align <= 1.3x score | {ratio(r['score/floor'])}, {ratio(r['align/score'])} |")
+        else:
+            print(f"| {r['name']}: align + feedback + patch <= 3x the floor, align <= 1.5x score | "
+                  f"{ratio(r['afp/floor'])}, {ratio(r['align/score'])} |")  # fmt: skip
+    return {"rows": rows, "small": small, "shapes": shapes, "big": big, "peers": peers}
 
 
 if __name__ == "__main__":

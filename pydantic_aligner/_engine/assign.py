@@ -107,6 +107,68 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     return dict(zip(rows[ok].tolist(), cols[ok].tolist()))
 
 
+#: the most injective maps :func:`assign_small` enumerates per matrix (5 x 5: 120, 4 x 6: 360, 6 x 6: 720)
+SMALL_MAPS = 720
+_MAPS: dict = {}
+
+
+def _maps(n: int, m: int) -> np.ndarray | None:
+    """Every injective map of ``n`` rows into ``m`` columns (``n <= m``), one per row of the result."""
+    key = (n, m)
+    maps = _MAPS.get(key)
+    if maps is None:
+        count = 1
+        for t in range(m - n + 1, m + 1):
+            count *= t
+        if count > SMALL_MAPS:
+            return None
+        import itertools
+
+        maps = _MAPS[key] = np.array(list(itertools.permutations(range(m), n)), dtype=np.intp).reshape(-1, n)
+    return maps
+
+
+def assign_small(S: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """:func:`assign` of many small matrices of one shape at once (``S``: ``K x n x m``, ``n, m >= 1``).
+
+    Every injective map of the smaller side into the larger is tried and the
+    best by the quantised weights of :func:`assign` is taken where it is the
+    only best one, or where every best one keeps the same positive pairs: then
+    any optimal solver, scipy's included, returns those pairs. Returns
+    ``(partner, decided)``: ``partner[t, i]`` the candidate index paired with gold
+    ``i`` in matrix ``t`` (-1: none), ``decided[t]`` False where the best maps
+    differ (there, call :func:`assign`). ``None``: too many maps for this shape.
+    """
+    K, n, m = S.shape
+    flip = n > m
+    if flip:
+        S = S.transpose(0, 2, 1)
+        n, m = m, n
+    maps = _maps(n, m)
+    if maps is None:
+        return None
+    pos = S > 0.0
+    W = np.multiply(S, QUANTUM)
+    np.rint(W, out=W)
+    W *= float(n + 1)
+    W += pos
+    r = np.arange(n)
+    total = W[:, r, maps].sum(axis=2)  # K x maps (integers below 2**53: exact in any order)
+    top = total.max(axis=1)
+    best = total == top[:, None]
+    first = best.argmax(axis=1)
+    keep = pos[:, r, maps]  # K x maps x n: whether the map's pair is positive
+    eff = np.where(keep, maps[None, :, :], -1)
+    chosen = eff[np.arange(K), first]  # K x n
+    decided = ((eff == chosen[:, None, :]).all(axis=2) | ~best).all(axis=1)
+    if not flip:
+        return chosen, decided
+    partner = np.full((K, m), -1, dtype=np.intp)  # gold (the larger side, flipped back) -> candidate
+    t, j = np.nonzero(chosen >= 0)
+    partner[t, chosen[t, j]] = j
+    return partner, decided
+
+
 def canonical_rows(n: int, m: int, pairs: dict[int, int]) -> list[tuple[str, int | None, int | None]]:
     """Rows of an order-agnostic alignment, in a canonical, solver-independent order.
 

@@ -58,6 +58,7 @@ class Ctx:
         "conf",
         "gold_root",
         "ids_mapped",
+        "lists",
         "mappings",
         "mask_all",
         "mask_scope",
@@ -93,6 +94,9 @@ class Ctx:
         # union branch scores of this call, (branch, gold, candidate) -> score: nested unions without discriminator
         # would otherwise score the same subtree once per branch of every union above it (exponential in depth)
         self.memo: dict[tuple, tuple] = {}
+        # tree mode: the matrices of lists scored a level at a time (_matrix.register), so the kept pairs' lists are
+        # paired off them instead of being scored again; (gold list id -> entry, candidate list id -> entry) or None
+        self.lists: tuple[dict, dict] | None = None
 
 
 def _loc_path(loc: Any) -> tuple:

@@ -14,6 +14,13 @@ are themselves containers (a list inside each record) are scored per pair.
 Objects are grouped by their key sequence: key pairing depends only on the
 keys, so it is computed once per (gold key sequence, candidate key sequence).
 
+Lists of lists of objects are scored a level at a time (:func:`_lists_matrix`):
+every pair of lists needs all of its item pairs, so one matrix of all the
+level's gold items against all its candidate items holds exactly the cells the
+pairs of lists need (built the same way, field by field, the level below too),
+and each pair of lists is paired off its block; blocks of one small shape are
+paired together (:func:`~.assign.assign_small`).
+
 In tree mode (``Aligner.align``) the engine passes a :class:`Kept`: the matrix
 then also records what it was built from (the leaf handler of a list of
 leaves; the key rows and the field matrices of a list of objects), so the
@@ -23,12 +30,14 @@ score was computed from, without scoring anything again.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from .._schema.lazy import lazy_attribute, lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import context as C
-from .limits import PAIR_CELLS
+from .assign import PAIR, assign, assign_small, monotone
+from .limits import DEEP, DP_CELLS, PAIR_CELLS, assign_cells, deep_frames, on_fresh_thread
 
 if TYPE_CHECKING:
     import numpy as np
@@ -69,7 +78,7 @@ _EXACT_INT = 2**53
 class Block:
     """One (gold key sequence, candidate key sequence) block of an object matrix, as kept for the tree."""
 
-    __slots__ = ("G", "P", "fields", "lazy", "mats", "rows", "tw", "values", "wscale")
+    __slots__ = ("G", "P", "fields", "lazy", "mats", "rows", "spec", "tw", "values", "wscale")
 
     def __init__(self, rows: list, tw: float, wscale: float = 1.0) -> None:
         self.rows = rows  # the key rows [(gold key, candidate key, key similarity)]
@@ -81,6 +90,7 @@ class Block:
         self.lazy = True  # every paired field is a plain leaf kept here: the rows can be built later
         self.G: list = []  # the block's gold objects
         self.P: list = []  # the block's candidate objects
+        self.spec: Any = None  # what building its pairs' rows needs (_engine.walk._block_spec), made once
 
 
 class Kept:
@@ -94,7 +104,7 @@ class Kept:
     more field cells may be kept.
     """
 
-    __slots__ = ("blocks", "budget", "gsizes", "leaf", "psizes")
+    __slots__ = ("blocks", "budget", "cache", "goff", "gsizes", "leaf", "poff", "psizes", "shared")
 
     def __init__(self, budget: int = KEEP_CELLS) -> None:
         self.budget = budget
@@ -102,9 +112,25 @@ class Kept:
         self.blocks: dict | None = None
         self.gsizes: Any = None  # the groups of each side (lists of item indices)
         self.psizes: Any = None
+        # a level-at-a-time matrix (see registered): its blocks serve many lists, each a view of it whose items start
+        # at goff (gold) and poff (candidate); shared blocks are never let go
+        self.shared = False
+        self.goff = self.poff = 0
+        self.cache: dict = {}
+
+    def view(self, goff: int, poff: int) -> Kept:
+        """The same blocks, for the list whose items start at ``goff`` and ``poff`` of this matrix's items."""
+        v = Kept(0)
+        v.leaf, v.blocks, v.gsizes, v.psizes, v.cache = self.leaf, self.blocks, self.gsizes, self.psizes, self.cache
+        v.shared = True
+        v.goff, v.poff = goff, poff
+        return v
 
     def groups(self, gold: bool) -> tuple[list[int], list[int]]:
         """(group number, index within the group) of every item of one side."""
+        hit = self.cache.get(gold)
+        if hit is not None:
+            return hit
         groups = self.gsizes if gold else self.psizes
         size = sum(map(len, groups))
         grp = [0] * size
@@ -113,6 +139,7 @@ class Kept:
             for t, i in enumerate(members):
                 grp[i] = a
                 loc[i] = t
+        self.cache[gold] = grp, loc
         return grp, loc
 
 
@@ -234,7 +261,170 @@ def handler_matrix(
         return M
     if t == OBJ and not _needs_context(h):
         return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
+    if t == ARR and LEVELS and ctx.record_pairs is None and _batchable(h):
+        M = _lists_matrix(h, G, P, ctx, loc)
+        if M is not None:
+            return M
     return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
+
+
+# ---------------------------------------------------------------------------
+# lists of lists, a level at a time
+
+
+#: lists of lists of objects are scored a level at a time (False: pair by pair, the reference the tests compare it with)
+LEVELS = True
+_BATCH: dict[int, tuple] = {}
+
+
+def _opaque(h: Any) -> bool:
+    """A handler whose cells cannot be computed away from their place in the document (a context-aware or custom
+    comparator: its score or error may depend on the location)."""
+    t = h.tag
+    if t in (STR, NUM):
+        return h.cmp.wants_context or h.cmp.custom
+    return t == OBJ and (h.key_cmp.wants_context or h.key_cmp.custom)
+
+
+def _batchable(h: Any) -> bool:
+    """Whether the lists of a list handler ``h`` are scored a level at a time (:func:`_lists_matrix`): a tail only
+    (no ``prefixItems``), items whose scores depend on the two values alone, nothing location-dependent below."""
+    hit = _cached_flag(_BATCH, h)
+    if hit is None:
+        hit = not h.prefix and h.items is not None and h.items.special is None and not _reaches(h.items, _OPAQUE, _opaque, special=True)
+        _keep_flag(_BATCH, h, hit)
+    return hit
+
+
+_OPAQUE: dict[int, tuple] = {}
+
+
+def _sizes_product(a: list, b: list, cost: Any) -> int:
+    """``sum(cost(x, y) for x in a for y in b)``, by distinct sizes."""
+    ca: dict = {}
+    for x in a:
+        ca[x] = ca.get(x, 0) + 1
+    cb: dict = {}
+    for y in b:
+        cb[y] = cb.get(y, 0) + 1
+    return sum(u * v * cost(x, y) for x, u in ca.items() for y, v in cb.items())
+
+
+def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | None:
+    """Scores of gold lists ``G`` against candidate lists ``P`` (of objects), a level at a time: one matrix of every
+    item of every gold list against every item of every candidate list (each pair of lists needs all of its item
+    pairs, so that is exactly the cells the pairs need, built field by field: one ``cdist`` per field for the whole
+    level, and the level below it the same way), then each pair of lists scored off its block, as ``_engine._tail``
+    scores it (the same assignment, the same sums). ``None``: not lists of objects, scored pair by pair."""
+    if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
+        return on_fresh_thread(_lists_matrix, h, G, P, ctx, loc)
+    gall = [x for lst in G for x in lst]
+    pall = [x for lst in P for x in lst]
+    if not gall or not pall or _one_kind(gall) != "object" or _one_kind(pall) != "object":
+        return None
+    n, m = len(G), len(P)
+    C.charge(ctx, n * m * PAIR_CELLS, loc)  # what _per_pair charges, then each pair's assignment (as _tail does)
+    gn = [len(x) for x in G]
+    pn = [len(x) for x in P]
+    if h.align:
+        C.charge(ctx, _sizes_product(gn, pn, lambda a, b: assign_cells(a, b) if a and b else 0), loc)
+    else:
+        C.charge(ctx, len(gall) * len(pall) * (1 + DP_CELLS), loc)
+    kept = None
+    if ctx.lists is not None and ctx.conf is None:
+        kept = Kept()
+    S = pos_matrix(h.items, gall, pall, ctx, loc, kept=kept)
+    go = [0]
+    for x in gn:
+        go.append(go[-1] + x)
+    po = [0]
+    for x in pn:
+        po.append(po[-1] + x)
+    if ctx.lists is not None:  # tree mode: the kept pairs' lists are paired off S (see registered)
+        gl, pl = ctx.lists
+        if kept is not None:
+            kept.shared = True
+        for x, a in zip(G, go):
+            gl[id(x)] = (x, h.items, S, a, kept)
+        for x, a in zip(P, po):
+            pl[id(x)] = (x, h.items, S, a)
+    shapes: dict = {}  # (gold size, candidate size) -> ([gold list], [candidate list])
+    for i, ni in enumerate(gn):
+        for j, mj in enumerate(pn):
+            grp = shapes.get((ni, mj))
+            if grp is None:
+                shapes[ni, mj] = grp = ([], [])
+            grp[0].append(i)
+            grp[1].append(j)
+    out = np.empty((n, m), dtype=_F64)
+    for (ni, mj), (li, lj) in shapes.items():
+        ks, totals = _block_sums(h, S, ni, mj, [go[i] for i in li], [po[j] for j in lj])
+        D = ni + mj - ks
+        if h.ignore_excess:
+            D -= mj - ks
+        if h.ignore_missing:
+            D -= ni - ks
+        s = np.ones(len(li), dtype=_F64)
+        np.divide(totals, D, out=s, where=D > 0)
+        np.maximum(s, 0.0, out=s)
+        out[li, lj] = np.minimum(s, 1.0, out=s)
+    return out
+
+
+def registered(ctx: Any, pos: Pos, g: list, p: list) -> tuple[np.ndarray, Kept | None] | None:
+    """The similarity matrix of the items of lists ``g`` x ``p`` at item position ``pos`` and what it was built from
+    (a view of the :class:`Kept` of the level, or ``None``), if a level-at-a-time matrix of this call holds it (tree
+    mode: ``ctx.lists``), else ``None``. Its cells are the ones a matrix of these two lists alone has (every cell is
+    its pair's score, whatever else the matrix holds)."""
+    e = ctx.lists[0].get(id(g))
+    f = ctx.lists[1].get(id(p))
+    if e is None or f is None or e[0] is not g or f[0] is not p or e[1] is not pos or e[2] is not f[2]:
+        return None
+    kept = e[4]
+    return e[2][e[3] : e[3] + len(g), f[3] : f[3] + len(p)], None if kept is None else kept.view(e[3], f[3])
+
+
+#: the sub-blocks of one shape solved together, at most this many at a time
+_STACK = 2048
+
+
+def _block_sums(h: Any, S: np.ndarray, ni: int, mj: int, ga: list, pa: list) -> tuple[np.ndarray, np.ndarray]:
+    """``(pairs kept, exact sum of their cells)`` of the ``ni`` x ``mj`` blocks of ``S`` at rows ``ga[t]:`` and columns
+    ``pa[t]:``, each paired as ``_engine._tail`` pairs it alone (the same assignment or monotone alignment)."""
+    K = len(ga)
+    ks = np.zeros(K, dtype=np.intp)
+    totals = np.zeros(K, dtype=_F64)
+    if not ni or not mj:
+        return ks, totals
+    fsum = math.fsum
+    ri = np.arange(ni)
+    ci = np.arange(mj)
+    for lo in range(0, K, _STACK):
+        ga_c = np.array(ga[lo : lo + _STACK], dtype=np.intp)
+        pa_c = np.array(pa[lo : lo + _STACK], dtype=np.intp)
+        B = S[(ga_c[:, None] + ri)[:, :, None], (pa_c[:, None] + ci)[:, None, :]]  # K x ni x mj
+        solved = assign_small(B) if h.align else None
+        if solved is None:
+            for t in range(len(B)):
+                sub = B[t]
+                if h.align:
+                    cells = sub.take([r * mj + q for r, q in assign(sub).items()]).tolist()
+                else:
+                    cells = [sub[r, q] for kind, r, q in monotone(sub) if kind == PAIR]
+                ks[lo + t] = len(cells)
+                totals[lo + t] = fsum(cells)
+            continue
+        partner, decided = solved
+        paired = partner >= 0
+        vals = np.where(paired, np.take_along_axis(B, np.maximum(partner, 0)[:, :, None], axis=2)[:, :, 0], 0.0)
+        ks[lo : lo + len(B)] = paired.sum(axis=1)
+        totals[lo : lo + len(B)] = [fsum(v) for v in vals.tolist()]  # (the unpaired rows add +0.0: no change)
+        for t in np.flatnonzero(~decided).tolist():  # several best pairings: the solver's own choice
+            sub = B[t]
+            cells = sub.take([r * mj + q for r, q in assign(sub).items()]).tolist()
+            ks[lo + t] = len(cells)
+            totals[lo + t] = fsum(cells)
+    return ks, totals
 
 
 def _one_kind(values: list) -> str | None:

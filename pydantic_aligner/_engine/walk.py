@@ -265,6 +265,8 @@ def _align_h(h: Any, g: Any, p: Any, ctx: Ctx, loc: Any, gptr: str | None, pptr:
     t = h.tag
     if t == OBJ:
         s, rows = _object(h, g, p, ctx, loc, gptr, pptr)
+        if rows.__class__ is list:  # [function, args]: the rows are built on first access
+            return LazyMatch("object", s, g, p, gptr, pptr, (), None, 1.0, pos, (_rows_tuple, rows))
         return Match("object", s, g, p, gptr, pptr, rows, pos=pos)
     if t == ARR:
         s, rows, kind = _array(h, g, p, ctx, loc, gptr, pptr)
@@ -375,6 +377,16 @@ def _object(
     if h.patterns:
         pattern_charge(h, g.keys() | p.keys(), ctx, loc)
     kconf: list | None = [] if tree and ctx.conf is not None else None
+    if (
+        len(g) >= WIDE
+        and kconf is None
+        and (h.key_exact or (g.keys() == p.keys() and h.key_cmp.name in _INJECTIVE and not h.key_cmp.custom))
+    ):  # a wide object whose keys pair exactly: leaf values a comparator at a time
+        wide = _wide(h, g, p, ctx, loc, wscale, tree)
+        if wide is not None:
+            if not tree:
+                return wide[0], ()
+            return wide[0], [_wide_rows, (h, g, p, gptr, pptr, wide[1])]  # the rows: built on first access
     rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
     props = h.props
     acc = 0.0
@@ -436,6 +448,149 @@ def _object(
         for kind, gk, pk, w, node, ks in built
     )
     return s, out
+
+
+# ---------------------------------------------------------------------------
+# wide objects: leaf values scored a comparator at a time
+
+#: an object with at least this many key rows has its leaf values scored a comparator at a time
+WIDE = 32
+_LEAF_TYPES = {str: "string", int: "number", float: "number", bool: "boolean"}
+
+
+_WIDE_PLANS: dict = {}  # (handler id, gold keys, candidate keys, weight scale) -> _WidePlan (the handler kept in it)
+_ALLOWED = {"string": frozenset({str}), "number": frozenset({int, float}), "boolean": frozenset({bool})}
+
+
+class _WidePlan:
+    """What scoring a wide object needs that depends only on its keys (and the types its values had when the plan
+    was made, checked again on every use)."""
+
+    __slots__ = ("groups", "h", "ksum", "num", "plain", "rows", "scalars", "tw", "vp", "ws")
+
+
+def _wide_plan(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, wscale: float) -> _WidePlan | None:
+    """The plan of a wide object with these keys (made on first use from these values; ``None``: the weights
+    overflow)."""
+    key = (id(h), tuple(g), tuple(p), wscale)
+    plan = _WIDE_PLANS.get(key)
+    if plan is not None and plan.h is h:
+        return plan
+    rows = _key_rows(h, g, p, ctx=ctx, loc=loc)
+    props = h.props
+    plan = _WidePlan()
+    plan.h, plan.rows = h, rows
+    plan.vp = vp = [None] * len(rows)
+    plan.num = num = [-1] * len(rows)
+    tw = ksum = 0.0
+    ws = []
+    groups: dict = {}  # (kind, tag, comparator name, tolerance) -> [comparator, numbers, gold keys, candidate keys, thresholds]
+    scalars = []  # (number, position, gold key, candidate key): scored by score()
+    for r in sum_order([gk if gk is not None else pk for gk, pk, _ in rows]):
+        gk, pk, ks = rows[r]
+        vpos = vp[r] = props.get(gk if gk is not None else pk) or h.value_pos(gk if gk is not None else pk) or _ANY
+        w = vpos.weight * wscale
+        tw += w
+        if gk is None or pk is None:
+            continue
+        ksum += ks
+        q = num[r] = len(ws)
+        ws.append(w)
+        a, b = g[gk], p[pk]
+        kind = _LEAF_TYPES.get(a.__class__)
+        lh = vpos.kinds.get(kind) if kind is not None and kind == _LEAF_TYPES.get(b.__class__) and vpos.special is None else None
+        if lh is not None and (lh.tag == BOOL or lh.cmp.pairs is not None):
+            c = None if lh.tag == BOOL else lh.cmp
+            gid = (kind, lh.tag, None if c is None else c.name, None if c is None else c.tolerance)
+            grp = groups.get(gid)
+            if grp is None:
+                groups[gid] = grp = [c, [], [], [], []]
+            grp[1].append(q)
+            grp[2].append(gk)
+            grp[3].append(pk)
+            grp[4].append(lh.threshold if c is not None else 0.0)
+        else:
+            scalars.append((q, vpos, gk, pk))
+    if tw == _INF:
+        return None
+    plan.tw, plan.ksum, plan.ws = tw, ksum, np.array(ws, dtype=np.float64)
+    plan.groups = [
+        (gid[0], c, np.array(qs, dtype=np.intp), gks, pks, np.array(ts, dtype=np.float64)) for gid, (c, qs, gks, pks, ts) in groups.items()
+    ]
+    plan.scalars = scalars
+    plan.plain = not scalars
+    if len(_WIDE_PLANS) >= 256:
+        _WIDE_PLANS.clear()
+    _WIDE_PLANS[key] = plan
+    return plan
+
+
+def _wide(h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, wscale: float, tree: bool) -> tuple | None:
+    """The score of a wide object with exactly paired keys, as :func:`_object` computes it, and its plan: the paired
+    values that are leaves of a kind their position declares, compared by a built-in comparator, are scored one
+    ``pairs`` call per comparator (the same floats as ``pair``, one by one), the others by :func:`score` in
+    ``sum_order``; the sums are the ones of :func:`_object` (``acc``: a ``cumsum`` in ``sum_order``, left to right as
+    ``acc += w * s``; the total weight and the key similarities: the plan's, added in that order when it was made).
+    ``None``: the object is scored the eager way (the weights overflow, a value's type is not the plan's, or in tree
+    mode a value must be aligned)."""
+    plan = _wide_plan(h, g, p, ctx, loc, wscale)
+    if plan is None or (tree and not plan.plain):
+        return None
+    V = np.empty(len(plan.ws), dtype=np.float64)
+    for kind, c, qs, gks, pks, T in plan.groups:
+        A = [g[k] for k in gks]
+        B = [p[k] for k in pks]
+        allowed = _ALLOWED[kind]
+        if not (set(map(type, A)) <= allowed and set(map(type, B)) <= allowed):
+            return None  # (before anything was scored: nothing scored twice)
+        if c is None:
+            X = np.array([a == b for a, b in zip(A, B)], dtype=np.float64)
+        else:
+            if c.block and (max(map(len, A)) > BLOCK or max(map(len, B)) > BLOCK):
+                return None  # long strings: charged one by one
+            X = c.pairs(A, B)
+            if X is None:  # (numbers a float cannot hold: the pair path)
+                X = np.array([c.pair(a, b) for a, b in zip(A, B)], dtype=np.float64)
+            X[X < T] = 0.0  # (s < threshold: 0)
+        V[qs] = X
+    for q, vpos, gk, pk in plan.scalars:
+        V[q] = score(vpos, g[gk], p[pk], ctx, (loc, gk, g, p))
+    acc = float(np.cumsum(np.multiply(plan.ws, V))[-1]) if len(V) else 0.0
+    tw = plan.tw
+    values = acc / tw if tw > 0.0 else 1.0
+    ki, vi = h.ki, h.vi
+    if ki == 0.0:
+        s = vi * values / vi
+    else:
+        s = (ki * (plan.ksum / len(plan.rows)) + vi * values) / (ki + vi)
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    return s, (V, plan, wscale)
+
+
+def _wide_rows(h: Any, g: dict, p: dict, gptr: str, pptr: str, scored: tuple) -> list[Row]:
+    """The rows of a wide object whose paired values are all plain leaves (see :func:`_wide`), as :func:`_object`
+    builds them."""
+    V, plan, wscale = scored
+    V = V.tolist()
+    rows, num, vp, tw = plan.rows, plan.num, plan.vp, plan.tw
+    ki, vi = h.ki, h.vi
+    vbar = vi / (ki + vi)
+    kw = (ki / (ki + vi)) / len(rows)
+    out = []
+    for r, (gk, pk, ks) in enumerate(rows):
+        vpos = vp[r]
+        w = vpos.weight * wscale
+        wt = (vbar * w / tw) if tw > 0.0 else 0.0
+        if gk is not None and pk is not None:
+            a = g[gk]
+            leaf = _LEAF_KIND[vpos.kinds[_LEAF_TYPES[a.__class__]].tag]
+            node = Match(leaf, V[num[r]], a, p[pk], _child(gptr, gk), _child(pptr, pk), pos=vpos)
+            out.append(Row(PAIR, gk, pk, wt, node, ks, kw))
+        elif gk is not None:
+            out.append(Row(MISSING, gk, None, wt, Match("missing", 0.0, g[gk], None, _child(gptr, gk), None, pos=vpos), 0.0, kw))
+        else:
+            out.append(Row(EXCESS, None, pk, wt, Match("excess", 0.0, None, p[pk], None, _child(pptr, pk), pos=vpos), 0.0, kw))
+    return out
 
 
 # ---------------------------------------------------------------------------
@@ -542,8 +697,19 @@ def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr:
         s = _prefix(h, g, p, ctx, loc, gptr, pptr, 1.0, rows)
         kind = "prefix"
     elif has_tail:
-        later: list | None = [] if gptr is not None else None
-        s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        later: list | None = None
+        if gptr is not None:
+            later = []
+            if ctx.lists is None:  # the outermost list of a tree: lists scored a level at a time below are kept until it is built
+                ctx.lists = ({}, {})
+                try:
+                    s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+                finally:
+                    ctx.lists = None
+            else:
+                s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
+        else:
+            s, kind = _tail(h, g, p, 0, ctx, loc, gptr, pptr, 1.0, rows, later)
         if later:
             s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
             return s, later[0], kind
@@ -639,9 +805,14 @@ def _tail(
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
-        if tree and ctx.conf is None and REUSE:
-            kept = _matrix.Kept()
-        S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
+        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block
+            hit = _matrix.registered(ctx, h.items, g, p)
+            if hit is not None:
+                S, kept = hit
+        if S is None:
+            if tree and ctx.conf is None and REUSE:
+                kept = _matrix.Kept()
+            S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
         plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
@@ -760,15 +931,22 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     blocks = kept.blocks
     if blocks is None:
         return None
-    kept.blocks = None
+    shared, goff, poff = kept.shared, kept.goff, kept.poff  # (a list of a level-at-a-time matrix: its items' offsets)
+    if not shared:
+        kept.blocks = None
     if len(blocks) == 1:  # every object on each side has the same keys
         li, lj = zip(*pairs)
+        if goff or poff:
+            li = [goff + i for i in li]
+            lj = [poff + j for j in lj]
         members = {(0, 0): (range(len(pairs)), li, lj)}
     else:
         ggrp, gloc = kept.groups(True)
         pgrp, ploc = kept.groups(False)
         members = {}
         for t, (i, j) in enumerate(pairs):
+            i += goff
+            j += poff
             key = (ggrp[i], pgrp[j])
             m = members.get(key)
             if m is None:
@@ -780,7 +958,9 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     lazy = True
     for key, (ts, li, lj) in members.items():
         blk = blocks[key]
-        spec, gvals, pvals = _block_spec(blk, pos)
+        if blk.spec is None:
+            blk.spec = _block_spec(blk, pos)
+        spec, gvals, pvals = blk.spec
         mats = blk.mats
         cols: tuple = (None,) * len(mats)
         for V in mats:
@@ -789,7 +969,8 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
                 flat = np.array([a * m + b for a, b in zip(li, lj)], dtype=np.intp)
                 cols = tuple([None if V is None else V.take(flat).tolist() for V in mats])
                 break
-        blk.mats = None
+        if not shared:
+            blk.mats = None
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:

@@ -127,6 +127,10 @@ def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
     return (ga[:, None] == pa[None, :]).astype(_F64)
 
 
+def _exact_str_pairs(golds: list, preds: list) -> np.ndarray:
+    return np.array([a == b for a, b in zip(golds, preds)], dtype=_F64).reshape(len(golds))
+
+
 @functools.cache
 def _rf_scorer(name: str) -> Callable:
     """The rapidfuzz ``normalized_similarity`` of a string metric (rapidfuzz is imported on the first call)."""
@@ -135,7 +139,7 @@ def _rf_scorer(name: str) -> Callable:
     return getattr(distance, _RF_STRING[name]).normalized_similarity
 
 
-def _rf_string(name: str) -> tuple[Callable, Callable]:
+def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     if name in _SIMD_SENSITIVE:
         # the scorer is bound on the first call: the inferred position binds jaro when the package is imported,
         # and rapidfuzz is loaded only when a string is first compared
@@ -155,17 +159,25 @@ def _rf_string(name: str) -> tuple[Callable, Callable]:
                 return 1.0
             return float(process.cpdist((a,), (b,), scorer=scorer or bind(), dtype=_F64, workers=1)[0])
 
-        return pair, matrix
+        def pairs(golds: list, preds: list) -> np.ndarray:  # (cpdist runs cdist's code: its cells, pair by pair)
+            out = process.cpdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
+            out[[a == b for a, b in zip(golds, preds)]] = 1.0  # as pair() above
+            return out
+
+        return pair, matrix, pairs
 
     scorer = _rf_scorer(name)
 
     def matrix(golds: list, preds: list) -> np.ndarray:
         return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
 
+    def pairs(golds: list, preds: list) -> np.ndarray:
+        return process.cpdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+
     def pair(a: str, b: str) -> float:
         return scorer(a, b)
 
-    return pair, matrix
+    return pair, matrix, pairs
 
 
 # ---------------------------------------------------------------------------
@@ -323,8 +335,9 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
     return pair
 
 
-def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None) -> Callable:
-    """The matrix of a number comparator.
+def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None, pairwise: bool = False) -> Callable:
+    """The matrix of a number comparator (with ``pairwise``: its element-wise form, ``golds[t]`` against ``preds[t]``,
+    the same operations on each pair).
 
     ``fast(a, b)`` (a column and a row of finite values, every integer exact
     as a float) computes ``core`` with the same float operations in the same
@@ -344,8 +357,9 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
             if len(golds) + len(preds) <= 64  # short lists: cheaper in Python than four numpy calls
             else np.abs(a).max() < _EXACT_INT and np.abs(b).max() < _EXACT_INT
         ):
-            a = a[:, None]
-            b = b[None, :]
+            if not pairwise:
+                a = a[:, None]
+                b = b[None, :]
             if 0 in golds and 0 in preds:  # 0 / 0 where both are 0 (those cells are equal, hence 1)
                 with np.errstate(invalid="ignore"):
                     out = fast(a, b)
@@ -353,8 +367,9 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
                 out = fast(a, b)
             out[a == b] = 1.0
             return out
-        a = a[:, None]
-        b = b[None, :]
+        if not pairwise:
+            a = a[:, None]
+            b = b[None, :]
         with np.errstate(invalid="ignore"):
             big = bool((np.abs(a) >= _EXACT_INT).any() or (np.abs(b) >= _EXACT_INT).any())
         if big and any(type(v) is int and not -_EXACT_INT <= v <= _EXACT_INT for v in (*golds, *preds)):
@@ -390,7 +405,7 @@ def _relative_fast(a, b):
 
 
 def _exact_fast(a, b):
-    return np.zeros((a.shape[0], b.shape[1]), dtype=_F64)
+    return np.zeros(np.broadcast_shapes(a.shape, b.shape), dtype=_F64)
 
 
 def _invdiff(a, b):
@@ -469,6 +484,9 @@ class BoundComparator:
     custom: bool = False
     block: int = 0
     tolerance: float | None = None  # the tolerance it was bound with (described, never read by the scoring)
+    # pairs(golds, preds): pair(golds[t], preds[t]) for every t at once, bit for bit (None: not vectorisable); used
+    # for the leaf values of a wide object
+    pairs: Callable | None = None
 
 
 _GLOBAL_REGISTRY: dict[str, Callable] = {}
@@ -598,6 +616,11 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
     return bound
 
 
+def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable) -> BoundComparator:
+    """A number comparator: its pair, matrix and element-wise forms."""
+    return BoundComparator(name, pair, _num_matrix(core_np, fast), pairs=_num_matrix(core_np, fast, pairwise=True))
+
+
 def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None) -> BoundComparator | None:
     if name in custom:
         fn = custom[name]
@@ -605,27 +628,27 @@ def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], to
         return BoundComparator(name, _checked_custom(name, fn, ctx), None, wants_context=ctx, custom=True)
     if kind == "string":
         if name == "exact":
-            return BoundComparator(name, lambda a, b: 1.0 if a == b else 0.0, _exact_str_matrix)
+            return BoundComparator(name, lambda a, b: 1.0 if a == b else 0.0, _exact_str_matrix, pairs=_exact_str_pairs)
         if name == "date":
             pair = _date_pair(0.0 if tolerance is None else tolerance)
             return BoundComparator(name, pair, None)
         if name == "text":
             return BoundComparator(name, _text_pair, _text_matrix, block=64)
         if name in _RF_STRING:
-            pair, matrix = _rf_string(name)
-            return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64)
+            pair, matrix, pairs = _rf_string(name)
+            return BoundComparator(name, pair, matrix, block=4 if name == "damerau_levenshtein" else 64, pairs=pairs)
         return None
     if kind == "number":
         if name == "invdiff":
-            return BoundComparator(name, _num_pair(_invdiff), _num_matrix(_invdiff_np, _invdiff_fast))
+            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast)
         if name == "relative":
-            return BoundComparator(name, _num_pair(_relative), _num_matrix(_relative_np, _relative_fast))
+            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast)
         if name == "exact":
-            return BoundComparator(name, _num_pair(_exact), _num_matrix(_exact_num_np, _exact_fast))
+            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast)
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             tol = float(default if tolerance is None else tolerance)
             core, core_np, fast = _tol_funcs(name, tol)
-            return BoundComparator(name, _num_pair(core, name, tol), _num_matrix(core_np, fast))
+            return _num_bound(name, _num_pair(core, name, tol), core_np, fast)
         return None
     raise AssertionError(kind)
