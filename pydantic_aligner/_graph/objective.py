@@ -441,13 +441,14 @@ class _Kernel:
         return out
 
 
-    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None) -> None:
+    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None, perfect: bool = False, rowmap: Any = None) -> None:
         """Add to ``out[gold code, candidate code]`` each item pair's similarity if that one field agreed.
 
         One field at a time is made to match wherever the candidate holds an
         identifier (the others as mapped now), so ``out[u, v]`` measures how much
         the list would gain from mapping ``u`` to ``v`` given the rest of the
-        mapping (Smatch's candidate-mapping weights, made graded).
+        mapping (Smatch's candidate-mapping weights, made graded). ``perfect``: count only the item pairs that
+        would then match perfectly (1 each); ``rowmap`` renumbers the gold codes (-1: not counted).
         """
         for rows_g, per_p in self.blocks:
             sel = np.arange(len(rows_g)) if rows is None else np.array([r for r, i in enumerate(rows_g) if i in rows], dtype=np.int64)
@@ -457,7 +458,11 @@ class _Kernel:
                 if block is None:
                     continue
                 for t, f in enumerate(block.special):
-                    _scatter(block.values(sel, obj, False, agree=t), f.gcode[sel], f.pcode, out)
+                    vals = block.values(sel, obj, False, agree=t)
+                    if perfect:
+                        vals = (vals >= 1.0).astype(np.float64)
+                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
+                    _scatter(vals, gc, f.pcode, out)
 
 
 def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) -> None:
@@ -828,6 +833,21 @@ class Objective:
             if lst.kernel is not None:
                 rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
                 lst.kernel.votes(self, out, rows)
+        return out
+
+    def relation_votes(self, keys: list) -> np.ndarray:
+        """``V[k, candidate code]``: how many items holding ``keys[k]`` and another identifier would match
+        perfectly if ``keys[k]`` were mapped to that candidate (the rest as mapped now): the evidence that
+        seed-and-extend (``Search.propagate``) follows outwards from the identifiers already mapped."""
+        rowmap = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
+        for r, k in enumerate(keys):
+            rowmap[self.gcode[k]] = r
+        out = np.zeros((len(keys), len(self.pcode)))
+        for lst in self.lists():
+            if lst.kernel is not None:
+                rows = {i for k in keys for i in lst.by_key.get(k, ()) if len(lst.row_keys[i]) > 1}
+                if rows:
+                    lst.kernel.votes(self, out, rows, perfect=True, rowmap=rowmap)
         return out
 
     def bound(self, open_keys: set) -> float:
