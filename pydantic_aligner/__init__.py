@@ -11,7 +11,7 @@ declares, and say what to fix.
 
 from ._api.aligner import Aligner, Reading, align, score
 from ._api.aligner import set_severity_reader as _set_severity_reader
-from ._api.alignment import Alignment
+from ._api.alignment import Alignment, Certificate
 from ._engine.context import Problem
 from ._engine.tree import Match, Row
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
@@ -83,6 +83,7 @@ __all__ = [
     "AlignerError",
     "AlignerWarning",
     "Alignment",
+    "Certificate",
     "Comparator",
     "Defaults",
     "ComparatorError",
