@@ -41,6 +41,7 @@ from .records import _record_matrix
 
 __all__ = [
     "CANDIDATES",
+    "CERT_NODES",
     "EXACT_CELLS",
     "EXACT_IDS",
     "EXACT_LOOSE_NODES",
@@ -78,6 +79,9 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 3
 SEED_ROUNDS = 3
+#: The certificate: when the relaxed bound does not meet the score (and the lists hold at most EXACT_CELLS item
+#: pairs), branch and bound over every identifier with the relaxed bounds, at most this many nodes.
+CERT_NODES = 500
 
 
 def canon_index(cid: Any) -> int:
@@ -603,16 +607,46 @@ class Search:
                 return
         self._restore(best[2])
 
-    def certify(self) -> None:
-        """The upper bound of the certificate: 1.0 reached, or a completed branch and bound over every identifier
-        (proven optimal), else the objective's optimistic bound with every identifier undecided."""
+    def certify(self, prove: bool = True) -> None:
+        """The certificate: 1.0 reached, or a completed branch and bound over every identifier (proven optimal);
+        else the objective's bound with every identifier undecided, lists relaxed (``_Block.relaxed_total``), and
+        (``prove``) branch and bound with those bounds, at most CERT_NODES nodes, to close the gap."""
         if self.proven or self.obj.value >= 1.0 or not self.relevant:
             self.bound = self.obj.value
             self.proven = True
             return
-        b = self.obj.bound(set(self.obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
-        self.bound = max(b, self.obj.value)
-        self.proven = self.bound <= self.obj.value
+        obj = self.obj
+        obj.relax = True
+        try:
+            b = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
+            self.bound = max(b, obj.value)
+            self.proven = self._reached()
+            if prove and not self.proven and sum(lst.n * lst.m for lst in obj.lists()) <= EXACT_CELLS:
+                # branch and bound with the relaxed bounds, from the result: a proof, or a better bijection
+                if self.exact(CERT_NODES):
+                    self.bound = obj.value
+                    self.proven = True
+                else:
+                    self.bound = max(self.bound, obj.value)
+                    self.proven = self._reached()
+        finally:
+            obj.relax = False
+
+    def _proven_now(self) -> bool:
+        """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
+        if self.obj.value >= 1.0:
+            return True
+        obj = self.obj
+        obj.relax = True
+        try:
+            self.bound = max(obj.bound(set(obj.gcode)), obj.value)
+        finally:
+            obj.relax = False
+        return self._reached()
+
+    def _reached(self) -> bool:
+        # the bound carries a relative slack of 1e-12 for the solvers' rounding: a gap within it is rounding
+        return self.bound <= self.obj.value * (1.0 + 1e-11) + 1e-11
 
     # -- driver --------------------------------------------------------------------------
     def run(self, mode: str, identity: dict | None = None) -> None:
@@ -620,10 +654,15 @@ class Search:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
                 self.improve(n)
-                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS:
+                # what follows only raises the score: skipped once the relaxed bound proves it optimal
+                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
                     self.restarts(n)
-                if identity and self.obj.value < 1.0:
+                if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
+                if self._proven_now():
+                    self.bound, self.proven = self.obj.value, True
+                    self.settle_unreferenced()
+                    return
             if mode == "exact":
                 self.proven = self.exact(None)
             elif mode == "auto" and self.obj.value < 1.0 and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
@@ -634,5 +673,7 @@ class Search:
                     loose = self.obj.unsettled()
                     if len(loose) <= EXACT_IDS:
                         self.exact(EXACT_LOOSE_NODES, loose)
+            self.certify(prove=mode == "auto")
+        else:
+            self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
-        self.certify()
