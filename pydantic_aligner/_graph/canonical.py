@@ -478,6 +478,9 @@ class _Labelling:
                     pending.update(grp)
         return next_id
 
+    def _twin_key(self, v: int) -> tuple:
+        return (self.tiebreak[v], v) if self.tiebreak is not None else (v,)
+
     def refine(self, colour: list[int], members: dict[int, list[int]], changed: Any, next_id: int) -> int:
         """Refine to a fixed point of 1-WL and twin splitting.
 
@@ -498,8 +501,7 @@ class _Labelling:
                     classes.setdefault(self.adj_key[v], []).append(v)
                 for cls in classes.values():
                     if len(cls) > 1:
-                        tb = self.tiebreak
-                        cls.sort(key=(lambda v: (tb[v], v)) if tb is not None else None)
+                        cls.sort(key=self._twin_key)
                         for k, v in enumerate(cls[1:], 1):
                             split.setdefault((c, k), []).append(v)
             if not split:
