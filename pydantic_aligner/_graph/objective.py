@@ -649,7 +649,7 @@ class _Block:
 #: cells and at most RELAX_PAIRS (gold identifier, candidate identifier) pairs that could gain; larger ones keep
 #: the optimistic bound.
 RELAX_CELLS = 1_000_000
-RELAX_PAIRS = 200_000
+RELAX_PAIRS = 2_000_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).

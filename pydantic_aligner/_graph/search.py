@@ -77,8 +77,8 @@ EXACT_CELLS = 20_000
 #: Seed-and-extend (symmetric graphs, where the start's colours cannot tell the records apart): it runs when
 #: the local optimum is below 1 with more than EXACT_IDS identifiers in play, from at most SEEDS seed pairs, each chosen by
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
-SEEDS = 3
-SEED_ROUNDS = 3
+SEEDS = 8
+SEED_ROUNDS = 1
 #: The certificate: when the relaxed bound does not meet the score (and the lists hold at most EXACT_CELLS item
 #: pairs), branch and bound over every identifier with the relaxed bounds, at most this many nodes.
 CERT_NODES = 500
@@ -577,8 +577,8 @@ class Search:
             cur = self._snapshot()
             if cur[:2] > best[:2]:
                 best = cur
-            if best[0] >= 1.0:
-                break
+                if self._proven_now():
+                    break
         self._restore(best[2])
 
     def try_identity(self, identity: dict, n: int) -> None:
@@ -655,10 +655,10 @@ class Search:
             if mode in ("local", "auto"):
                 self.improve(n)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
-                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
-                    self.restarts(n)
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
+                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
+                    self.restarts(n)
                 if self._proven_now():
                     self.bound, self.proven = self.obj.value, True
                     self.settle_unreferenced()
