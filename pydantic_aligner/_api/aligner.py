@@ -548,6 +548,16 @@ class Aligner:
             certificate=_certificate(root.score, ctx.certificate),
         )
 
+    def _prove(self, gold: Any, pred: Any) -> tuple | None:
+        """The search again (deterministic: the same bijection), this time proving its certificate by branch and
+        bound (``Alignment.certificate``); None where nothing is searched."""
+        if self._referential is None:
+            return None
+        ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
+        ctx.certificate = "prove"
+        self._referential.prepare(ctx, gold, pred)
+        return ctx.certificate if isinstance(ctx.certificate, tuple) else None
+
     def _root_accepts_string(self) -> bool | None:
         return self._input.accepts_string()
 

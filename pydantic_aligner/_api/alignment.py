@@ -18,10 +18,10 @@ class Certificate:
     """How good a referential alignment's bijection is, proven: ``score <= best <= bound``.
 
     ``best`` is the highest score any bijection of the identifiers reaches (the referential score's
-    definition, [docs/referential.md](referential.md#certificates)). ``optimal`` is True when the
-    search proved its bijection reaches it (a perfect score, or branch and bound over every
-    identifier completed): then ``bound == score``. Otherwise ``bound`` is an upper bound (the
-    objective with every identifier undecided, each list's best total over its fewest pairs) and
+    definition, docs/referential.md, "Certificates"). ``optimal`` is True when the search proved its
+    bijection reaches it (a perfect score, the relaxed bound met, or branch and bound over every
+    identifier completed): then ``bound == score``. Otherwise ``bound`` is an upper bound (each
+    list's relaxed best total over its fewest pairs, every identifier undecided) and
     ``gap = bound - score`` says how far from optimal the score can be at most.
 
     >>> from pydantic_aligner import Aligner
@@ -139,13 +139,22 @@ class Alignment:
     def certificate(self) -> Certificate | None:
         """How good the bijection of a referential alignment is (:class:`Certificate`): optimal, or an upper bound
         on the best score any bijection reaches. ``None`` without ``idScope`` declarations and with
-        ``bijection_search="reference"`` (which searches nothing).
+        ``bijection_search="reference"`` (which searches nothing). Where the search's bound does not prove the
+        bijection optimal, reading it runs branch and bound for the proof (the score does not change).
 
         >>> from pydantic_aligner import align
         >>> align({"a": 1}, {"a": 2}).certificate is None
         True
         """
-        return self._extra.get("certificate")
+        c = self._extra.get("certificate")
+        if c is not None and not c.optimal and not self._extra.get("proved") and self.aligner is not None:
+            # the relaxed bound did not prove it: branch and bound, paid for only by those who ask
+            self._extra["proved"] = True
+            from .aligner import _certificate
+
+            c = _certificate(self.score, self.aligner._prove(self.gold, self.pred)) or c
+            self._extra["certificate"] = c
+        return c
 
     @property
     def label(self) -> str | None:

@@ -592,7 +592,7 @@ class Referential:
         for name in self.scopes:
             to_p = cp.to_canon[name]
             identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
-        search.run(mode, identity)
+        search.run(mode, identity, prove=ctx.certificate == "prove")
         ctx.certificate = (search.bound, search.proven, search.obj.value)
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,

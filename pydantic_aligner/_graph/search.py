@@ -79,8 +79,9 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 8
 SEED_ROUNDS = 1
-#: The certificate: when the relaxed bound does not meet the score (and the lists hold at most EXACT_CELLS item
-#: pairs), branch and bound over every identifier with the relaxed bounds, at most this many nodes.
+#: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
+#: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
+#: most this many nodes, for the proof (the score is the search's either way).
 CERT_NODES = 500
 
 
@@ -607,10 +608,11 @@ class Search:
                 return
         self._restore(best[2])
 
-    def certify(self, prove: bool = True) -> None:
+    def certify(self, prove: bool = False) -> None:
         """The certificate: 1.0 reached, or a completed branch and bound over every identifier (proven optimal);
         else the objective's bound with every identifier undecided, lists relaxed (``_Block.relaxed_total``), and
-        (``prove``) branch and bound with those bounds, at most CERT_NODES nodes, to close the gap."""
+        (``prove``, when ``Alignment.certificate`` asks) branch and bound with those bounds, at most CERT_NODES
+        nodes, for the proof only: the mapping stays the search's (a better one found makes the bound its score)."""
         if self.proven or self.obj.value >= 1.0 or not self.relevant:
             self.bound = self.obj.value
             self.proven = True
@@ -622,13 +624,15 @@ class Search:
             self.bound = max(b, obj.value)
             self.proven = self._reached()
             if prove and not self.proven and sum(lst.n * lst.m for lst in obj.lists()) <= EXACT_CELLS:
-                # branch and bound with the relaxed bounds, from the result: a proof, or a better bijection
-                if self.exact(CERT_NODES):
-                    self.bound = obj.value
-                    self.proven = True
+                mine = self._snapshot()
+                complete = self.exact(CERT_NODES)
+                best = obj.value
+                self._restore(mine[2])
+                if complete:
+                    self.bound = best  # the optimum itself
                 else:
-                    self.bound = max(self.bound, obj.value)
-                    self.proven = self._reached()
+                    self.bound = max(self.bound, best)
+                self.proven = self._reached()
         finally:
             obj.relax = False
 
@@ -649,7 +653,7 @@ class Search:
         return self.bound <= self.obj.value * (1.0 + 1e-11) + 1e-11
 
     # -- driver --------------------------------------------------------------------------
-    def run(self, mode: str, identity: dict | None = None) -> None:
+    def run(self, mode: str, identity: dict | None = None, prove: bool = False) -> None:
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
@@ -673,7 +677,7 @@ class Search:
                     loose = self.obj.unsettled()
                     if len(loose) <= EXACT_IDS:
                         self.exact(EXACT_LOOSE_NODES, loose)
-            self.certify(prove=mode == "auto")
+            self.certify(prove=prove and mode in ("auto", "local"))
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
