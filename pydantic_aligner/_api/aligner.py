@@ -23,7 +23,7 @@ from .._read.strict import build_validator, strict_errors
 from .._read.text import NO_JSON, looks_like_refusal
 from .._schema.comparators import check_custom_comparators, registry_version
 from .._schema.compile import compile_schema
-from .alignment import Alignment, Certificate
+from .alignment import Alignment, _certificate
 
 __all__ = ["Aligner", "Reading", "align", "score"]
 
@@ -564,18 +564,6 @@ class Aligner:
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
         errors = strict_errors(self._validator, gold, pred)
         return None if errors is None else [Problem("pred", path, message) for path, message in errors]
-
-
-def _certificate(score: float, found: tuple | None) -> Certificate | None:
-    """The search's (bound, proven, objective) as the alignment's certificate. The objective is computed on the
-    canonical copies; where it differs from the main pass's score (a fuzzy key pairing a reference with plain
-    data, docs/referential.md), nothing is claimed proven and the bound is at least the score."""
-    if found is None:
-        return None
-    bound, proven, value = found
-    if value != score:
-        return Certificate(score, max(bound, score), False)
-    return Certificate(score, score if proven else max(bound, score), proven or bound <= score)
 
 
 def _rebuild_aligner(schema: Any, options: dict) -> Aligner:

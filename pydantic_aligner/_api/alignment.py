@@ -57,6 +57,18 @@ class Certificate:
         return f"Certificate(score={self.score!r}, bound={self.bound!r}, gap={self.gap:.3g})"
 
 
+def _certificate(score: float, found: tuple | None) -> Certificate | None:
+    """The search's (bound, proven, objective) as the alignment's certificate. The objective is computed on the
+    canonical copies; where it differs from the main pass's score (a fuzzy key pairing a reference with plain
+    data, docs/referential.md), nothing is claimed proven and the bound is at least the score."""
+    if found is None:
+        return None
+    bound, proven, value = found
+    if value != score:
+        return Certificate(score, max(bound, score), False)
+    return Certificate(score, score if proven else max(bound, score), proven or bound <= score)
+
+
 class Alignment:
     """How a candidate lines up with a gold value, and what it scores.
 
@@ -150,8 +162,6 @@ class Alignment:
         if c is not None and not c.optimal and not self._extra.get("proved") and self.aligner is not None:
             # the relaxed bound did not prove it: branch and bound, paid for only by those who ask
             self._extra["proved"] = True
-            from .aligner import _certificate
-
             c = _certificate(self.score, self.aligner._prove(self.gold, self.pred)) or c
             self._extra["certificate"] = c
         return c
