@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._api.aligner import Aligner, Reading, align, score
 from ._api.aligner import set_severity_reader as _set_severity_reader
-from ._api.alignment import Alignment
+from ._api.alignment import Alignment, Certificate
 from ._engine.context import Problem
 from ._engine.tree import Match, Row
 from ._errors import AlignerError, AlignerWarning, ComparatorError, DataError, LimitError, ParseError, SchemaError
@@ -147,6 +147,7 @@ __all__ = [
     "AlignerError",
     "AlignerWarning",
     "Alignment",
+    "Certificate",
     "Comparator",
     "Counts",
     "Defaults",

@@ -329,3 +329,51 @@ def brute_force(aligner: Aligner, gold: Any, pred: Any) -> float:
 @functools.cache
 def aligner(schema_name: str, mode: str) -> Aligner:
     return Aligner({"AMR": AMR, "RICH": RICH}[schema_name], bijection_search=mode)
+
+
+# ---------------------------------------------------------------------------
+# symmetric families (issue 27): every node looks alike, only the structure tells them apart
+
+
+def symmetric(family: str, n: int, seed: int = 0) -> dict:
+    """An AMR-schema graph whose nodes all share one concept and whose edges share one role: ``ring`` (edges both
+    ways), ``cycle`` (one way), ``grid`` and ``torus`` (side ``round(sqrt(n))``, edges right and down), ``reg3``
+    (a random 3-regular graph, each edge from its smaller id to its larger; fixed ``seed``)."""
+    rng = random.Random(seed)
+    if family in ("ring", "cycle"):
+        edges = [(i, (i + 1) % n) for i in range(n)]
+        if family == "ring":
+            edges += [(b, a) for a, b in edges]
+    elif family in ("grid", "torus"):
+        k = max(2, round(n**0.5))
+        n = k * k
+        edges = []
+        for r in range(k):
+            for c in range(k):
+                for dr, dc in ((0, 1), (1, 0)):
+                    r2, c2 = r + dr, c + dc
+                    if family == "torus":
+                        r2, c2 = r2 % k, c2 % k
+                    if r2 < k and c2 < k:
+                        edges.append((r * k + c, r2 * k + c2))
+    elif family == "reg3":
+        n += n % 2
+        while True:  # the configuration model, again until simple
+            stubs = [i for i in range(n) for _ in range(3)]
+            rng.shuffle(stubs)
+            pairs = {tuple(sorted(stubs[i : i + 2])) for i in range(0, len(stubs), 2)}
+            if len(pairs) == len(stubs) // 2 and all(a != b for a, b in pairs):
+                edges = sorted(pairs)
+                break
+    else:
+        raise ValueError(family)
+    return {"nodes": [{"id": i, "concept": "x"} for i in range(n)], "edges": [{"source": a, "role": ":r", "target": b} for a, b in edges]}
+
+
+def reroute(doc: dict, rng: random.Random, k: int) -> dict:
+    """``k`` edges re-pointed at another node (same ids: the identity is the true bijection)."""
+    d = copy.deepcopy(doc)
+    ids = [x["id"] for x in d["nodes"]]
+    for e in rng.sample(d["edges"], k):
+        e["target"] = rng.choice([i for i in ids if i != e["target"]])
+    return d

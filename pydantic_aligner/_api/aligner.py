@@ -23,7 +23,7 @@ from .._read.strict import build_validator, strict_errors
 from .._read.text import NO_JSON, looks_like_refusal
 from .._schema.comparators import check_custom_comparators, registry_version
 from .._schema.compile import compile_schema
-from .alignment import Alignment
+from .alignment import Alignment, _certificate
 
 __all__ = ["Aligner", "Reading", "align", "score"]
 
@@ -545,7 +545,18 @@ class Aligner:
             read=read,
             aligner=self,
             validation_errors=list(issues),
+            certificate=_certificate(root.score, ctx.certificate),
         )
+
+    def _prove(self, gold: Any, pred: Any) -> tuple | None:
+        """The search again (deterministic: the same bijection), this time proving its certificate by branch and
+        bound (``Alignment.certificate``); None where nothing is searched."""
+        if self._referential is None:
+            return None
+        ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
+        ctx.certificate = "prove"
+        self._referential.prepare(ctx, gold, pred)
+        return ctx.certificate if isinstance(ctx.certificate, tuple) else None
 
     def _root_accepts_string(self) -> bool | None:
         return self._input.accepts_string()

@@ -11,7 +11,62 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._engine.context import Problem
     from .aligner import Aligner
 
-__all__ = ["Alignment"]
+__all__ = ["Alignment", "Certificate"]
+
+
+class Certificate:
+    """How good a referential alignment's bijection is, proven: ``score <= best <= bound``.
+
+    ``best`` is the highest score any bijection of the identifiers reaches (the referential score's
+    definition, docs/referential.md, "Certificates"). ``optimal`` is True when the search proved its
+    bijection reaches it (a perfect score, the relaxed bound met, or branch and bound over every
+    identifier completed): then ``bound == score``. Otherwise ``bound`` is an upper bound (each
+    list's relaxed best total over its fewest pairs, every identifier undecided) and
+    ``gap = bound - score`` says how far from optimal the score can be at most.
+
+    >>> from pydantic_aligner import Aligner
+    >>> schema = {"type": "object", "properties": {
+    ...     "nodes": {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "integer", "idScope": "n"}}}},
+    ...     "edges": {"type": "array", "items": {"type": "object", "properties": {
+    ...         "a": {"type": "integer", "ref": "n"}, "b": {"type": "integer", "ref": "n"}}}}}}
+    >>> gold = {"nodes": [{"id": 1}, {"id": 2}], "edges": [{"a": 1, "b": 2}]}
+    >>> c = Aligner(schema).align(gold, {"nodes": [{"id": 7}, {"id": 8}], "edges": [{"a": 8, "b": 8}]}).certificate
+    >>> c.optimal, c.score == c.bound, c.gap
+    (True, True, 0.0)
+    """
+
+    __slots__ = ("bound", "optimal", "score")
+
+    def __init__(self, score: float, bound: float, optimal: bool) -> None:
+        self.score = score
+        self.bound = bound
+        self.optimal = optimal
+
+    @property
+    def gap(self) -> float:
+        """``bound - score``: at most this much score is left on the table (0.0 when optimal)."""
+        return 0.0 if self.optimal else self.bound - self.score
+
+    def within(self, eps: float) -> bool:
+        """Whether the score is proven within ``eps`` of the best any bijection reaches."""
+        return self.gap <= eps
+
+    def __repr__(self) -> str:
+        if self.optimal:
+            return f"Certificate(optimal, score={self.score!r})"
+        return f"Certificate(score={self.score!r}, bound={self.bound!r}, gap={self.gap:.3g})"
+
+
+def _certificate(score: float, found: tuple | None) -> Certificate | None:
+    """The search's (bound, proven, objective) as the alignment's certificate. The objective is computed on the
+    canonical copies; where it differs from the main pass's score (a fuzzy key pairing a reference with plain
+    data, docs/referential.md), nothing is claimed proven and the bound is at least the score."""
+    if found is None:
+        return None
+    bound, proven, value = found
+    if value != score:
+        return Certificate(score, max(bound, score), False)
+    return Certificate(score, score if proven else max(bound, score), proven or bound <= score)
 
 
 class Alignment:
@@ -52,6 +107,7 @@ class Alignment:
         read: frozenset[str] = frozenset(),
         aligner: Aligner | None = None,
         validation_errors: list | None = None,
+        certificate: Certificate | None = None,
     ) -> None:
         self.score = score
         self.root = root
@@ -62,7 +118,7 @@ class Alignment:
         self.read = read
         self.aligner = aligner
         self.validation_errors = validation_errors or []
-        self._extra: dict = {}
+        self._extra: dict = {"certificate": certificate} if certificate is not None else {}
 
     def __float__(self) -> float:
         return self.score
@@ -90,6 +146,25 @@ class Alignment:
     def __repr__(self) -> str:
         extra = f", problems={len(self.problems)}" if self.problems else ""
         return f"Alignment(score={self.score!r}{extra})"
+
+    @property
+    def certificate(self) -> Certificate | None:
+        """How good the bijection of a referential alignment is (:class:`Certificate`): optimal, or an upper bound
+        on the best score any bijection reaches. ``None`` without ``idScope`` declarations and with
+        ``bijection_search="reference"`` (which searches nothing). Where the search's bound does not prove the
+        bijection optimal, reading it runs branch and bound for the proof (the score does not change).
+
+        >>> from pydantic_aligner import align
+        >>> align({"a": 1}, {"a": 2}).certificate is None
+        True
+        """
+        c = self._extra.get("certificate")
+        if c is not None and not c.optimal and not self._extra.get("proved") and self.aligner is not None:
+            # the relaxed bound did not prove it: branch and bound, paid for only by those who ask
+            self._extra["proved"] = True
+            c = _certificate(self.score, self.aligner._prove(self.gold, self.pred)) or c
+            self._extra["certificate"] = c
+        return c
 
     @property
     def label(self) -> str | None:

@@ -55,6 +55,7 @@ class Ctx:
     """Per-call state. A compiled plan is shared; a context never is."""
 
     __slots__ = (
+        "certificate",
         "conf",
         "gold_root",
         "ids_mapped",
@@ -76,6 +77,7 @@ class Ctx:
         self.gold_root = gold_root
         self.pred_root = pred_root
         self.mappings: dict[str, dict] = {}
+        self.certificate: tuple[float, bool] | None = None  # the bijection search's (upper bound, proven optimal)
         self.pred_ids: dict[str, set] = {}
         self.mask_scope: str | None = None
         self.mask_all = False

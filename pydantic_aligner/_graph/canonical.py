@@ -416,9 +416,10 @@ def _ranks(colour: list[int]) -> list[int]:
 class _Labelling:
     """Canonical labelling of a vertex-coloured, edge-labelled directed multigraph."""
 
-    def __init__(self, seeds: list, edges: list) -> None:
+    def __init__(self, seeds: list, edges: list, tiebreak: list | None = None) -> None:
         n = len(seeds)
         self.n = n
+        self.tiebreak = tiebreak  # vertex -> the key that orders twins (then the vertex number)
         seed_codes = _codes(seeds)
         self.seed = [seed_codes[s] for s in seeds]
         # the distinct labels (few), each hashed once per edge; then their codes, as _codes numbers them
@@ -477,6 +478,9 @@ class _Labelling:
                     pending.update(grp)
         return next_id
 
+    def _twin_key(self, v: int) -> tuple:
+        return (self.tiebreak[v], v) if self.tiebreak is not None else (v,)
+
     def refine(self, colour: list[int], members: dict[int, list[int]], changed: Any, next_id: int) -> int:
         """Refine to a fixed point of 1-WL and twin splitting.
 
@@ -497,7 +501,7 @@ class _Labelling:
                     classes.setdefault(self.adj_key[v], []).append(v)
                 for cls in classes.values():
                     if len(cls) > 1:
-                        cls.sort()
+                        cls.sort(key=self._twin_key)
                         for k, v in enumerate(cls[1:], 1):
                             split.setdefault((c, k), []).append(v)
             if not split:
@@ -629,7 +633,20 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
     doc = _Doc(ref)
     top = doc.child(ref.plan.root, value, False)
     seeds, edges, keep, collapsed = _assemble(doc)
-    lab = _Labelling(seeds, edges)
+    # twins (interchangeable in the copy) are ordered by their identifier's spelling, not by list position: the
+    # copy is the same either way, and which original each canonical identifier names no longer follows the order
+    # (only where the document holds an identifier's value outside the identifier and reference fields, e.g. a
+    # reference under a key the schema does not declare, which a fuzzy key pairing can still score: elsewhere twins
+    # are interchangeable for the score too, and their order stays the one the mappings always had)
+    tiebreak = None
+    if _hidden_references(value, doc):
+        spelt: dict[int, tuple] = {}
+        for name in ref.scopes:
+            for vid, rid in doc.rec_order[name]:
+                if rid is not None and rid == rid:
+                    spelt[vid] = (0, _KIND_RANK.get(type(rid), 9), repr(rid))
+        tiebreak = [spelt.get(v, (1,)) for v in keep]
+    lab = _Labelling(seeds, edges, tiebreak)
     small = lab.run()
     rank = [0] * len(doc.seeds)
     for i, v in enumerate(keep):
@@ -660,6 +677,42 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
     rebuild = _Rebuild(doc, rank, to_canon, collapsed)
     copy = rebuild.value(top)
     return Canonical(copy, to_canon, from_canon, lab.complete, ids, doc.refs, rebuild.origins)
+
+
+_KIND_RANK = {int: 0, float: 1, str: 2}
+
+
+def _hidden_references(value: Any, doc: _Doc) -> bool:
+    """Whether some scalar of ``value`` equals an identifier more often than identifier and reference fields hold it."""
+    expected: dict[tuple, int] = {}
+    for name in doc.records:
+        for rid, vids in doc.records[name].items():
+            if type(rid) in _KIND_RANK and rid == rid:
+                k = (type(rid) is str, rid)
+                expected[k] = expected.get(k, 0) + len(vids)
+    if not expected:
+        return False
+    for _, v in doc.refs:
+        if type(v) in _KIND_RANK and v == v:
+            k = (type(v) is str, v)
+            if k in expected:
+                expected[k] += 1
+    seen: dict[tuple, int] = {}
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        if t is dict:
+            stack.extend(x.values())
+        elif t is list or t is tuple:
+            stack.extend(x)
+        elif t in _KIND_RANK:
+            k = (t is str, x)
+            if k in expected:
+                seen[k] = seen.get(k, 0) + 1
+                if seen[k] > expected[k]:
+                    return True
+    return False
 
 
 def _spelling_key(rid: Any) -> tuple:

@@ -277,7 +277,10 @@ class _List:
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
         S = self.S.copy()
         S[rows] = self.rows(rows, obj, open_keys)
-        return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m)
+        total = None
+        if obj.relax and self.kernel is not None and self.kernel.whole is not None:
+            total = self.kernel.whole.relaxed_total(self.n, obj)
+        return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m, total)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -304,7 +307,7 @@ def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows[keep], cols[keep]
 
 
-def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> float:
+def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool, total: float | None = None) -> float:
     """An upper bound on ``total / D`` over every pairing of a matrix that dominates the true one.
 
     The engine's pairing maximises the (quantised) total, or follows the
@@ -318,6 +321,8 @@ def _ratio_bound(S: np.ndarray, n: int, m: int, ign_e: bool, ign_m: bool) -> flo
 
     r, c = linear_sum_assignment(S, maximize=True)
     T = math.fsum(S[r, c].tolist())
+    if total is not None:
+        T = min(T, total)  # another upper bound on any pairing's total (``_Block.relaxed_total``)
     pos = S > 0.0
     # no pairing has more positive pairs than rows, or columns, that have a positive cell
     K = min(int(pos.any(axis=1).sum()), int(pos.any(axis=0).sum()))
@@ -441,13 +446,14 @@ class _Kernel:
         return out
 
 
-    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None) -> None:
+    def votes(self, obj: Objective, out: np.ndarray, rows: set | None = None, perfect: bool = False, rowmap: Any = None) -> None:
         """Add to ``out[gold code, candidate code]`` each item pair's similarity if that one field agreed.
 
         One field at a time is made to match wherever the candidate holds an
         identifier (the others as mapped now), so ``out[u, v]`` measures how much
         the list would gain from mapping ``u`` to ``v`` given the rest of the
-        mapping (Smatch's candidate-mapping weights, made graded).
+        mapping (Smatch's candidate-mapping weights, made graded). ``perfect``: count only the item pairs that
+        would then match perfectly (1 each); ``rowmap`` renumbers the gold codes (-1: not counted).
         """
         for rows_g, per_p in self.blocks:
             sel = np.arange(len(rows_g)) if rows is None else np.array([r for r, i in enumerate(rows_g) if i in rows], dtype=np.int64)
@@ -457,7 +463,11 @@ class _Kernel:
                 if block is None:
                     continue
                 for t, f in enumerate(block.special):
-                    _scatter(block.values(sel, obj, False, agree=t), f.gcode[sel], f.pcode, out)
+                    vals = block.values(sel, obj, False, agree=t)
+                    if perfect:
+                        vals = (vals >= 1.0).astype(np.float64)
+                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
+                    _scatter(vals, gc, f.pcode, out)
 
 
 def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) -> None:
@@ -487,7 +497,7 @@ class _Block:
     few identifiers never pays for it); both give the same values, bit for bit.
     """
 
-    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "special", "table", "tabulate", "tw", "vi")
+    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi")
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
         self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
@@ -497,6 +507,7 @@ class _Block:
         k = len(self.special)
         self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
         self.direct = 0  # rows computed without the table so far
+        self.relaxed: tuple | None = None  # the certificate's relaxation (relaxed_total), computed on first use
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -529,6 +540,97 @@ class _Block:
         np.maximum(values, 0.0, out=values)  # clipped to [0, 1]: no value is -0.0 (the sum starts at +0.0)
         return np.minimum(values, 1.0, out=values)
 
+    def relaxed_total(self, n: int, obj: Objective) -> float | None:
+        """An upper bound on the block's total over every pairing of its items and every way of deciding the open
+        identifiers (the decided ones as mapped, ``obj.open``/``obj.avail`` as :meth:`Objective.bound` sets them).
+
+        A cell is ``c + sum_t a_t [field t matches]`` at most (``c``: no identifier or reference field matching;
+        ``a_t``: what field ``t`` matching adds, clipping included), so any pairing's total is at most the best
+        pairing's total of ``c`` plus, per gold identifier ``u``, what its own fields can add when mapped to
+        candidate ``v`` (``M[u, v]``: a small assignment between the items holding ``u`` and those holding
+        ``v``), maximised over one-to-one ``u -> v`` (a decided ``u`` only to its own ``v``). Each field counts
+        once, at the identifier it holds, so a rerouted edge costs what it costs in the score: the bound is tight
+        on graphs whose edits are reroutes. ``c`` and ``M`` do not depend on the mapping and are computed once.
+        None when the block is too big.
+        """
+        from scipy.optimize import linear_sum_assignment
+
+        if self.relaxed is None:
+            self.relaxed = self._relaxation(n, obj) or ()
+        if not self.relaxed:
+            return None
+        base, M, gcodes, pcodes = self.relaxed
+        if M.size:
+            M = M.copy()
+            decided = ~obj.open[gcodes]
+            if decided.any():
+                mine = obj.mapto[gcodes][decided]
+                D = M[decided]
+                D[mine[:, None] != pcodes[None, :]] = 0.0  # a decided identifier gains only at its own candidate
+                M[decided] = D
+                M[np.ix_(~decided, ~obj.avail[pcodes])] = 0.0  # ... which no open one can take
+            a, b = linear_sum_assignment(M, maximize=True)
+            base = base + math.fsum(M[a, b].tolist())
+        return base * (1.0 + 1e-12) + 1e-12
+
+    def _relaxation(self, n: int, obj: Objective) -> tuple | None:
+        from scipy.optimize import linear_sum_assignment
+
+        if not self.special or n * self.ncols > RELAX_CELLS:
+            return None
+        sel = np.arange(n)
+        off = [f.fixed(sel, False) for f in self.special]
+        c = self._combine(off, sel)
+        r, col = linear_sum_assignment(c, maximize=True)
+        base = math.fsum(c[r, col].tolist())
+        # per (gold code, candidate code, item pair): the sum of its fields' gains where they hold those codes
+        parts = []
+        P = len(obj.pcode) + 1
+        for t, f in enumerate(self.special):
+            on = f.bits(sel, obj, False, agree=True)
+            if f.any_wrong:
+                on &= ~(f.gtyped[sel][:, None] & f.mistyped[None, :])
+            xs = list(off)
+            xs[t] = f.fixed(sel, on)
+            gain = self._combine(xs, sel) - c
+            ii, jj = np.nonzero(on & (gain > 0.0))
+            if len(ii) > RELAX_PAIRS:
+                return None
+            parts.append((f.gcode[ii] * P + f.pcode[jj], ii, jj, gain[ii, jj]))
+        key = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, dtype=np.int64)
+        ii = np.concatenate([p[1] for p in parts]) if parts else key
+        jj = np.concatenate([p[2] for p in parts]) if parts else key
+        gg = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
+        # one entry per (codes, item pair), summed (a self-loop holds one identifier in two fields)
+        order = np.lexsort((jj, ii, key))
+        key, ii, jj, gg = key[order], ii[order], jj[order], gg[order]
+        first = np.r_[True, (key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])] if len(key) else np.zeros(0, dtype=bool)
+        starts = np.flatnonzero(first)
+        gg = np.add.reduceat(gg, starts) if len(starts) else gg
+        key, ii, jj = key[starts], ii[starts], jj[starts]
+        bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+        if len(bounds) > RELAX_PAIRS:
+            return None
+        ukeys = key[bounds]
+        gcodes, grow = np.unique(ukeys // P, return_inverse=True)
+        pcodes, pcol = np.unique(ukeys % P, return_inverse=True)
+        M = np.zeros((len(gcodes), len(pcodes)))
+        ends = np.r_[bounds[1:], len(key)]
+        sums = np.add.reduceat(gg, bounds) if len(bounds) else np.zeros(0)
+        # a group's best matching between the items holding u and those holding v is at most the sum of each gold
+        # item's best gain, and of each candidate item's (equal to it when the gains are uniform, as per field)
+        if len(key) > 1:
+            group = np.repeat(np.arange(len(bounds)), ends - bounds)
+            rs = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (ii[1:] != ii[:-1])])
+            rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.searchsorted(rs, bounds))
+            o2 = np.lexsort((jj, group))
+            g2, j2, v2 = group[o2], jj[o2], gg[o2]
+            cs = np.flatnonzero(np.r_[True, (g2[1:] != g2[:-1]) | (j2[1:] != j2[:-1])])
+            colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.searchsorted(g2[cs], np.arange(len(bounds))))
+            sums = np.minimum(sums, np.minimum(rowbest, colbest))
+        M[grow, pcol] = sums
+        return base, M, gcodes, pcodes
+
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
@@ -543,6 +645,11 @@ class _Block:
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
 
 
+#: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
+#: cells and at most RELAX_PAIRS (gold identifier, candidate identifier) pairs that could gain; larger ones keep
+#: the optimistic bound.
+RELAX_CELLS = 1_000_000
+RELAX_PAIRS = 2_000_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
@@ -664,6 +771,7 @@ class Objective:
         self.under = {d: frozenset(ks) for d, ks in under.items()}
         self.frames: list[list] = []
         self.lazy = False
+        self.relax = False  # the certificate's bound: relax the lists whose identifiers are all open (_Block.relaxed_total)
         self.work = 0  # item pairs of the lists re-scored by updates so far (the search's work budget)
         self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
         self.value = self.root if isinstance(self.root, float) else self.root.value
@@ -828,6 +936,21 @@ class Objective:
             if lst.kernel is not None:
                 rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
                 lst.kernel.votes(self, out, rows)
+        return out
+
+    def relation_votes(self, keys: list) -> np.ndarray:
+        """``V[k, candidate code]``: how many items holding ``keys[k]`` and another identifier would match
+        perfectly if ``keys[k]`` were mapped to that candidate (the rest as mapped now): the evidence that
+        seed-and-extend (``Search.propagate``) follows outwards from the identifiers already mapped."""
+        rowmap = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
+        for r, k in enumerate(keys):
+            rowmap[self.gcode[k]] = r
+        out = np.zeros((len(keys), len(self.pcode)))
+        for lst in self.lists():
+            if lst.kernel is not None:
+                rows = {i for k in keys for i in lst.by_key.get(k, ()) if len(lst.row_keys[i]) > 1}
+                if rows:
+                    lst.kernel.votes(self, out, rows, perfect=True, rowmap=rowmap)
         return out
 
     def bound(self, open_keys: set) -> float:

@@ -587,7 +587,13 @@ class Referential:
         cctx.ids_mapped = True
         cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
         search = Search(self, cctx, cgidx, cpidx, costs, leaves)
-        search.run(mode)
+        # the identity on identifiers spelt alike, in canonical names: a start the search must not end below
+        identity = {}
+        for name in self.scopes:
+            to_p = cp.to_canon[name]
+            identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
+        search.run(mode, identity, prove=ctx.certificate == "prove")
+        ctx.certificate = (search.bound, search.proven, search.obj.value)
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
         # freed only by the garbage collector, with everything it reaches)

@@ -41,6 +41,7 @@ from .records import _record_matrix
 
 __all__ = [
     "CANDIDATES",
+    "CERT_NODES",
     "EXACT_CELLS",
     "EXACT_IDS",
     "EXACT_LOOSE_NODES",
@@ -49,6 +50,8 @@ __all__ = [
     "LOCAL_EVALS_BASE",
     "LOCAL_EVALS_PER_ID",
     "LOCAL_WORK",
+    "SEEDS",
+    "SEED_ROUNDS",
     "Search",
     "canon_index",
 ]
@@ -71,6 +74,15 @@ EXACT_NODES = 100
 EXACT_LOOSE_NODES = 40
 #: ... and only when its lists hold at most this many item pairs (a node costs a pass over them).
 EXACT_CELLS = 20_000
+#: Seed-and-extend (symmetric graphs, where the start's colours cannot tell the records apart): it runs when
+#: the local optimum is below 1 with more than EXACT_IDS identifiers in play, from at most SEEDS seed pairs, each chosen by
+#: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
+SEEDS = 8
+SEED_ROUNDS = 1
+#: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
+#: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
+#: most this many nodes, for the proof (the score is the search's either way).
+CERT_NODES = 500
 
 
 def canon_index(cid: Any) -> int:
@@ -104,6 +116,10 @@ class Search:
         root = self.obj.root
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
+        self.gidx, self.pidx = gidx, pidx
+        #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
+        self.bound = 1.0
+        self.proven = False
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -412,21 +428,256 @@ class Search:
         obj.commit()
         return state["complete"]
 
+    # -- seed and extend ----------------------------------------------------------------------
+    def _colours(self, idx: Any, ids: dict[str, list], table: dict, rounds: int) -> dict[tuple, Any]:
+        """``rounds`` rounds of colour refinement of one side's reference graph (SPEC 9.5's carriers: a relation
+        with two endpoints is an edge, one endpoint a label, more a hub), from the scope alone; ``table``
+        numbers signatures jointly for both sides (filled by the gold side, so the numbering reads no order)."""
+        known = {s: set(ids[s]) for s in self.scopes}
+        colour: dict[tuple, Any] = {(s, u): (s,) for s in self.scopes for u in ids[s]}
+        inc: dict[tuple, list] = {k: [] for k in colour}
+        for s in self.scopes:
+            for carrier in idx.carriers_of(s):
+                label = repr(carrier[1])
+                eps = [(repr(role), (s, v)) for role, v in carrier[4] if v in known[s]]
+                if len(eps) == 2 and eps[0][0] != eps[1][0]:
+                    (r0, a), (r1, b) = eps
+                    inc[a].append(("out", label, r0, r1, b))
+                    inc[b].append(("in", label, r0, r1, a))
+                else:
+                    for role, a in eps:
+                        inc[a].append(("member" if len(eps) > 1 else "unary", label, role, len(eps), None))
+        for _ in range(rounds):
+            new = {}
+            for k, c in colour.items():
+                sig = (c, tuple(sorted((d, lab, r0, r1, repr(colour[b]) if b is not None else "") for d, lab, r0, r1, b in inc[k])))
+                new[k] = table.setdefault(sig, len(table))
+            colour = new
+        return colour
+
+    def _classes(self) -> tuple[dict, dict]:
+        if getattr(self, "_by_colour", None) is None:
+            table: dict = {}
+            gcol = self._colours(self.gidx, self.golds, table, SEED_ROUNDS)
+            pcol = self._colours(self.pidx, self.preds, table, SEED_ROUNDS)
+            gby: dict = {}
+            pby: dict = {}
+            for k, c in gcol.items():
+                if k in self.relevant:
+                    gby.setdefault(c, []).append(k)
+            for k, c in pcol.items():
+                pby.setdefault(c, []).append(k)
+            self._by_colour = (gby, pby)
+        return self._by_colour
+
+    def seeds(self, limit: int, mapped: set | None = None, used: set | None = None) -> list[tuple]:
+        """Seed pairs ``(scope, gold id, candidate id)`` for :meth:`propagate`: a gold identifier of the rarest colour
+        both sides share (local structure: an edit changes only the colours near it), with up to ``limit`` of the
+        candidate identifiers of its colour (best attribute agreement first, then canonical order)."""
+        gby, pby = self._classes()
+        if mapped or used:
+            gby = {c: g for c, g in ((c, [k for k in g if k not in mapped]) for c, g in gby.items()) if g}
+            pby = {c: p for c, p in ((c, [k for k in p if k not in used]) for c, p in pby.items()) if p}
+        shared = [c for c in gby if c in pby]
+        if not shared:
+            return []
+        # the rarest shared colour, preferring one with as many candidate as gold members (an edit makes them differ);
+        # colours are compared by their first gold member's canonical rank, never by their number
+        def rank(c: Any) -> tuple:
+            g, p = gby[c], pby[c]
+            first = min((self.scopes.index(k[0]), canon_index(k[1])) for k in g)
+            return (len(g) != len(p), len(g), len(p), first)
+
+        c = min(shared, key=rank)
+        s, u = min(gby[c], key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
+        row = self.agree[s][self.gindex[s][u]]
+        cands = sorted((k for k in pby[c] if k[0] == s), key=lambda k: (-int(row[self.pindex[s][k[1]]]), canon_index(k[1])))
+        return [(s, u, v) for _, v in cands[:limit]]
+
+    def propagate(self, seed: tuple) -> None:
+        """Seed-and-extend: map the seed pair, then repeatedly map the unmapped gold identifiers next to mapped ones
+        to the candidates that would make the most of their relations match perfectly (greedy, most evidence
+        first, canonical order on ties); what no evidence reaches stays unmapped (the iterated assignment and
+        the local search take it from there)."""
+        ctx, obj = self.ctx, self.obj
+        changed = set()
+        for s in self.scopes:
+            mp = ctx.mappings[s]
+            for u in self.golds[s]:
+                if mp.get(u) is not None:
+                    mp[u] = None
+                    changed.add((s, u))
+        s0, u0, v0 = seed
+        ctx.mappings[s0][u0] = v0
+        changed.add((s0, u0))
+        mapped = {(s0, u0)}
+        used = {(s0, v0)}
+        pkeys = [None] * len(obj.pcode)
+        for k, c in obj.pcode.items():
+            pkeys[c] = k
+        near = obj.neighbours()
+        obj.lazy = True
+        try:
+            obj.update(changed)
+            obj.commit()
+            frontier = set(near.get((s0, u0), ())) - mapped
+            while True:
+                keys = sorted(frontier, key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
+                V = obj.relation_votes(keys)
+                offers = []
+                for r, (s, u) in enumerate(keys):
+                    for c in np.flatnonzero(V[r] > 0.0).tolist():
+                        k = pkeys[c]
+                        if k[0] == s and k not in used:
+                            offers.append((-V[r, c], r, canon_index(k[1]), s, u, k[1]))
+                offers.sort(key=lambda o: o[:3])
+                accepted = set()
+                for _, _, _, s, u, v in offers:
+                    if (s, u) in mapped or (s, v) in used:
+                        continue
+                    ctx.mappings[s][u] = v
+                    mapped.add((s, u))
+                    used.add((s, v))
+                    accepted.add((s, u))
+                if not accepted:
+                    # the evidence ran out (a part the edits cut off, or another component): seed it again
+                    # (only a large part: a few records the edits left unmatched are the improvement steps' job)
+                    left = len(self.relevant) - len(mapped)
+                    more = self.seeds(1, mapped, used) if left > max(EXACT_IDS, len(self.relevant) // 10) else []
+                    if not more:
+                        break
+                    s, u, v = more[0]
+                    ctx.mappings[s][u] = v
+                    mapped.add((s, u))
+                    used.add((s, v))
+                    accepted = {(s, u)}
+                    frontier = set()
+                obj.update(accepted)
+                obj.commit()
+                frontier = set().union(*(near.get(k, ()) for k in accepted)) | frontier
+                frontier -= mapped
+        finally:
+            obj.lazy = False
+        obj.value = None
+        obj.refresh()
+
+    def _snapshot(self) -> tuple:
+        return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
+
+    def improve(self, n: int) -> None:
+        self.iterate(ITERATIONS)
+        self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
+
+    def restarts(self, n: int) -> None:
+        """Seed-and-extend from each seed pair, each followed by the improvement steps; keeps the best (the current
+        mapping included; a restart must beat it strictly, by score or else by attribute agreement)."""
+        best = self._snapshot()
+        for seed in self.seeds(SEEDS):
+            self.propagate(seed)
+            self.improve(n)
+            cur = self._snapshot()
+            if cur[:2] > best[:2]:
+                best = cur
+                if self._proven_now():
+                    break
+        self._restore(best[2])
+
+    def try_identity(self, identity: dict, n: int) -> None:
+        """The identity on identifiers spelt alike, as a start: adopted (then improved) only if it beats the current
+        mapping strictly, so a search that already does as well keeps its own, label-free, result."""
+        best = self._snapshot()
+        changed = set()
+        for s in self.scopes:
+            mp = self.ctx.mappings[s]
+            ident = identity.get(s, {})
+            for u in self.golds[s]:
+                v = ident.get(u)
+                if v not in self.pindex[s]:
+                    v = None
+                if mp.get(u) != v:
+                    mp[u] = v
+                    changed.add((s, u))
+        if not changed:
+            return
+        self.obj.update(changed)
+        self.obj.commit()
+        if self._snapshot()[:2] > best[:2]:
+            self.improve(n)
+            cur = self._snapshot()
+            if cur[:2] > best[:2]:
+                return
+        self._restore(best[2])
+
+    def certify(self, prove: bool = False) -> None:
+        """The certificate: 1.0 reached, or a completed branch and bound over every identifier (proven optimal);
+        else the objective's bound with every identifier undecided, lists relaxed (``_Block.relaxed_total``), and
+        (``prove``, when ``Alignment.certificate`` asks) branch and bound with those bounds, at most CERT_NODES
+        nodes, for the proof only: the mapping stays the search's (a better one found makes the bound its score)."""
+        if self.proven or self.obj.value >= 1.0 or not self.relevant:
+            self.bound = self.obj.value
+            self.proven = True
+            return
+        obj = self.obj
+        obj.relax = True
+        try:
+            b = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
+            self.bound = max(b, obj.value)
+            self.proven = self._reached()
+            if prove and not self.proven and sum(lst.n * lst.m for lst in obj.lists()) <= EXACT_CELLS:
+                mine = self._snapshot()
+                complete = self.exact(CERT_NODES)
+                best = obj.value
+                self._restore(mine[2])
+                if complete:
+                    self.bound = best  # the optimum itself
+                else:
+                    self.bound = max(self.bound, best)
+                self.proven = self._reached()
+        finally:
+            obj.relax = False
+
+    def _proven_now(self) -> bool:
+        """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
+        if self.obj.value >= 1.0:
+            return True
+        obj = self.obj
+        obj.relax = True
+        try:
+            self.bound = max(obj.bound(set(obj.gcode)), obj.value)
+        finally:
+            obj.relax = False
+        return self._reached()
+
+    def _reached(self) -> bool:
+        # the bound carries a relative slack of 1e-12 for the solvers' rounding: a gap within it is rounding
+        return self.bound <= self.obj.value * (1.0 + 1e-11) + 1e-11
+
     # -- driver --------------------------------------------------------------------------
-    def run(self, mode: str) -> None:
+    def run(self, mode: str, identity: dict | None = None, prove: bool = False) -> None:
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
-                self.iterate(ITERATIONS)
-                self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
+                self.improve(n)
+                # what follows only raises the score: skipped once the relaxed bound proves it optimal
+                if identity and self.obj.value < 1.0 and not self._proven_now():
+                    self.try_identity(identity, n)
+                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
+                    self.restarts(n)
+                if self._proven_now():
+                    self.bound, self.proven = self.obj.value, True
+                    self.settle_unreferenced()
+                    return
             if mode == "exact":
-                self.exact(None)
+                self.proven = self.exact(None)
             elif mode == "auto" and self.obj.value < 1.0 and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
                 if len(self.relevant) <= EXACT_IDS:
-                    self.exact(EXACT_NODES)
+                    self.proven = self.exact(EXACT_NODES)
                 else:
                     # exact over the identifiers whose items are not all perfectly matched, the others fixed
                     loose = self.obj.unsettled()
                     if len(loose) <= EXACT_IDS:
                         self.exact(EXACT_LOOSE_NODES, loose)
+            self.certify(prove=prove and mode in ("auto", "local"))
+        else:
+            self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
