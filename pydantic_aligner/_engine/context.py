@@ -17,7 +17,7 @@ import numpy as np
 from .._errors import DataError, LimitError
 from .._schema.compile import any_pos, escape_token
 from .._schema.plan import _KIND_BY_TYPE, BOOL, NUM, STR, Pos, kind_of
-from .limits import PATTERN_CELLS
+from .limits import MATRIX_CELLS, PATTERN_CELLS, STRING_BLOCK_CELLS
 
 _ANY = any_pos()
 _INF = float("inf")
@@ -115,13 +115,26 @@ def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
     """Check ``max_string_length`` and charge the work of comparing every string of ``G`` with every one of ``P``.
 
     A comparator whose cost grows with the product of the lengths counts one
-    cell per ``block`` x ``block`` characters (at least one per pair).
+    cell per pair, and ``STRING_BLOCK_CELLS[block]`` per ``block`` x ``block``
+    characters beyond that (long strings cost more per cell than short ones).
     """
     lg = sum(map(len, G))
     lp = sum(map(len, P))
     if lg > ctx.max_str or lp > ctx.max_str:
         _check_lengths(G, P, ctx, loc)
-    charge(ctx, (len(G) + lg // block) * (len(P) + lp // block), loc)
+    n, m = len(G), len(P)
+    blocks = (n + lg // block) * (m + lp // block) - n * m
+    charge(ctx, n * m + STRING_BLOCK_CELLS.get(block, 1) * blocks, loc)
+
+
+def charge_matrix(ctx: Ctx, n: int, m: int, loc: Any) -> None:
+    """Refuse an ``n`` x ``m`` similarity matrix past ``max_cells / MATRIX_CELLS`` entries (its memory), before it exists."""
+    cells = n * m * MATRIX_CELLS
+    if cells > ctx.max_cells:
+        raise LimitError(
+            "max_cells", cells, ctx.max_cells, path=_pointer(_loc_path(loc)),
+            what=f"memory of a {n:,} x {m:,} similarity matrix ({MATRIX_CELLS} cells per entry)",
+        )
 
 
 def _check_lengths(G: list, P: list, ctx: Ctx, loc: Any) -> None:
@@ -164,7 +177,7 @@ def _id_like(v: Any) -> bool:
 
 
 #: cells charged per branch tried by a union without a (matching) discriminator tag
-BRANCH_CELLS = 200
+BRANCH_CELLS = 400
 
 
 _SUM_ORDERS: dict = {}  # the filed keys of an object's rows -> their sum_order (memoised: the same keys recur in every pair)

@@ -42,6 +42,7 @@ from .context import (
     _pointer,
     _pred_kind,
     charge,
+    charge_matrix,
     pattern_charge,
     string_cells,
     sum_order,
@@ -328,6 +329,7 @@ def _key_rows(
         else:
             charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
         charge(ctx, assign_cells(len(G), len(P)), loc)
+        charge_matrix(ctx, len(G), len(P), loc)
     try:
         if cmp.matrix is not None:
             K = cmp.matrix(G, P)
@@ -626,6 +628,7 @@ def _tail(
             total = float(k)
         elif n and m:
             charge(ctx, assign_cells(n, m), loc)
+            charge_matrix(ctx, n, m, loc)
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             pairs = _pairs(h, gt, pt, S, ctx)
             k = len(pairs)
@@ -635,6 +638,7 @@ def _tail(
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
+        charge_matrix(ctx, n, m, loc)
         if tree and ctx.conf is None and REUSE:
             kept = _matrix.Kept()
         S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
