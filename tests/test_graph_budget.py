@@ -209,3 +209,16 @@ def test_a_list_too_big_for_memory_is_refused_before_any_matrix(monkeypatch):
     n, m = len(gold["items"]), len(pred["items"])
     assert (info.value.limit, info.value.value, info.value.path) == ("max_cells", n * m * 10, "/items")
     assert f"memory of a {n:,} x {m:,} similarity matrix" in str(info.value)
+
+
+def test_a_refusal_names_the_same_list_whatever_the_order_of_the_document():
+    member = {"type": "object", "properties": {"id": {"type": "integer", "idScope": "m"}, "x": {"type": "string"}}}
+    group = {"type": "object", "properties": {"members": {"type": "array", "order": "align", "items": member}}}
+    aligner = Aligner({"type": "array", "order": "align", "items": group}, max_cells=1000)
+    gold = [{"members": [{"id": i * 10 + j, "x": "a"} for j in range(5)]} for i in range(4)]
+    errors = set()
+    for g, p in ((gold, gold), (gold[::-1], gold), (gold, gold[1:] + gold[:1])):
+        with pytest.raises(LimitError) as info:
+            aligner.score(g, p)
+        errors.add((info.value.value, info.value.path))
+    assert errors == {(budget.referential_cells(aligner._referential, gold, gold, "auto")[0], "/0/members")}

@@ -54,11 +54,15 @@ class _ListSizes:
     __slots__ = ("items", "largest", "path", "records", "total")
 
     def __init__(self, path: tuple, records: bool) -> None:
-        self.path = path  # the data path of its first occurrence (for the error)
+        self.path = path  # the data path of its first occurrence in document order (for the error)
         self.records = records  # it holds records of some scope
         self.total = [0, 0]  # items, gold and candidate
         self.largest = [0, 0]  # the longest single occurrence, gold and candidate
         self.items: tuple[list, list] = ([], [])  # (items Pos, the items of one occurrence) of each side
+
+
+def _path_key(path: tuple) -> tuple:
+    return tuple((type(t) is not int, t if type(t) is int else str(t)) for t in path)
 
 
 def _descend(pos: Any, cache: dict) -> bool:
@@ -110,6 +114,8 @@ def _lists(ref: Any, doc: Any, side: int, out: dict) -> None:
                 entry = out.get(id(h))
                 if entry is None:
                     entry = out[id(h)] = _ListSizes(path, id(h) in ref.record_lists)
+                elif _path_key(path) < _path_key(entry.path):
+                    entry.path = path  # the first occurrence in document order, whatever order the walk took
                 entry.total[side] += len(rest)
                 entry.largest[side] = max(entry.largest[side], len(rest))
                 entry.items[side].append((items, rest))
