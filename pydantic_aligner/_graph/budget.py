@@ -19,6 +19,8 @@ graph too big for the budget is refused in the time one walk over the documents 
   of unlabelled nodes) pays the full rounds; one whose records carry distinct names pays almost nothing;
 * each of those cells is worth ``REF_WEIGHT`` list cells (the graph path is measured about that much slower
   per cell than the blocked list path that defines a cell, ``benchmarks/graph_scaling.py``).
+* the main pass's own charges (the assignments of the objective's lists, which it reuses; in reference mode
+  one dense pass per list) are checked, not charged, so that it cannot refuse after the derivation is done.
 
 ``bijection_search="exact"`` is charged only its floor: its branch and bound is unbounded by design.
 """
@@ -202,16 +204,19 @@ def _look_alike(lists: dict) -> dict[int, int]:
     return out
 
 
-def referential_cells(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple]:
-    """``(cells, data path of the costliest list)`` of deriving the mappings of one call (see the module)."""
+def _count(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple, int]:
+    """``(cells of the derivation, data path of its costliest list, cells the main pass will charge at least)``."""
     lists: dict[int, _ListSizes] = {}
     _lists(ref, gold, 0, lists)
     _lists(ref, pred, 1, lists)
     if not lists:
-        return 0, ()
+        return 0, (), 0
     dense = {lid: _dense(e) for lid, e in lists.items()}
     if mode == "reference":
-        cost = {lid: d for lid, d in dense.items() if lists[lid].records}
+        # the start runs on the call's own context, which charges its record matrices as it computes them; its
+        # assignments and Weisfeiler-Leman are counted here. The main pass computes every list's matrix again.
+        cost = {lid: assign_cells(*lists[lid].largest) for lid in dense if lists[lid].records}
+        main = sum(dense.values())
     else:
         cost = {lid: (FLOOR_PASSES if lists[lid].records else FLOOR_PASSES - 1) * d for lid, d in dense.items()}
         if mode in ("auto", "local"):
@@ -221,19 +226,28 @@ def referential_cells(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, t
                 nm = lists[lid].total[0] * lists[lid].total[1]
                 if nm:
                     cost[lid] += SEARCH_PASSES * d * alike[lid] // nm
-    if not cost:
-        return 0, ()
-    top = max(cost, key=lambda lid: (cost[lid], lists[lid].path))
-    return REF_WEIGHT * sum(cost.values()), lists[top].path
+        # the main pass takes the objective's matrices and pairings, and charges their assignments
+        main = sum(assign_cells(*e.largest) for e in lists.values())
+    top = max(dense, key=lambda lid: (cost.get(lid, 0), dense[lid], _path_key(lists[lid].path)))
+    return REF_WEIGHT * sum(cost.values()), lists[top].path, main
+
+
+def referential_cells(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple]:
+    """``(cells, data path of the costliest list)`` of deriving the mappings of one call (see the module)."""
+    cells, path, _ = _count(ref, gold, pred, mode)
+    return cells, path
 
 
 def charge_referential(ref: Any, ctx: Ctx, gold: Any, pred: Any, mode: str) -> None:
-    """Charge the derivation's cells to ``max_cells`` before it starts (:class:`LimitError` at the costliest list)."""
+    """Charge the derivation's cells to ``max_cells`` before it starts, and check that the main pass's own charges
+    will fit too (:class:`LimitError` at the costliest list, before any of the work)."""
     if ctx.max_cells == _INF:
         return
-    cells, path = referential_cells(ref, gold, pred, mode)
+    cells, path, main = _count(ref, gold, pred, mode)
+    loc = None
+    for t in path:
+        loc = (loc, t, None, None)
     if cells:
-        loc = None
-        for t in path:
-            loc = (loc, t, None, None)
         charge(ctx, cells, loc)
+    if ctx.work + main > ctx.max_cells:
+        charge(ctx, main, loc)  # raises: the main pass would, after the derivation
