@@ -222,3 +222,19 @@ def test_a_refusal_names_the_same_list_whatever_the_order_of_the_document():
             aligner.score(g, p)
         errors.add((info.value.value, info.value.path))
     assert errors == {(budget.referential_cells(aligner._referential, gold, gold, "auto")[0], "/0/members")}
+
+
+@pytest.mark.parametrize("mode", ["auto", "reference"])
+def test_the_main_pass_is_checked_before_the_derivation(spy, monkeypatch, mode):
+    # the derivation fits, the main pass that follows it would not: refused before either runs
+    n, edges = grid(6)
+    gold, pred = graph(n, edges), graph(n, rerouted(n, edges))
+    derivation, _, main = budget._count(Aligner(GRAPH)._referential, gold, pred, mode)
+    assert main > 0
+    calls = []
+    real = referential.Referential._reference
+    monkeypatch.setattr(referential.Referential, "_reference", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with pytest.raises(LimitError) as info:
+        Aligner(GRAPH, max_cells=derivation + main - 1, bijection_search=mode).score(gold, pred)
+    assert info.value.value == derivation + main and spy == [] and calls == []
+    assert 0.0 < Aligner(GRAPH, max_cells=derivation + 10 * main, bijection_search=mode).score(gold, pred) < 1.0
