@@ -238,3 +238,20 @@ def test_the_main_pass_is_checked_before_the_derivation(spy, monkeypatch, mode):
         Aligner(GRAPH, max_cells=derivation + main - 1, bijection_search=mode).score(gold, pred)
     assert info.value.value == derivation + main and spy == [] and calls == []
     assert 0.0 < Aligner(GRAPH, max_cells=derivation + 10 * main, bijection_search=mode).score(gold, pred) < 1.0
+
+
+def test_short_strings_count_as_before_only_long_ones_weigh_more():
+    # 100 x 100 strings of 20 characters: the blocks of their total lengths (31 per side) and the assignment, no
+    # long-string weight (a 10,000-line invoice's descriptions would otherwise count 1.3 billion cells more)
+    lev = {"type": "array", "order": "align", "items": {"type": "string", "score": "levenshtein"}}
+    gold = [f"{i:020d}" for i in range(100)]
+    pred = [f"{i:019d}x" for i in range(100)]
+    cells = (100 + 2000 // 64) ** 2 + 100 * 100 + 100 * 100 * 100 // 2000
+    assert 0.0 < Aligner(lev, max_cells=cells).score(gold, pred) < 1.0
+    with pytest.raises(LimitError) as info:
+        Aligner(lev, max_cells=cells - 1).score(gold, pred)
+    assert info.value.value == cells
+    # two strings of 6,400 characters: 101 x 101 blocks, 7 more cells per block of a string longer than a block
+    with pytest.raises(LimitError) as info:
+        Aligner(lev["items"], max_cells=1000).score("a" * 6400, "b" * 6400)
+    assert info.value.value == 101 * 101 + 7 * (101 * 101 - 1)

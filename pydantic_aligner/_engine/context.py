@@ -17,7 +17,7 @@ import numpy as np
 from .._errors import DataError, LimitError
 from .._schema.compile import any_pos, escape_token
 from .._schema.plan import _KIND_BY_TYPE, BOOL, NUM, STR, Pos, kind_of
-from .limits import MATRIX_CELLS, PATTERN_CELLS, STRING_BLOCK_CELLS
+from .limits import MATRIX_CELLS, PATTERN_CELLS, SMALL_MATRIX, STRING_BLOCK_CELLS
 
 _ANY = any_pos()
 _INF = float("inf")
@@ -115,22 +115,33 @@ def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
     """Check ``max_string_length`` and charge the work of comparing every string of ``G`` with every one of ``P``.
 
     A comparator whose cost grows with the product of the lengths counts one
-    cell per pair, and ``STRING_BLOCK_CELLS[block]`` per ``block`` x ``block``
-    characters beyond that (long strings cost more per cell than short ones).
+    cell per ``block`` x ``block`` characters of the lists' total lengths (at
+    least one per pair), and ``STRING_BLOCK_CELLS[block] - 1`` more per block
+    of the strings that are longer than a block (long strings cost more per
+    cell than short ones; short ones count as before).
     """
     lg = sum(map(len, G))
     lp = sum(map(len, P))
     if lg > ctx.max_str or lp > ctx.max_str:
         _check_lengths(G, P, ctx, loc)
     n, m = len(G), len(P)
-    blocks = (n + lg // block) * (m + lp // block) - n * m
-    charge(ctx, n * m + STRING_BLOCK_CELLS.get(block, 1) * blocks, loc)
+    cells = (n + lg // block) * (m + lp // block)
+    extra = STRING_BLOCK_CELLS.get(block, 1) - 1
+    if extra and lg >= block and lp >= block:
+        bg = sum(len(v) // block for v in G)
+        bp = sum(len(v) // block for v in P)
+        cells += extra * ((n + bg) * (m + bp) - n * m)
+    charge(ctx, cells, loc)
 
 
 def charge_matrix(ctx: Ctx, n: int, m: int, loc: Any) -> None:
-    """Refuse an ``n`` x ``m`` similarity matrix past ``max_cells / MATRIX_CELLS`` entries (its memory), before it exists."""
+    """Refuse an ``n`` x ``m`` similarity matrix past ``max_cells / MATRIX_CELLS`` entries (its memory), before it exists.
+
+    Matrices of at most ``SMALL_MATRIX`` entries (16 MB) are never refused for their memory: under a small
+    ``max_cells`` the work bounds them, as it always did.
+    """
     cells = n * m * MATRIX_CELLS
-    if cells > ctx.max_cells:
+    if cells > ctx.max_cells and n * m > SMALL_MATRIX:
         raise LimitError(
             "max_cells", cells, ctx.max_cells, path=_pointer(_loc_path(loc)),
             what=f"memory of a {n:,} x {m:,} similarity matrix ({MATRIX_CELLS} cells per entry)",

@@ -30,6 +30,7 @@ __all__ = [
     "TEXT_LIMITS",
     "assign_cells",
     "MATRIX_CELLS",
+    "SMALL_MATRIX",
     "STRING_BLOCK_CELLS",
     "check_limit_options",
     "deep_entry",
@@ -73,6 +74,8 @@ def assign_cells(n: int, m: int) -> int:
 #: memory: one similarity matrix may hold at most ``max_cells / MATRIX_CELLS`` entries (each entry costs about 16
 #: bytes at its peak: the matrix, the assignment's weights, the positive mask), whatever the work it needs
 MATRIX_CELLS = 10
+#: ... except matrices of at most this many entries (16 MB), which only the work bounds
+SMALL_MATRIX = 1_000_000
 #: long strings under a bit-parallel edit distance cost this many cells per 64 x 64-character block beyond the
 #: first cell of each pair (Damerau-Levenshtein: per 4 x 4 block): measured 8 and 4 times slower than a list cell
 STRING_BLOCK_CELLS = {64: 8, 4: 4}
