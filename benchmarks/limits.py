@@ -8,8 +8,9 @@ Each measurement runs in a fresh process with the limits switched off (``max_cel
 ``max_string_length=None``), so the curve shows what a call would cost without them; the
 ``default limits`` column says what the same call does under the defaults (a score, or the
 ``LimitError`` it raises, which costs next to nothing). Peak memory is the process' peak
-resident set minus its size before the call. Timings are wall-clock, one run each, on
-whatever else the machine is doing: read them as a curve, not as exact figures.
+resident set minus its size before the call. Timings are wall-clock and CPU time (the cost
+model's unit, docs/limits.md), one run each, on whatever else the machine is doing: read them
+as a curve, not as exact figures.
 """
 
 from __future__ import annotations
@@ -117,9 +118,9 @@ def child(name: str, size: int) -> dict:
     schema, gold, pred = build_case(name, size)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     unlimited = Aligner(schema, max_cells=None, max_string_length=None)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     s = unlimited.score(gold, pred)
-    seconds = time.perf_counter() - t
+    seconds, cpu = time.perf_counter() - t, time.process_time() - c
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     cells = Recording.last.work if Recording.last is not None else 0
     t = time.perf_counter()
@@ -128,7 +129,7 @@ def child(name: str, size: int) -> dict:
     except LimitError as e:
         default = f"LimitError({e.limit})"
     default_seconds = time.perf_counter() - t
-    return {"seconds": seconds, "mb": (peak - base) / 1024, "cells": cells, "score": s, "default": default, "default_seconds": default_seconds}
+    return {"seconds": seconds, "cpu": cpu, "mb": (peak - base) / 1024, "cells": cells, "score": s, "default": default, "default_seconds": default_seconds}
 
 
 def measure(name: str, size: int) -> dict:
@@ -146,11 +147,11 @@ def measure(name: str, size: int) -> dict:
 
 def fmt_row(name: str, size: int, res: dict) -> str:
     if "timeout" in res:
-        return f"| {name} | {size:,} | - | > {res['timeout']:.0f} s | - | - |"
+        return f"| {name} | {size:,} | - | > {res['timeout']:.0f} s | - | - | - |"
     if "error" in res:
-        return f"| {name} | {size:,} | - | {res['error']} | - | - |"
+        return f"| {name} | {size:,} | - | {res['error']} | - | - | - |"
     return (
-        f"| {name} | {size:,} | {res['cells']:,} | {res['seconds']:.2f} s | {res['mb']:,.0f} MB | "
+        f"| {name} | {size:,} | {res['cells']:,} | {res['seconds']:.2f} s | {res['cpu']:.2f} s | {res['mb']:,.0f} MB | "
         f"{res['default']} ({res['default_seconds']:.2f} s) |"
     )
 
@@ -167,8 +168,8 @@ def main(argv: list[str] | None = None) -> None:
         return
     if not args.markdown:
         print(f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start", flush=True)
-    print("| case | size | cells | time (no limits) | peak memory (no limits) | default limits |")
-    print("|---|---|---|---|---|---|")
+    print("| case | size | cells | time (no limits) | CPU (no limits) | peak memory (no limits) | default limits |")
+    print("|---|---|---|---|---|---|---|")
     for name, sizes, quick in CURVES:
         if args.only and args.only not in name:
             continue

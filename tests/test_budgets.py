@@ -197,9 +197,10 @@ def pattern_schema(n: int) -> dict:
     return {"type": "object", "patternProperties": {f"^p{i}_": {"type": "string"} for i in range(n)}}
 
 
-@pytest.mark.parametrize(("patterns", "keys"), [(20, 100_000), (5_000, 5_000)])
+@pytest.mark.parametrize(("patterns", "keys"), [(100, 100_000), (5_000, 5_000)])
 def test_pattern_properties_times_many_keys_are_refused_first(patterns, keys):
-    """20 patterns x 100k keys took 51.6 s, 5,000 x 5,000 over 120 s: the matching is counted before it runs."""
+    """20 patterns x 100k keys took 51.6 s, 5,000 x 5,000 over 120 s: the matching is counted before it runs.
+    (Since issue 27's default, 20 x 100k, about 6 s with the automaton, is admitted; 100 x 100k is not.)"""
     a = Aligner(pattern_schema(patterns))
     doc = {f"k{j}": "v" for j in range(keys)}
     e, t = timed(a.score, doc, doc)
@@ -417,12 +418,12 @@ def test_fuzz_hostile_budgets_end_in_a_score_or_a_typed_error():
         rnd = random.Random(seed + i)
         family, (schema, options, gold, pred) = _hostile_case(rnd)
         a = Aligner(schema, **options)
-        t = time.perf_counter()
+        t = time.process_time()  # this process's CPU time: other processes' load on a shared machine does not count
         try:
             r = a.align(gold, pred)
         except AlignerError:
             r = None
-        spent = time.perf_counter() - t
+        spent = time.process_time() - t
         assert spent < 3 * BUDGET, (seed + i, spent)
         times.setdefault(family, []).append(round(spent, 2))
         if r is None:

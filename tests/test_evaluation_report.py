@@ -259,3 +259,18 @@ def test_bootstrap_interval_does_not_depend_on_the_chunk_size(monkeypatch):
         for cells in (1, n - 1, 7 * n + 3, 4_000_000):
             monkeypatch.setattr(_stats, "_CELLS", cells)
             assert bootstrap_mean_ci(x, n_boot=300, seed=11) == expected, (n, cells)
+
+
+def test_field_keys_without_a_slash_are_ordered_not_looped_on():
+    # a damaged results file may hold a field key with no "/" ("a/b", "abc"): ordering the report's rows once looped
+    # forever on it (the full suite hung in test_any_damage_to_a_results_file_is_survived_and_repaired)
+    import subprocess
+    import sys
+
+    code = (
+        "from pydantic_aligner.evaluation._report import _tree_order\n"
+        "print(_tree_order(['a/b', '/x', '/x/y', 'abc', '', 'q/r/s', '/x/y/z']))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "['a/b', '/x', '/x/y', '/x/y/z', 'abc', '', 'q/r/s']"

@@ -79,10 +79,13 @@ def test_limit_error_is_an_aligner_error_a_batch_loop_can_catch():
 
 
 def test_a_flooded_candidate_is_refused_before_any_matrix_is_built():
+    # issue 27: the default admits 100 x 1,000,000 (1.7 GB, a few seconds); the matrix of 100 x 2,000,000 would
+    # need about 3.3 GB and is refused by its memory (10 cells per entry) before it exists
     gold = [f"w{i}" for i in range(100)]
     with pytest.raises(LimitError) as info:
-        score(gold, ["spam"] * 1_000_000, STRINGS)
-    assert info.value.limit == "max_cells" and info.value.value >= 100 * 1_000_000
+        score(gold, ["spam"] * 2_000_000, STRINGS)
+    assert (info.value.limit, info.value.value, info.value.maximum) == ("max_cells", 100 * 2_000_000 * 10, 1_200_000_000)
+    assert "memory of a 100 x 2,000,000 similarity matrix" in str(info.value)
 
 
 def test_max_cells_names_the_path_of_the_list():
@@ -105,10 +108,11 @@ def test_long_strings_are_bounded_by_max_string_length_under_quadratic_comparato
 
 
 def test_long_strings_count_as_work_by_blocks():
-    # Damerau-Levenshtein is not bit-parallel: two 50,000-character strings are 12,501 x 12,501 cells
+    # Damerau-Levenshtein is not bit-parallel: two 100,000-character strings are 25,001 x 25,001 blocks of 4 x 4
+    # characters, each 4 cells (measured 4 times slower than a list cell) beyond the pair's own cell
     with pytest.raises(LimitError) as info:
-        score("a" * 50_000, "b" * 50_000, {"type": "string", "score": "damerau_levenshtein"})
-    assert info.value.limit == "max_cells" and info.value.value == 12_501**2
+        score("a" * 100_000, "b" * 100_000, {"type": "string", "score": "damerau_levenshtein"})
+    assert info.value.limit == "max_cells" and info.value.value == 1 + 4 * (25_001**2 - 1)
 
 
 def test_a_union_without_discriminator_is_bounded():
@@ -121,7 +125,9 @@ def test_a_union_without_discriminator_is_bounded():
 
 def test_nested_lists_in_items_are_charged_per_pair():
     item = {"type": "object", "properties": {"tags": STRINGS}}
-    gold = [{"tags": ["a", "b"]} for _ in range(300)]
+    # 1,000 x 1,000 pairs scored one at a time: 2e9 cells (300 x 300, 1.8e8 cells and about a second, is admitted
+    # since issue 27 raised the default)
+    gold = [{"tags": ["a", "b"]} for _ in range(1000)]
     with pytest.raises(LimitError, match="max_cells"):
         score(gold, gold, {"type": "array", "order": "align", "items": item})
     assert score(gold[:20], gold[:20], {"type": "array", "order": "align", "items": item}) == 1.0

@@ -112,9 +112,11 @@ class Aligner:
 
     Limits (each raises :class:`LimitError`, naming the limit and the path;
     ``None`` switches one off; see ``docs/limits.md`` for costs):
-    ``max_cells`` (default 50,000,000) bounds the pairwise work of one call,
-    in cells (one gold x candidate comparison of short values; pairs scored
-    one at a time and long strings count more); ``max_string_length``
+    ``max_cells`` (default 1,200,000,000) bounds the pairwise work of one
+    call, in cells (about 14 ns of CPU each: one gold x candidate comparison
+    of short values; pairs scored one at a time, long strings and the
+    referential derivation count more), and the memory of its largest
+    similarity matrix (at most ``max_cells / 10`` entries); ``max_string_length``
     (100,000 characters) bounds each string an edit-distance or Jaro
     comparator reads; ``max_depth`` (1,000) bounds the nesting of objects and
     lists alike (documents and text); text read as JSON is bounded by
@@ -122,8 +124,8 @@ class Aligner:
     digits per integer), ``max_repair_bytes`` (100,000 bytes handed to
     ``json_repair``) and ``repair_timeout`` (2.0 s per repair; the only
     limit measured in time, and it applies only to broken text).
-    With the defaults one call takes at most about 10 s and 2 GB on a small
-    machine.
+    With the defaults one call takes at most about 20 s of CPU (50 s on the
+    slowest path measured) and 2 GB on a small machine.
 
     >>> from pydantic_aligner import Aligner
     >>> schema = {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}

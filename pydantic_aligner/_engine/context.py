@@ -16,7 +16,7 @@ from .._errors import DataError, LimitError
 from .._schema.compile import any_pos, escape_token
 from .._schema.lazy import lazy_module
 from .._schema.plan import _KIND_BY_TYPE, BOOL, NUM, STR, Pos, kind_of
-from .limits import PATTERN_CELLS
+from .limits import MATRIX_CELLS, PATTERN_CELLS, SMALL_MATRIX, STRING_BLOCK_CELLS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -125,13 +125,37 @@ def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
     """Check ``max_string_length`` and charge the work of comparing every string of ``G`` with every one of ``P``.
 
     A comparator whose cost grows with the product of the lengths counts one
-    cell per ``block`` x ``block`` characters (at least one per pair).
+    cell per ``block`` x ``block`` characters of the lists' total lengths (at
+    least one per pair), and ``STRING_BLOCK_CELLS[block] - 1`` more per block
+    of the strings that are longer than a block (long strings cost more per
+    cell than short ones; short ones count as before).
     """
     lg = sum(map(len, G))
     lp = sum(map(len, P))
     if lg > ctx.max_str or lp > ctx.max_str:
         _check_lengths(G, P, ctx, loc)
-    charge(ctx, (len(G) + lg // block) * (len(P) + lp // block), loc)
+    n, m = len(G), len(P)
+    cells = (n + lg // block) * (m + lp // block)
+    extra = STRING_BLOCK_CELLS.get(block, 1) - 1
+    if extra and lg >= block and lp >= block:
+        bg = sum(len(v) // block for v in G)
+        bp = sum(len(v) // block for v in P)
+        cells += extra * ((n + bg) * (m + bp) - n * m)
+    charge(ctx, cells, loc)
+
+
+def charge_matrix(ctx: Ctx, n: int, m: int, loc: Any) -> None:
+    """Refuse an ``n`` x ``m`` similarity matrix past ``max_cells / MATRIX_CELLS`` entries (its memory), before it exists.
+
+    Matrices of at most ``SMALL_MATRIX`` entries (16 MB) are never refused for their memory: under a small
+    ``max_cells`` the work bounds them, as it always did.
+    """
+    cells = n * m * MATRIX_CELLS
+    if cells > ctx.max_cells and n * m > SMALL_MATRIX:
+        raise LimitError(
+            "max_cells", cells, ctx.max_cells, path=_pointer(_loc_path(loc)),
+            what=f"memory of a {n:,} x {m:,} similarity matrix ({MATRIX_CELLS} cells per entry)",
+        )
 
 
 def _check_lengths(G: list, P: list, ctx: Ctx, loc: Any) -> None:
@@ -174,7 +198,7 @@ def _id_like(v: Any) -> bool:
 
 
 #: cells charged per branch tried by a union without a (matching) discriminator tag
-BRANCH_CELLS = 200
+BRANCH_CELLS = 400
 
 
 _SUM_ORDERS: dict = {}  # the filed keys of an object's rows -> their sum_order (memoised: the same keys recur in every pair)

@@ -29,6 +29,9 @@ __all__ = [
     "DEFAULTS",
     "TEXT_LIMITS",
     "assign_cells",
+    "MATRIX_CELLS",
+    "SMALL_MATRIX",
+    "STRING_BLOCK_CELLS",
     "check_limit_options",
     "deep_entry",
     "deep_frames",
@@ -41,7 +44,7 @@ __all__ = [
 #: own limits keep the reader's defaults (``_parse``), measured so that one read stays well under
 #: the per-call budget even on the costliest hostile text.
 DEFAULTS = {
-    "max_cells": 50_000_000,
+    "max_cells": 1_200_000_000,
     "max_string_length": 100_000,
     "max_depth": 1_000,
     "max_text_bytes": MAX_TEXT_BYTES,
@@ -53,11 +56,12 @@ DEFAULTS = {
 #: the limits passed on to :func:`~._parse.parse_json_text` (``max_depth`` bounds text and documents alike)
 TEXT_LIMITS = ("max_text_bytes", "max_depth", "max_int_digits", "max_repair_bytes", "repair_timeout")
 
-# -- the cost model, in cells (one cell ~ one vectorised comparison, 20-250 ns on one core) --
+# -- the cost model, in cells: one cell ~ 14 ns of CPU, the measured rate of the blocked list path (70-78 million
+# cells/s: invoice lists of 3,000 to 10,000 lines); slower paths weigh more (benchmarks/limits.py, docs/limits.md) --
 #: a gold x candidate pair scored one at a time (items holding lists, unions, context comparators)
 PAIR_CELLS = 2_000
 #: an ordered list's dynamic programme costs this many cells per matrix cell on top of the matrix
-DP_CELLS = 6
+DP_CELLS = 13
 #: the assignment solver's cost per cell grows with the list: n x m x (1 + min(n, m) / ASSIGN_SCALE) cells
 ASSIGN_SCALE = 2_000
 
@@ -65,8 +69,18 @@ ASSIGN_SCALE = 2_000
 def assign_cells(n: int, m: int) -> int:
     """Cells charged for the optimal assignment of an ``n`` x ``m`` similarity matrix."""
     return n * m + n * m * min(n, m) // ASSIGN_SCALE
-#: cells per automaton step of a ``patternProperties`` match (one pattern, one character of a key: ~2 us in Python)
-PATTERN_CELLS = 20
+
+
+#: memory: one similarity matrix may hold at most ``max_cells / MATRIX_CELLS`` entries (each entry costs about 16
+#: bytes at its peak: the matrix, the assignment's weights, the positive mask), whatever the work it needs
+MATRIX_CELLS = 10
+#: ... except matrices of at most this many entries (16 MB), which only the work bounds
+SMALL_MATRIX = 1_000_000
+#: long strings under a bit-parallel edit distance cost this many cells per 64 x 64-character block beyond the
+#: first cell of each pair (Damerau-Levenshtein: per 4 x 4 block): measured 8 and 4 times slower than a list cell
+STRING_BLOCK_CELLS = {64: 8, 4: 4}
+#: cells per automaton step of a ``patternProperties`` match (one pattern, one character of a key: ~0.8 us in Python)
+PATTERN_CELLS = 55
 #: characters per cell for the bit-parallel edit distances (rapidfuzz processes 64 characters per word)
 BLOCK = 64
 

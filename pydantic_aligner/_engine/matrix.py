@@ -37,7 +37,7 @@ from .._schema.lazy import lazy_attribute, lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import context as C
 from .assign import PAIR, assign, assign_small, monotone
-from .limits import DEEP, DP_CELLS, PAIR_CELLS, assign_cells, deep_frames, on_fresh_thread
+from .limits import DEEP, DP_CELLS, MATRIX_CELLS, PAIR_CELLS, SMALL_MATRIX, assign_cells, deep_frames, on_fresh_thread
 
 if TYPE_CHECKING:
     import numpy as np
@@ -322,6 +322,8 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | 
     pall = [x for lst in P for x in lst]
     if not gall or not pall or _one_kind(gall) != "object" or _one_kind(pall) != "object":
         return None
+    if len(gall) * len(pall) > SMALL_MATRIX and len(gall) * len(pall) * MATRIX_CELLS > ctx.max_cells:
+        return None  # the level's matrix would pass the memory budget (see charge_matrix): pair by pair, as before
     n, m = len(G), len(P)
     C.charge(ctx, n * m * PAIR_CELLS, loc)  # what _per_pair charges, then each pair's assignment (as _tail does)
     gn = [len(x) for x in G]

@@ -41,6 +41,7 @@ from .context import (
     _pointer,
     _pred_kind,
     charge,
+    charge_matrix,
     pattern_charge,
     string_cells,
     sum_order,
@@ -334,6 +335,7 @@ def _key_rows(
         else:
             charge(ctx, len(G) * len(P) * (1 if cmp.matrix is not None else 16), loc)
         charge(ctx, assign_cells(len(G), len(P)), loc)
+        charge_matrix(ctx, len(G), len(P), loc)
     try:
         if cmp.matrix is not None:
             K = cmp.matrix(G, P)
@@ -796,6 +798,7 @@ def _tail(
             total = float(k)
         elif n and m:
             charge(ctx, assign_cells(n, m), loc)
+            charge_matrix(ctx, n, m, loc)
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             pairs = _pairs(h, gt, pt, S, ctx)
             k = len(pairs)
@@ -805,6 +808,7 @@ def _tail(
         plan = canonical_rows(n, m, blocked)
     elif n and m:
         charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
+        charge_matrix(ctx, n, m, loc)
         if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block
             hit = _matrix.registered(ctx, h.items, g, p)
             if hit is not None:

@@ -40,6 +40,7 @@ from .._engine.walk import _score_h
 from .._errors import AlignerWarning, ComparatorError, DataError, SchemaError
 from .._schema.compile import escape_token
 from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
+from .budget import charge_referential
 from .canonical import canonicalize
 from .records import (
     LeafMatrices,
@@ -552,6 +553,7 @@ class Referential:
 
     def _prepare(self, ctx: Ctx, gold: Any, pred: Any) -> None:
         mode = self.options.get("bijection_search", "reference")
+        charge_referential(self, ctx, gold, pred, mode)  # before any of the work it counts (LimitError)
         if mode == "reference":
             gidx = self.index(gold)
             pidx = self.index(pred)

@@ -726,9 +726,9 @@ def _tree_order(keys: Sequence[str]) -> list[str]:
     seen = set(keys)
     roots = []
     for k in keys:
-        parent = k.rsplit("/", 1)[0]
+        parent = k.rsplit("/", 1)[0] if "/" in k else ""  # a key of a damaged results file may hold no "/"
         while parent and parent not in seen:
-            parent = parent.rsplit("/", 1)[0]
+            parent = parent.rsplit("/", 1)[0] if "/" in parent else ""
         (children.setdefault(parent, []) if parent else roots).append(k)
     out: list[str] = []
     stack = list(reversed(roots))

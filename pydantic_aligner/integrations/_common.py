@@ -130,7 +130,7 @@ def check_data_options(options: Any, where: str, allow: str) -> None:
     ...     check_data_options({"max_cells": None}, "a dataset file", "allow it")
     ... except SchemaError as e:
     ...     print(e)
-    options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 50000000); allow it
+    options from a dataset file cannot raise or remove a limit: max_cells=None (the default is 1200000000); allow it
     """
     from pydantic_aligner.toolkit import LIMIT_DEFAULTS as DEFAULTS
 

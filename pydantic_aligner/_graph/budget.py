@@ -1,0 +1,253 @@
+"""The referential budget: what deriving the identifier mappings will cost, counted before any of it is done.
+
+Referential alignment does its expensive work (canonical copies, the reference bijection's record matrices
+and Weisfeiler-Leman, the bijection search's objective and its rounds) before the main pass, which charges
+its own matrices to ``max_cells`` as any alignment does. :func:`charge_referential` charges that earlier
+work too, from the documents' sizes and look-alike structure alone, before any of it starts, so that a
+graph too big for the budget is refused in the time one walk over the documents takes (docs/limits.md,
+"Graphs"):
+
+* every order-agnostic list that holds records or references costs a *dense pass* per full computation of
+  its similarity matrix and assignment: ``N x M`` cells plus the assignment's
+  (:func:`~.._engine.limits.assign_cells`) for ``N`` gold and ``M`` candidate items;
+* the start (the reference bijection) makes one such pass over the lists of records, and the search's
+  objective one over every list (``FLOOR_PASSES``); ``bijection_search="reference"`` makes only the first;
+* the search's rounds (iterated assignment, its votes, the local search) re-solve what the attributes leave
+  open: their cost is ``SEARCH_PASSES`` dense passes scaled by the share of *look-alike* pairs, pairs of
+  items that agree on every exactly comparable scalar and whose references point at records that do too
+  (one round of colour refinement). A graph whose records all look alike (a grid, a ring, a regular graph
+  of unlabelled nodes) pays the full rounds; one whose records carry distinct names pays almost nothing;
+* each of those cells is worth ``REF_WEIGHT`` list cells (the graph path is measured about that much slower
+  per cell than the blocked list path that defines a cell, ``benchmarks/graph_scaling.py``).
+* the main pass's own charges (the assignments of the objective's lists, which it reuses; in reference mode
+  one dense pass per list) are checked, not charged, so that it cannot refuse after the derivation is done.
+
+``bijection_search="exact"`` is charged only its floor: its branch and bound is unbounded by design.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from .._engine.context import Ctx, charge
+from .._engine.limits import assign_cells
+from .._schema.plan import ARR, OBJ, UNION, IdSpec, RefSpec, kind_of
+from .records import _id_value, _walk_branch, value_pos
+from .search import ITERATIONS
+
+__all__ = ["FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
+
+#: list cells per cell of the referential derivation (measured: benchmarks/graph_scaling.py, docs/limits.md)
+REF_WEIGHT = 6
+#: dense passes every default alignment makes over its lists before the main pass (the start, the objective)
+FLOOR_PASSES = 2
+#: dense passes of the search's rounds over the look-alike pairs (iterated assignment and its votes, local search)
+SEARCH_PASSES = ITERATIONS + 2
+#: below this many cells for the search's rounds in the worst case (every pair look-alike), that worst case is
+#: charged without walking the items (small graphs: the walk would cost more than it could save)
+SMALL = 1_000_000
+_INF = float("inf")
+
+
+class _ListSizes:
+    """The occurrences of one order-agnostic list position in both documents."""
+
+    __slots__ = ("items", "largest", "path", "records", "total")
+
+    def __init__(self, path: tuple, records: bool) -> None:
+        self.path = path  # the data path of its first occurrence in document order (for the error)
+        self.records = records  # it holds records of some scope
+        self.total = [0, 0]  # items, gold and candidate
+        self.largest = [0, 0]  # the longest single occurrence, gold and candidate
+        self.items: tuple[list, list] = ([], [])  # (items Pos, the items of one occurrence) of each side
+
+
+def _path_key(path: tuple) -> tuple:
+    return tuple((type(t) is not int, t if type(t) is int else str(t)) for t in path)
+
+
+def _descend(pos: Any, cache: dict) -> bool:
+    """Whether the items at ``pos`` can hold lists that matter (else the walk does not enter them)."""
+    hit = cache.get(pos.uid)
+    if hit is None:
+        hit = True
+        hs = [h for h in pos.kinds.values() if h.tag != UNION]
+        if pos.special is not None:
+            hit = False
+        elif len(hs) == len(pos.kinds) and all(h.tag == OBJ and not h.patterns and h.extra is None for h in hs):
+            hit = any(vp.special is None and not vp.any and set(vp.kinds) & {"object", "array"} for h in hs for vp in h.props.values())
+        cache[pos.uid] = hit
+    return hit
+
+
+def _lists(ref: Any, doc: Any, side: int, out: dict) -> None:
+    """Find the order-agnostic lists below positions that reach identifiers, references or records."""
+    relevant = ref.relevant
+    cache: dict = {}
+    stack = [(ref.plan.root, doc, ())]
+    while stack:
+        pos, v, path = stack.pop()
+        if pos.any or pos.special is not None or pos.uid not in relevant:
+            continue
+        kind = kind_of(v)
+        h = pos.kinds.get(kind) if kind is not None else None
+        if h is None:
+            continue
+        if h.tag == UNION:
+            h = _walk_branch(h, v)
+        if h.tag == OBJ:
+            for key, val in v.items():
+                vp = h.props.get(key) if type(key) is str else None
+                if vp is None:
+                    vp = value_pos(h, key)
+                if vp is not None and isinstance(val, (dict, list)):
+                    stack.append((vp, val, (*path, key)))
+        elif h.tag == ARR:
+            L = len(h.prefix)
+            for i, val in enumerate(v[:L]):
+                if isinstance(val, (dict, list)):
+                    stack.append((h.prefix[i], val, (*path, i)))
+            items = h.items
+            if items is None or len(v) <= L:
+                continue
+            rest = v[L:]
+            if h.align:
+                entry = out.get(id(h))
+                if entry is None:
+                    entry = out[id(h)] = _ListSizes(path, id(h) in ref.record_lists)
+                elif _path_key(path) < _path_key(entry.path):
+                    entry.path = path  # the first occurrence in document order, whatever order the walk took
+                entry.total[side] += len(rest)
+                entry.largest[side] = max(entry.largest[side], len(rest))
+                entry.items[side].append((items, rest))
+            if not items.any and items.uid in relevant and _descend(items, cache):
+                for i, val in enumerate(rest, L):
+                    if isinstance(val, (dict, list)):
+                        stack.append((items, val, (*path, i)))
+
+
+def _dense(entry: _ListSizes) -> int:
+    (n, m), (a, b) = entry.total, entry.largest
+    return n * m + assign_cells(a, b)
+
+
+def _shape(pos: Any, v: Any, cache: dict) -> tuple | None:
+    """``(exactly comparable scalar keys, ((reference key, scope), ...), (id key, scope) or None)`` of an object
+    item's handler (cached per handler), or None for an item that is no object."""
+    if pos.special is not None or not isinstance(v, dict):
+        return None
+    h = pos.kinds.get("object")
+    if h is None:
+        return None
+    if h.tag == UNION:
+        h = _walk_branch(h, v)
+    if h.tag != OBJ:
+        return None
+    shape = cache.get(id(h))
+    if shape is None:
+        scalars, refs, ident = [], [], None
+        for key, vp in sorted(h.props.items()):
+            sp = vp.special
+            if isinstance(sp, RefSpec):
+                refs.append((key, sp.scope))
+            elif isinstance(sp, IdSpec):
+                ident = (key, sp.scope)
+            elif sp is None and vp.wl_scalar:
+                scalars.append(key)
+        shape = cache[id(h)] = (tuple(scalars), tuple(refs), ident)
+    return shape
+
+
+def _signature(values: tuple) -> Any:
+    try:
+        hash(values)
+    except TypeError:  # a container where a scalar was declared: told apart by its text
+        return repr(values)
+    return values
+
+
+def _look_alike(lists: dict) -> dict[int, int]:
+    """Per list, the number of (gold, candidate) item pairs that look alike after one round of refinement:
+    equal exactly comparable scalars, references to records with equal scalars."""
+    cache: dict = {}
+    own: list[dict] = [{}, {}]  # per side: (scope, id) -> the record's own scalars
+    for entry in lists.values():
+        if entry.records:
+            for side in (0, 1):
+                table = own[side]
+                for pos, chunk in entry.items[side]:
+                    for v in chunk:
+                        shape = _shape(pos, v, cache)
+                        if shape is not None and shape[2] is not None:
+                            key, scope = shape[2]
+                            rid = _id_value(v.get(key))
+                            if rid is not None:
+                                table.setdefault((scope, rid), _signature(tuple(map(v.get, shape[0]))))
+    out: dict[int, int] = {}
+    for lid, entry in lists.items():
+        counts: list[Counter] = [Counter(), Counter()]
+        for side in (0, 1):
+            table = own[side]
+            c = counts[side]
+            for pos, chunk in entry.items[side]:
+                for v in chunk:
+                    shape = _shape(pos, v, cache)
+                    if shape is None:
+                        c[_signature((v,)) if not isinstance(v, (dict, list)) else ()] += 1
+                        continue
+                    mine = tuple(map(v.get, shape[0]))
+                    ends = tuple([table.get((scope, _id_value(v.get(key)))) for key, scope in shape[1]])
+                    c[_signature((mine, ends))] += 1
+        g, p = counts
+        out[lid] = sum(k * p[s] for s, k in g.items() if s in p)
+    return out
+
+
+def _count(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple, int]:
+    """``(cells of the derivation, data path of its costliest list, cells the main pass will charge at least)``."""
+    lists: dict[int, _ListSizes] = {}
+    _lists(ref, gold, 0, lists)
+    _lists(ref, pred, 1, lists)
+    if not lists:
+        return 0, (), 0
+    dense = {lid: _dense(e) for lid, e in lists.items()}
+    if mode == "reference":
+        # the start runs on the call's own context, which charges its record matrices as it computes them; its
+        # assignments and Weisfeiler-Leman are counted here. The main pass computes every list's matrix again.
+        cost = {lid: assign_cells(*lists[lid].largest) for lid in dense if lists[lid].records}
+        main = sum(dense.values())
+    else:
+        cost = {lid: (FLOOR_PASSES if lists[lid].records else FLOOR_PASSES - 1) * d for lid, d in dense.items()}
+        if mode in ("auto", "local"):
+            worst = SEARCH_PASSES * sum(dense.values())
+            alike = _look_alike(lists) if worst > SMALL else {lid: e.total[0] * e.total[1] for lid, e in lists.items()}
+            for lid, d in dense.items():
+                nm = lists[lid].total[0] * lists[lid].total[1]
+                if nm:
+                    cost[lid] += SEARCH_PASSES * d * alike[lid] // nm
+        # the main pass takes the objective's matrices and pairings, and charges their assignments
+        main = sum(assign_cells(*e.largest) for e in lists.values())
+    top = max(dense, key=lambda lid: (cost.get(lid, 0), dense[lid], _path_key(lists[lid].path)))
+    return REF_WEIGHT * sum(cost.values()), lists[top].path, main
+
+
+def referential_cells(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple]:
+    """``(cells, data path of the costliest list)`` of deriving the mappings of one call (see the module)."""
+    cells, path, _ = _count(ref, gold, pred, mode)
+    return cells, path
+
+
+def charge_referential(ref: Any, ctx: Ctx, gold: Any, pred: Any, mode: str) -> None:
+    """Charge the derivation's cells to ``max_cells`` before it starts, and check that the main pass's own charges
+    will fit too (:class:`LimitError` at the costliest list, before any of the work)."""
+    if ctx.max_cells == _INF:
+        return
+    cells, path, main = _count(ref, gold, pred, mode)
+    loc = None
+    for t in path:
+        loc = (loc, t, None, None)
+    if cells:
+        charge(ctx, cells, loc)
+    if ctx.work + main > ctx.max_cells:
+        charge(ctx, main, loc)  # raises: the main pass would, after the derivation
