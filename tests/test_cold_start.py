@@ -156,3 +156,20 @@ def test_severity_forms_are_read_through_the_outcomes_layer_on_first_use():
         "print(json.dumps([before, a.align({'a': 1}, {'a': 2}).label, a.align({'a': 1}, {'a': 1}).label]))"
     )
     assert fresh(code) == [False, "BAD", "CORRECT"]
+
+
+def test_the_deferred_names_are_listed_once_for_type_checkers_too():
+    # the names loaded on first use (_DEFERRED) are imported statically under TYPE_CHECKING for type checkers, IDEs and
+    # the API reference; the two lists must not drift apart
+    import ast
+    from pathlib import Path
+
+    import pydantic_aligner
+
+    tree = ast.parse(Path(pydantic_aligner.__file__).read_text())
+    static = {}
+    for node in tree.body:
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for imp in node.body:
+                static["." * imp.level + imp.module] = tuple(a.name for a in imp.names)
+    assert static == {module: tuple(names) for module, names in pydantic_aligner._DEFERRED.items()}
