@@ -25,7 +25,9 @@ row alike. Sections:
 3. **Big list** (N=10,000 line items, a fresh process per row): CPU time and peak resident
    memory of ``score`` and ``align`` against the floor and against a memory-lean floor (the
    same calls, summed in place a block of rows at a time, solved without a copy).
-4. **Targets** of the performance issue, read off the rows above.
+4. **Cold start** (fresh interpreters, the rows of ``benchmarks/cold_start.py``): ``import pydantic``
+   against ``import pydantic_aligner``, and the first score of a few shapes.
+5. **Targets** of the performance issue, read off the rows above.
 """
 
 from __future__ import annotations
@@ -546,6 +548,16 @@ def main(argv: list[str] | None = None) -> dict:
     for name, t in small.items():
         paired = ratio(paired_ratio(small_times, name, base)) if name != "floor" else "-"
         print(f"| {name} | {1 / t:,.0f} | {fmt(t)} | {ratio(t / small['floor'])} | {ratio(t / dicts) if name != 'floor' else '-'} | {paired} |")
+
+    # cold start (issue 29): fresh interpreters, the rows of benchmarks/cold_start.py
+    import tempfile
+
+    import cold_start
+
+    with tempfile.TemporaryDirectory(prefix="cold-start-pycache-") as pycache:
+        cold = cold_start.measure(5 if args.quick else 15, cold_start.child_env(pycache))
+    print(f"\n### Cold start (a fresh process per row and round; load {cold_start.loadavg()})\n")
+    print(cold_start.report(cold))
 
     if big is not None:
         print(f"\n### Big list (invoice, N={args.big:,} line items; a fresh process per row)\n")
