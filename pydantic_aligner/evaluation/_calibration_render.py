@@ -120,16 +120,31 @@ def calibration_markdown(cal: Calibration) -> str:
     return "\n".join(lines)
 
 
-def reliability_svg(s: CalibrationStats, width: int = 320, height: int = 240) -> str:
-    """The reliability diagram: accuracy per confidence bin (bars, with interval whiskers) against the diagonal."""
+def _frame(label: str, width: int, height: int) -> tuple[list[str], float, float, float, float]:
+    """An SVG chart's opening and its y axis (0, 0.5, 1 with grid lines): ``(parts, x0, y0, w, h)`` of the plot area."""
     left, bottom, top, right = 40, 30, 10, 10
     w, h = width - left - right, height - bottom - top
     x0, y0 = left, top + h
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="reliability diagram">']
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="{label}">']
     for frac in (0.0, 0.5, 1.0):
         y = y0 - frac * h
         parts.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + w}" y2="{y:.1f}" stroke="#eaeef2"/>')
         parts.append(f'<text x="{x0 - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" fill="#57606a">{frac:g}</text>')
+    return parts, x0, y0, w, h
+
+
+def _close(parts: list[str], x0: float, w: float, height: int, xlabel: str) -> str:
+    """The x axis (0, 0.5, 1 and its label ``xlabel``) and the end of the chart."""
+    for tick in (0.0, 0.5, 1.0):
+        parts.append(f'<text x="{x0 + tick * w:.1f}" y="{height - 12}" font-size="11" text-anchor="middle" fill="#57606a">{tick:g}</text>')
+    parts.append(f'<text x="{x0 + w / 2:.1f}" y="{height - 1}" font-size="10" text-anchor="middle" fill="#57606a">{xlabel}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def reliability_svg(s: CalibrationStats, width: int = 320, height: int = 240) -> str:
+    """The reliability diagram: accuracy per confidence bin (bars, with interval whiskers) against the diagonal."""
+    parts, x0, y0, w, h = _frame("reliability diagram", width, height)
     for b in s.reliability:
         if not b.n:
             continue
@@ -146,23 +161,12 @@ def reliability_svg(s: CalibrationStats, width: int = 320, height: int = 240) ->
             parts.append(f'<line x1="{cx:.1f}" y1="{y0 - lo * h:.1f}" x2="{cx:.1f}" y2="{y0 - hi * h:.1f}" stroke="#0b3d91"/>')
         parts.append(f'<circle cx="{x0 + b.confidence * w:.1f}" cy="{y0 - b.accuracy * h:.1f}" r="2.5" fill="#0b3d91"/>')
     parts.append(f'<line x1="{x0}" y1="{y0}" x2="{x0 + w}" y2="{y0 - h}" stroke="#c62828" stroke-dasharray="4 3"/>')
-    for tick in (0.0, 0.5, 1.0):
-        parts.append(f'<text x="{x0 + tick * w:.1f}" y="{height - 12}" font-size="11" text-anchor="middle" fill="#57606a">{tick:g}</text>')
-    parts.append(f'<text x="{x0 + w / 2:.1f}" y="{height - 1}" font-size="10" text-anchor="middle" fill="#57606a">confidence</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return _close(parts, x0, w, height, "confidence")
 
 
 def coverage_svg(s: CalibrationStats, width: int = 320, height: int = 240) -> str:
     """The coverage/accuracy curve: accepting only values at or above a confidence, the share kept (x) and their accuracy (y)."""
-    left, bottom, top, right = 40, 30, 10, 10
-    w, h = width - left - right, height - bottom - top
-    x0, y0 = left, top + h
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" aria-label="coverage and accuracy">']
-    for frac in (0.0, 0.5, 1.0):
-        y = y0 - frac * h
-        parts.append(f'<line x1="{x0}" y1="{y:.1f}" x2="{x0 + w}" y2="{y:.1f}" stroke="#eaeef2"/>')
-        parts.append(f'<text x="{x0 - 6}" y="{y + 4:.1f}" font-size="11" text-anchor="end" fill="#57606a">{frac:g}</text>')
+    parts, x0, y0, w, h = _frame("coverage and accuracy", width, height)
     if s.coverage:
         pts = " ".join(f"{x0 + cov * w:.1f},{y0 - acc * h:.1f}" for _, cov, acc in s.coverage)
         parts.append(f'<polyline points="{pts}" fill="none" stroke="#2e7d32" stroke-width="2"/>')
@@ -173,11 +177,7 @@ def coverage_svg(s: CalibrationStats, width: int = 320, height: int = 240) -> st
             )
         ya = y0 - s.accuracy * h
         parts.append(f'<line x1="{x0}" y1="{ya:.1f}" x2="{x0 + w}" y2="{ya:.1f}" stroke="#8c959f" stroke-dasharray="4 3"/>')
-    for tick in (0.0, 0.5, 1.0):
-        parts.append(f'<text x="{x0 + tick * w:.1f}" y="{height - 12}" font-size="11" text-anchor="middle" fill="#57606a">{tick:g}</text>')
-    parts.append(f'<text x="{x0 + w / 2:.1f}" y="{height - 1}" font-size="10" text-anchor="middle" fill="#57606a">coverage</text>')
-    parts.append("</svg>")
-    return "".join(parts)
+    return _close(parts, x0, w, height, "coverage")
 
 
 def calibration_html(cal: Calibration) -> list[str]:

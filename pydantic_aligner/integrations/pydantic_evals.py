@@ -99,7 +99,7 @@ def _build() -> Any:
 
     from pydantic_aligner import SchemaError
 
-    from ._common import check_data_options, check_schema_option, make_aligner, score_and_feedback
+    from ._common import check_data_options, check_schema_option, score_and_feedback
 
     @dataclass
     class AlignmentScore(Evaluator[Any, Any, Any]):
@@ -173,7 +173,7 @@ def _build() -> Any:
                     continue
                 ref = model_reference(m)
                 if ref is None:
-                    raise SchemaError(f"AlignmentScore.trusting({m!r}): not a class importable by 'module:Class'")
+                    raise SchemaError(f"{cls.__name__}.trusting({m!r}): not a class importable by 'module:Class'")
                 trusted[ref] = m
             sub = dataclass(type(cls.__name__, (cls,), {"__qualname__": cls.__qualname__, "__module__": cls.__module__}))
             sub._trusted_models = trusted
@@ -184,25 +184,14 @@ def _build() -> Any:
             if ctx.expected_output is None:
                 return {}
             if self._aligner is None:
-                schema = self.schema
-                if isinstance(schema, str) and type(self)._trusted_models.get(schema) is not None:
-                    schema = type(self)._trusted_models[schema]  # the class the user gave: nothing is imported
-                self._aligner = make_aligner(schema, dict(self.options or {}))
+                self._aligner = _aligner_of(self)
             score, text, _ = score_and_feedback(self._aligner, ctx.expected_output, ctx.output, {"top_k": self.top_k})
             reason = text if score < 1.0 else None
             return {self.name: EvaluationReason(value=score, reason=reason), f"{self.name}_pass": score >= self.min_score}
 
         def build_serialization_arguments(self) -> dict[str, Any]:
             """The arguments ``Dataset.to_file`` stores: JSON data only (a model as ``"module:Class"``)."""
-            out: dict[str, Any] = {}
-            defaults = {"schema": None, "min_score": 1.0, "top_k": 5, "name": "alignment", "options": None}
-            for key, default in defaults.items():
-                value = getattr(self, key)
-                if key == "schema":
-                    value = _stored_schema(value, warn=_writing_a_file())
-                if value != default:
-                    out[key] = value
-            return out
+            return _serialization_arguments(self, {"schema": None, "min_score": 1.0, "top_k": 5, "name": "alignment", "options": None})
 
     AlignmentScore.__module__ = __name__
     AlignmentScore.__qualname__ = "AlignmentScore"
@@ -219,7 +208,6 @@ def _build_prf() -> Any:
     from pydantic_aligner import FieldCounts
     from pydantic_aligner.toolkit import check_threshold
 
-    from ._common import make_aligner
 
     score_cls = __getattr__("AlignmentScore")
 
@@ -258,10 +246,7 @@ def _build_prf() -> Any:
             """The counts of ``cases`` (``ReportCase`` objects, or anything with ``output`` and ``expected_output``)
             added up: a :class:`~pydantic_aligner.FieldCounts`."""
             if self._aligner is None:
-                schema = self.schema
-                if isinstance(schema, str) and type(self)._trusted_models.get(schema) is not None:
-                    schema = type(self)._trusted_models[schema]
-                self._aligner = make_aligner(schema, dict(self.options or {}))
+                self._aligner = _aligner_of(self)
             parts = []
             for case in cases:
                 expected = getattr(case, "expected_output", None)
@@ -298,18 +283,35 @@ def _build_prf() -> Any:
 
         def build_serialization_arguments(self) -> dict[str, Any]:
             """The arguments ``Dataset.to_file`` stores: JSON data only (a model as ``"module:Class"``)."""
-            out: dict[str, Any] = {}
-            for key, default in {"schema": None, "threshold": None, "name": "alignment", "options": None}.items():
-                value = getattr(self, key)
-                if key == "schema":
-                    value = _stored_schema(value, warn=_writing_a_file())
-                if value != default:
-                    out[key] = value
-            return out
+            return _serialization_arguments(self, {"schema": None, "threshold": None, "name": "alignment", "options": None})
 
     AlignmentPRF.__module__ = __name__
     AlignmentPRF.__qualname__ = "AlignmentPRF"
     return AlignmentPRF
+
+
+def _aligner_of(evaluator: Any) -> Any:
+    """The Aligner of an ``AlignmentScore`` or ``AlignmentPRF`` (a trusted model by name: the class the user gave,
+    nothing imported)."""
+    from ._common import make_aligner
+
+    schema = evaluator.schema
+    if isinstance(schema, str) and type(evaluator)._trusted_models.get(schema) is not None:
+        schema = type(evaluator)._trusted_models[schema]
+    return make_aligner(schema, dict(evaluator.options or {}))
+
+
+def _serialization_arguments(evaluator: Any, defaults: dict[str, Any]) -> dict[str, Any]:
+    """What ``Dataset.to_file`` stores of an evaluator: its arguments that differ from ``defaults``, JSON data only
+    (a model as ``"module:Class"``)."""
+    out: dict[str, Any] = {}
+    for key, default in defaults.items():
+        value = getattr(evaluator, key)
+        if key == "schema":
+            value = _stored_schema(value, warn=_writing_a_file())
+        if value != default:
+            out[key] = value
+    return out
 
 
 def _num(x: float) -> float | None:
