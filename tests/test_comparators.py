@@ -653,3 +653,48 @@ def test_a_raising_comparator_becomes_an_item_error_in_evaluate():
     assert ok.score == 1.0
     assert (bad.score, bad.error_kind) == (None, "ComparatorError")
     assert bad.error == "/n: comparator 'ratio' raised ZeroDivisionError: division by zero (gold 0, pred 0)"
+
+
+# ---------------------------------------------------------------------------
+# one pair alone and the same pair inside a matrix: the same float, bit for bit
+
+
+def _random_strings(seed: int, count: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    alphabets = ["ab", "abcdef ", "abcdefghijklmnopqrstuvwxyz0123456789 ", "aé日本€\U0001f600b", "MARTHAmartha"]
+    # every length class rapidfuzz treats apart: empty, tiny, one 8/16/32/64-bit word, past a word, several words
+    lengths = [0, 1, 2, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 128, 129, 300]
+    out = []
+    for _ in range(count):
+        alphabet = rng.choice(alphabets)
+        out.append("".join(rng.choice(alphabet) for _ in range(rng.randint(0, rng.choice(lengths)))))
+    return out
+
+
+@pytest.mark.parametrize("name", STRING_METRICS)
+def test_a_string_pair_alone_is_the_matrix_cell_bit_for_bit(name):
+    # jaro/jaro_winkler single pairs use rapidfuzz's scalar `similarity` (no numpy): rapidfuzz's scalar
+    # `normalized_similarity` differs from the cdist cell in the last bit in a few percent of pairs, `similarity` never
+    from pydantic_aligner._schema.comparators import resolve_comparator
+
+    golds, preds = _random_strings(1, 160), _random_strings(2, 160)
+    c = resolve_comparator(name, "string", {})
+    M = c.matrix(golds, preds)
+    mismatches = [(g, p) for i, g in enumerate(golds) for j, p in enumerate(preds) if c.pair(g, p) != M[i, j]]
+    assert mismatches == []
+    assert all(type(c.pair(g, p)) is float for g, p in zip(golds[:20], preds[:20]))
+
+
+def test_the_scalar_normalized_similarity_is_what_a_single_jaro_pair_must_not_use():
+    # the reason for the choice above: if rapidfuzz ever makes the two agree, this test says the workaround can go
+    from rapidfuzz import process
+    from rapidfuzz.distance import Jaro
+
+    golds, preds = _random_strings(3, 200), _random_strings(4, 200)
+    M = process.cdist(golds, preds, scorer=Jaro.normalized_similarity, dtype=np.float64, workers=1)
+    differ = sum(Jaro.normalized_similarity(g, p) != M[i, j] for i, g in enumerate(golds) for j, p in enumerate(preds))
+    same = sum(Jaro.similarity(g, p) == M[i, j] for i, g in enumerate(golds) for j, p in enumerate(preds))
+    assert same == len(golds) * len(preds)
+    assert differ > 0

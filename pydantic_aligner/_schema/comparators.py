@@ -9,11 +9,14 @@ comparator is resolved once, when the schema is compiled, into a
 * ``matrix(golds, preds) -> ndarray`` for all pairs at once (or ``None`` when
   the comparator cannot be vectorised, e.g. a custom Python callable).
 
-Determinism: rapidfuzz's SIMD path (used by ``process.cdist``) and its scalar
-functions differ in the last bit for Jaro and Jaro-Winkler in a few percent of
-pairs. The scalar path of those two metrics therefore goes through
-``process.cpdist``, which runs the same code as ``cdist``, so a similarity
-never depends on whether it was computed alone or inside a matrix.
+Determinism: for Jaro and Jaro-Winkler, rapidfuzz's scalar ``normalized_similarity``
+differs in the last bit from the same pair inside a ``process.cdist`` matrix in a few
+percent of pairs (it is computed as ``1 - normalized_distance``), while the scalar
+``similarity`` returns the matrix's cell exactly (the similarity of these two metrics is
+already in [0, 1]; ``tests/test_comparators.py`` checks the identity on random strings of
+every length class and alphabet). A single pair of those two metrics is therefore
+``similarity``: plain Python floats, no numpy, and a similarity never depends on whether
+it was computed alone or inside a matrix.
 """
 
 from __future__ import annotations
@@ -139,11 +142,20 @@ def _rf_scorer(name: str) -> Callable:
     return getattr(distance, _RF_STRING[name]).normalized_similarity
 
 
+@functools.cache
+def _rf_similarity(name: str) -> Callable:
+    """The rapidfuzz scalar ``similarity`` of a metric whose similarity is already in [0, 1] (Jaro, Jaro-Winkler)."""
+    from rapidfuzz import distance
+
+    return getattr(distance, _RF_STRING[name]).similarity
+
+
 def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     if name in _SIMD_SENSITIVE:
-        # the scorer is bound on the first call: the inferred position binds jaro when the package is imported,
-        # and rapidfuzz is loaded only when a string is first compared
+        # the scorers are bound on the first call: the inferred position binds jaro when the package is imported,
+        # and rapidfuzz is loaded only when a string is first compared, numpy only when a matrix is first built
         scorer: Callable | None = None
+        similarity: Callable | None = None
 
         def bind() -> Callable:
             nonlocal scorer
@@ -155,9 +167,11 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
             return process.cdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
 
         def pair(a: str, b: str) -> float:
+            nonlocal similarity
             if a == b:
                 return 1.0
-            return float(process.cpdist((a,), (b,), scorer=scorer or bind(), dtype=_F64, workers=1)[0])
+            # the scalar similarity is the cdist cell bit for bit (normalized_similarity is not: see the docstring)
+            return (similarity or (similarity := _rf_similarity(name)))(a, b)
 
         def pairs(golds: list, preds: list) -> np.ndarray:  # (cpdist runs cdist's code: its cells, pair by pair)
             out = process.cpdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
