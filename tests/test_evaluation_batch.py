@@ -162,6 +162,25 @@ def test_bands_parse_and_validate():
             Bands.parse(bad)
 
 
+@pytest.mark.parametrize(
+    "bad, msg",
+    [
+        ([0.9, 0.5], r"entry 0 is 0.9, expected a \(name, threshold\) pair"),
+        ([("pass", 0.9, 1), ("fail", 0)], r"entry 0 is \('pass', 0.9, 1\)"),
+        (["pass", "fail"], r"entry 0 is 'pass'"),
+        ({"pass": "high", "fail": 0}, r"threshold of 'pass' must be a number, got 'high'"),
+        ({"pass": None, "fail": 0}, r"threshold of 'pass' must be a number, got None"),
+        ([("pass", True), ("fail", 0)], r"threshold of 'pass' must be a number, got True"),
+    ],
+)
+def test_bands_written_wrongly_fail_loudly_with_what_to_write(bad, msg):
+    # a bare list of thresholds used to end in "cannot unpack non-iterable float object", deep in a comprehension
+    with pytest.raises(ValueError, match=msg):
+        Bands.parse(bad)
+    with pytest.raises(ValueError, match=msg):
+        score_batch([GOLD], [GOLD], INVOICE, bands=bad)
+
+
 def test_custom_bands_and_critical_fields():
     preds = [GOLD, {**GOLD, "total": 11}, {**GOLD, "lines": [{"sku": "x", "qty": 1}]}]
     results = score_batch([GOLD] * 3, preds, INVOICE, bands="good >= 0.7 > bad", critical=["/total"])

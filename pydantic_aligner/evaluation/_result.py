@@ -102,9 +102,17 @@ class Bands:
                 bands.append((m.group(1).strip(), float(m.group(2)) if m.group(2) else 0.0))
             return cls(tuple(bands))
         if isinstance(spec, Mapping):
-            return cls(tuple(sorted(((str(k), float(v)) for k, v in spec.items()), key=lambda kv: -kv[1])))
+            return cls(tuple(sorted((_band(k, v, spec) for k, v in spec.items()), key=lambda kv: -kv[1])))
         if isinstance(spec, Iterable):
-            return cls(tuple((str(n), float(t)) for n, t in spec))
+            bands = []
+            for i, entry in enumerate(spec):
+                if isinstance(entry, (str, bytes)) or not isinstance(entry, Iterable) or len(entry := tuple(entry)) != 2:
+                    raise ValueError(
+                        f"verdict bands: entry {i} is {entry!r}, expected a (name, threshold) pair "
+                        "(write [('pass', 0.95), ('partial', 0.6), ('fail', 0)] or 'pass >= 0.95 > partial >= 0.6 > fail')"
+                    )
+                bands.append(_band(*entry, spec))
+            return cls(tuple(bands))
         raise TypeError(f"verdict bands: expected a string, a mapping or pairs, got {type(spec).__name__}")
 
     @property
@@ -127,6 +135,15 @@ class Bands:
     def __str__(self) -> str:
         parts = [f"{n} >= {t:g}" for n, t in self.bands[:-1]]
         return " > ".join([*parts, self.bands[-1][0]])
+
+
+def _band(name: Any, threshold: Any, spec: Any) -> tuple[str, float]:
+    try:
+        if isinstance(threshold, bool):
+            raise TypeError
+        return str(name), float(threshold)
+    except (TypeError, ValueError):
+        raise ValueError(f"verdict bands: the threshold of {name!r} must be a number, got {threshold!r} in {spec!r}") from None
 
 
 #: The default bands: ``pass >= 0.95 > partial >= 0.6 > fail``.
