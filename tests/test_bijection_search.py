@@ -467,3 +467,43 @@ def test_every_field_matrix_is_computed_once_per_call(monkeypatch):
         assert max(calls.values()) == 1, [k[0] for k, v in calls.items() if v > 1]
         # one per plain field of each list: names and categories of people and companies, the relations' categories
         assert sorted(name for name, _, _ in calls) == ["exact"] * 5 + ["jaro_winkler"] * 2
+
+
+def test_an_aligner_without_a_schema_keeps_its_options_for_the_model_of_its_instances():
+    # Aligner(bijection_search=...) scoring model instances builds an Aligner for their model: it used to
+    # drop bijection_search there (and silently score with the default search)
+    import inspect
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from pydantic_aligner import Comparator, IdScope, Order, Ref
+
+    class Node(BaseModel):
+        id: Annotated[int, IdScope("node")]
+        concept: Annotated[str, Comparator("exact")]
+
+    class Edge(BaseModel):
+        source: Annotated[int, Ref("node")]
+        role: Annotated[str, Comparator("exact")]
+        target: Annotated[int, Ref("node")]
+
+    class Graph(BaseModel):
+        nodes: Annotated[list[Node], Order("align")]
+        edges: Annotated[list[Edge], Order("align")]
+
+    gold = Graph.model_validate({
+        "nodes": [{"id": 0, "concept": "city"}, *({"id": i, "concept": "cell"} for i in range(1, 7))],
+        "edges": [{"source": s, "role": r, "target": t} for s, r, t in
+                  [(0, ":op1", 1), (0, ":mod", 2), (0, ":ARG0", 3), (2, ":op1", 4), (4, ":ARG1", 5), (2, ":ARG0", 6), (5, ":ARG0", 6)]],
+    })  # fmt: skip
+    pred = Graph.model_validate({
+        "nodes": [{"id": i, "concept": "city" if i == 0 else "cell"} for i in (0, 1, 2, 3, 5, 6)],
+        "edges": [{"source": s, "role": r, "target": t} for s, r, t in [(0, ":op1", 1), (0, ":mod", 2), (0, ":ARG0", 3), (2, ":ARG0", 6), (5, ":ARG0", 6)]],
+    })  # fmt: skip
+    reference = Aligner(Graph, bijection_search="reference").score(gold, pred)
+    assert reference == pytest.approx(31 / 42) and Aligner(Graph).score(gold, pred) == pytest.approx(33 / 42)
+    assert Aligner(bijection_search="reference").score(gold, pred) == reference
+    # every constructor option travels with the Aligner (to the model's Aligner, and through pickling)
+    params = set(inspect.signature(Aligner).parameters) - {"schema"}
+    assert params == set(Aligner()._kwargs)

@@ -202,6 +202,7 @@ class Aligner:
             "wl_integration": wl_integration,
             "wl_blend_lambda": wl_blend_lambda,
             "wl_rounds": wl_rounds,
+            "bijection_search": bijection_search,
             "strict": strict,
             "comparators": comparators,
             "warn_on_ambiguous_mapping": warn_on_ambiguous_mapping,
@@ -317,8 +318,7 @@ class Aligner:
         >>> a.score("kitten", "sitting"), a.limits["max_cells"]
         (0.5714285714285714, 10000)
         """
-        options = {**self._kwargs, "bijection_search": self.options["bijection_search"]}
-        state = (self.model if self.model is not None else self.schema, options)
+        state = (self.model if self.model is not None else self.schema, dict(self._kwargs))
         _check_picklable(state)
         return (_rebuild_aligner, state)
 
