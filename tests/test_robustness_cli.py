@@ -97,8 +97,8 @@ def test_schema_robustness_with_a_model_a_schema_and_golds_files(tmp_path, capsy
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["missing.jsonl"], "no such cache file: missing.jsonl"),
-    (["{cache}", "--model", "nomodule_xyz:Thing"], "cannot import 'nomodule_xyz'"),
-    (["{cache}", "--model", "Thing"], "--model expects module:Class"),
+    (["{cache}", "--model", "nomodule_xyz:Thing"], "cannot import module 'nomodule_xyz'"),
+    (["{cache}", "--model", "Thing"], "--model takes pkg.module:Class or path/to/file.py:Class, got 'Thing'"),
     (["{cache}", "--contrast", "original:nope"], "no variant 'nope'"),
     (["{cache}", "--resamples", "0"], "n_resamples must be an int >= 1"),
     (["{cache}", "--gold", "nope.json"], "cannot read nope.json"),

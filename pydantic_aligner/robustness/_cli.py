@@ -14,14 +14,13 @@ cannot be read as JSON (or has duplicate keys, which no reordering fixes).
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
 from pydantic_aligner import AlignerError
+from pydantic_aligner.toolkit import CLIError, load_model
 
 from ._analysis import analyze_schema_robustness
 from ._schema import canonical_schema
@@ -92,36 +91,6 @@ def register_cli(subparsers: Any) -> None:
 # ---------------------------------------------------------------------------
 
 
-def _import_object(ref: str) -> Any:
-    module, sep, name = ref.rpartition(":")
-    if not sep or not module or not name:
-        raise ValueError(f"--model expects module:Class or path/to/file.py:Class, got {ref!r}")
-    if module.endswith(".py"):
-        path = Path(module)
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        if spec is None or spec.loader is None or not path.exists():
-            raise ValueError(f"--model: no such file {module!r}")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules.setdefault(path.stem, mod)
-        spec.loader.exec_module(mod)
-    else:
-        try:
-            mod = importlib.import_module(module)
-        except ImportError as e:
-            raise ValueError(f"--model: cannot import {module!r}: {e}") from None
-    obj: Any = mod
-    for part in name.split("."):
-        if not hasattr(obj, part):
-            raise ValueError(f"--model: {module!r} has no attribute {name!r}")
-        obj = getattr(obj, part)
-    from pydantic_aligner.toolkit import not_a_model
-
-    problem = not_a_model(obj, name)  # the check every command's --model makes: a usage error, never a traceback
-    if problem:
-        raise ValueError(f"--model {ref}: {problem}")
-    return obj
-
-
 def _read_json(path: str) -> Any:
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
@@ -160,7 +129,7 @@ def _read_golds(path: str, id_key: str) -> dict[str, Any]:
 
 def _schema_robustness(args: argparse.Namespace) -> int:
     try:
-        model = _import_object(args.model) if args.model else _read_json(args.schema) if args.schema else None
+        model = load_model(args.model) if args.model else _read_json(args.schema) if args.schema else None
         golds = _read_golds(args.gold, args.id_key) if args.gold else None
         if not Path(args.cache).exists():
             raise ValueError(f"no such cache file: {args.cache}")
@@ -182,7 +151,7 @@ def _schema_robustness(args: argparse.Namespace) -> int:
             screen=args.screen,
             alpha=args.alpha,
         )
-    except (ValueError, AlignerError) as e:  # AlignerError subclasses are ValueErrors too
+    except (ValueError, AlignerError, CLIError) as e:  # AlignerError subclasses are ValueErrors too
         from pydantic_aligner.toolkit import safe_text
 
         print(f"pydantic-aligner schema-robustness: error: {safe_text(e)}", file=sys.stderr)
