@@ -73,9 +73,12 @@ def test_scoring_strings_loads_rapidfuzz_not_numpy():
     assert "rapidfuzz" in loaded and "numpy" not in loaded, loaded
 
 
-def test_a_list_of_strings_loads_numpy():
-    code = "import pydantic_aligner\nassert pydantic_aligner.score({'t': ['The Matrix', 'Heat']}, {'t': ['The Matrx', 'Heat']}) > 0.9"
-    assert "numpy" in loaded_after(code)
+def test_a_small_list_loads_no_numpy_a_larger_one_does():
+    # up to 16 pairs a list is scored in Python (the same cells and pairs: tests/test_levels.py), beyond with matrices
+    small = "import pydantic_aligner\nassert pydantic_aligner.score({'t': ['The Matrix', 'Heat', 'Alien', 'Up']}, {'t': ['The Matrx', 'Heat', 'Alien', 'Up']}) > 0.9"
+    assert "numpy" not in loaded_after(small)
+    larger = "import pydantic_aligner\nassert pydantic_aligner.score({'t': ['The Matrix', 'Heat', 'Alien', 'Up', 'Jaws']}, {'t': ['The Matrx', 'Heat', 'Alien', 'Up']}) > 0.7"
+    assert "numpy" in loaded_after(larger)
 
 
 def test_scoring_a_record_of_numbers_loads_nothing_heavy():
@@ -88,12 +91,12 @@ def test_scoring_a_record_of_numbers_loads_nothing_heavy():
 
 
 def test_the_assignment_solver_is_scipys_without_scipy_optimize():
-    # an order-agnostic list needs the solver: scipy's compiled function, loaded without scipy.optimize's package
+    # an order-agnostic list of more than 16 pairs needs the solver: scipy's compiled function, without scipy.optimize's package
     code = (
         "import sys, json\n"
         "import pydantic_aligner\n"
         "schema = {'type': 'array', 'order': 'align', 'items': {'type': 'string'}}\n"
-        "s = pydantic_aligner.score(['alpha', 'beta', 'gamma'], ['gama', 'alpha', 'betta'], schema)\n"
+        "s = pydantic_aligner.score(['alpha', 'beta', 'gamma', 'delta', 'eta'], ['gama', 'alpha', 'betta', 'deltaa', 'zeta'], schema)\n"
         "light = 'scipy.optimize' not in sys.modules\n"
         "from pydantic_aligner._engine import assign\n"
         "import scipy.optimize\n"
@@ -107,7 +110,9 @@ def test_the_assignment_solver_is_scipys_without_scipy_optimize():
 def pydantic_aligner_score_in_process() -> float:
     from pydantic_aligner import score
 
-    return score(["alpha", "beta", "gamma"], ["gama", "alpha", "betta"], {"type": "array", "order": "align", "items": {"type": "string"}})
+    return score(
+        ["alpha", "beta", "gamma", "delta", "eta"], ["gama", "alpha", "betta", "deltaa", "zeta"], {"type": "array", "order": "align", "items": {"type": "string"}}
+    )
 
 
 def test_numpy_is_rebound_in_every_module_after_its_first_use():
@@ -118,7 +123,7 @@ def test_numpy_is_rebound_in_every_module_after_its_first_use():
         "from pydantic_aligner._engine import assign, context, matrix, walk\n"
         "from pydantic_aligner._schema import comparators, score_table\n"
         "before = [type(m.np).__name__ for m in (assign, context, matrix, walk, comparators, score_table)]\n"
-        "pydantic_aligner.score(['a', 'b'], ['b', 'a'])\n"
+        "pydantic_aligner.score(['a', 'b', 'c', 'd', 'e'], ['b', 'a', 'c', 'd', 'e'])\n"
         "import numpy\n"
         "print(json.dumps([before, [m.np is numpy for m in (assign, context, matrix, walk, comparators, score_table)],\n"
         "                  [m._F64 is numpy.float64 for m in (matrix, comparators)]]))"
@@ -137,7 +142,7 @@ def test_the_first_jaro_matrix_makes_the_dtype_constant_numpys():
         "before = comparators._F64\n"
         "pydantic_aligner.score({'t': 'The Matrix'}, {'t': 'The Matrx'})\n"
         "assert comparators._F64 == 'float64'  # a single pair: no numpy yet\n"
-        "pydantic_aligner.score({'t': ['The Matrix', 'Heat']}, {'t': ['Heat', 'The Matrx']})\n"
+        "pydantic_aligner.score({'t': ['The Matrix', 'Heat', 'Alien', 'Up', 'Jaws']}, {'t': ['Heat', 'The Matrx', 'Alien', 'Up']})\n"
         "import numpy\n"
         "print(json.dumps([before, comparators._F64 is numpy.float64]))"
     )

@@ -13,7 +13,7 @@ from test_vectorized import _outputs, _same_tree
 from pydantic_aligner import Aligner, LimitError
 from pydantic_aligner._engine import matrix as M
 from pydantic_aligner._engine import walk as E
-from pydantic_aligner._engine.assign import assign, assign_small
+from pydantic_aligner._engine.assign import assign, assign_small, assign_tiny, monotone
 from pydantic_aligner._schema.comparators import resolve_comparator
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -22,13 +22,14 @@ WORDS = st.one_of(NAMES, st.text("abcd", max_size=7))
 
 
 def _reference(fn, *args):
-    """``fn(*args)`` the old way: lists of lists pair by pair, wide objects key by key, every kept pair aligned again."""
-    saved = M.LEVELS, E.WIDE, E.REUSE
-    M.LEVELS, E.WIDE, E.REUSE = False, 10**9, False
+    """``fn(*args)`` the old way: lists of lists pair by pair, wide objects key by key, every kept pair aligned again,
+    small lists through numpy matrices and scipy."""
+    saved = M.LEVELS, E.WIDE, E.REUSE, E.TINY[0]
+    M.LEVELS, E.WIDE, E.REUSE, E.TINY[0] = False, 10**9, False, False
     try:
         return fn(*args)
     finally:
-        M.LEVELS, E.WIDE, E.REUSE = saved
+        M.LEVELS, E.WIDE, E.REUSE, E.TINY[0] = saved
 
 
 def _check(aligner, gold, pred) -> None:
@@ -114,6 +115,82 @@ def test_small_assignments_solved_together_equal_one_by_one(n, m, k, data):
             assert {i: int(j) for i, j in enumerate(partner[t]) if j >= 0} == pairs
     unique = S.reshape(k, -1).std(axis=1) == 0  # all cells equal: every pairing is best, all keep the same pairs only if 0
     assert all(decided[unique & (S[:, 0, 0] == 0.0)])
+
+
+# ---------------------------------------------------------------------------
+# small lists scored without numpy
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.data())
+def test_a_small_assignment_in_python_is_scipys(n, m, data):
+    cells = st.sampled_from([0.0, 0.0, 0.25, 0.5, 0.5, 1.0, 0.3333333333, 0.33333333334, 0.1 + 0.2, 5e-10, 1.5e-9])
+    S = np.array(data.draw(st.lists(cells, min_size=n * m, max_size=n * m)), dtype=np.float64).reshape(n, m)
+    pairs = assign_tiny(S.tolist())
+    if pairs is not None:  # None: best maps keep different pairs, left to scipy
+        assert pairs == assign(S)
+    assert monotone(S.tolist()) == monotone(S)
+
+
+def test_a_small_assignment_leaves_true_ties_to_scipy():
+    # two equally good pairings with different pairs: Python does not guess scipy's choice
+    assert assign_tiny([[1.0, 1.0], [1.0, 1.0]]) is None
+    assert assign_tiny([[1.0, 0.0], [0.0, 1.0]]) == {0: 0, 1: 1} == assign(np.eye(2))
+    assert assign_tiny([[0.0, 0.0], [0.0, 0.0]]) == {} == assign(np.zeros((2, 2)))  # every map keeps no pair
+    assert assign_tiny([[0.5], [0.5], [0.7]]) == {2: 0} == assign(np.array([[0.5], [0.5], [0.7]]))
+
+
+SMALL_ITEMS = st.one_of(
+    WORDS,
+    st.sampled_from([None, 0, 1, 2.5, -3, 2**60, True, False, [], ["ann"], {"a": 1}, "x" * 70]),
+    st.fixed_dictionaries({"name": NAMES}, optional={"n": st.sampled_from([None, 1, 2]), "tags": st.lists(NAMES, max_size=3)}),
+)
+
+
+@SETTINGS
+@given(st.data())
+def test_small_lists_without_numpy_score_as_the_matrices_do(data):
+    comparator = data.draw(st.sampled_from(["levenshtein", "jaro", "jaro_winkler", "exact", "indel", "text"]))
+    item = {"anyOf": [
+        {"type": "string", "score": comparator, "threshold": data.draw(st.sampled_from([0.0, 0.6]))},
+        {"type": "number", "score": data.draw(st.sampled_from(["relative", "invdiff", "exact"]))},
+        {"type": "object", "properties": {"name": {"type": "string", "score": comparator},
+                                          "tags": {"type": "array", "order": data.draw(st.sampled_from(["align", "fixed"])), "items": {"type": "string"}}}},
+        {"type": ["boolean", "null", "array"]},
+    ]}  # fmt: skip
+    schema = {"type": "object", "properties": {"xs": {"type": "array", "order": data.draw(st.sampled_from(["align", "fixed"])), "items": item}}}
+    gold = {"xs": data.draw(st.lists(SMALL_ITEMS, max_size=5))}
+    pred = {"xs": data.draw(st.lists(SMALL_ITEMS, max_size=5))}
+    saved = E.TINY[0]
+    E.TINY[0] = E.ALL  # up to 16 pairs in Python, as in a process that has not loaded numpy
+    try:
+        _check(Aligner(schema), gold, pred)
+    finally:
+        E.TINY[0] = saved
+
+
+def test_a_small_list_loads_neither_numpy_nor_scipy():
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, json\n"
+        "import pydantic_aligner as pa\n"
+        "s = pa.score({'t': ['Keanu Reeves', 'Carrie-Anne Moss', 'Laurence Fishburne']}, {'t': ['Laurence Fishburne', 'Keanu Reves']})\n"
+        "schema = {'type': 'array', 'order': 'align', 'items': {'type': 'object', 'properties': {'sku': {'type': 'string'}, 'qty': {'type': 'integer'}}}}\n"
+        "r = pa.score([{'sku': 'A-100', 'qty': 2}, {'sku': 'B-200', 'qty': 1}], [{'sku': 'B-201', 'qty': 1}, {'sku': 'A-100', 'qty': 3}], schema)\n"
+        "print(json.dumps([s, r, [m for m in ('numpy', 'scipy') if m in sys.modules]]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    s, r, loaded = json.loads(out.stdout)
+    assert loaded == []
+    schema = {"type": "array", "order": "align", "items": {"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}}}}
+    gold, pred = [{"sku": "A-100", "qty": 2}, {"sku": "B-200", "qty": 1}], [{"sku": "B-201", "qty": 1}, {"sku": "A-100", "qty": 3}]
+    assert (s, r) == (
+        _reference(Aligner(None).score, {"t": ["Keanu Reeves", "Carrie-Anne Moss", "Laurence Fishburne"]}, {"t": ["Laurence Fishburne", "Keanu Reves"]}),
+        _reference(Aligner(schema).score, gold, pred),
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
     np = lazy_module("numpy", globals(), "np")
 
-__all__ = ["QUANTUM", "assign", "canonical_rows", "monotone", "quantize"]
+__all__ = ["QUANTUM", "TINY_CELLS", "assign", "assign_tiny", "canonical_rows", "monotone", "quantize"]
 
 #: Similarities are compared in integer units of 1 / QUANTUM.
 QUANTUM = 1e9
@@ -193,16 +193,76 @@ def canonical_rows(n: int, m: int, pairs: dict[int, int]) -> list[tuple[str, int
     return rows
 
 
-def monotone(S: np.ndarray) -> list[tuple[str, int | None, int | None]]:
+#: lists of at most this many pairs are scored without numpy (:func:`assign_tiny`, :func:`monotone` on lists)
+TINY_CELLS = 16
+
+
+def assign_tiny(S: list[list[float]]) -> dict[int, int] | None:
+    """:func:`assign` of a small matrix given as rows of floats (at most :data:`TINY_CELLS` cells), in Python.
+
+    The same quantised weights (``rint(s * QUANTUM) * (k + 1) + positive``: Python's ``round`` rounds half to
+    even as ``numpy.rint`` does, the products are the same float operations), every injective map of the
+    smaller side into the larger tried (at most 4! = 24 for 4 x 4). The best map is returned where it is the
+    only best one or where every best one keeps the same positive pairs (then any optimal solver, scipy's
+    included, returns those pairs, as in :func:`assign_small`); ``None`` where best maps keep different pairs
+    (a true tie: :func:`assign` decides it). A single row or column takes the first best cell, as ``argmax``.
+    """
+    n, m = len(S), len(S[0])
+    k1 = float(min(n, m) + 1)
+    W = [[float(round(s * QUANTUM)) * k1 + (s > 0.0) for s in row] for row in S]
+    if n == 1:
+        w = W[0]
+        j = w.index(max(w))
+        return {0: j} if S[0][j] > 0.0 else {}
+    if m == 1:
+        col = [w[0] for w in W]
+        i = col.index(max(col))
+        return {i: 0} if S[i][0] > 0.0 else {}
+    import itertools
+
+    flip = n > m
+    if flip:  # rows: the smaller side
+        W = [list(c) for c in zip(*W)]
+        S = [list(c) for c in zip(*S)]
+        n, m = m, n
+    best = -1.0
+    chosen: frozenset | None = None
+    tied = False
+    r = range(n)
+    for cols in itertools.permutations(range(m), n):
+        total = 0.0
+        for i in r:
+            total += W[i][cols[i]]  # integers below 2**53: exact in any order
+        if total < best:
+            continue
+        kept = frozenset((i, cols[i]) for i in r if S[i][cols[i]] > 0.0)
+        if total > best:
+            best, chosen, tied = total, kept, False
+        elif kept != chosen:
+            tied = True
+    if tied or chosen is None:
+        return None
+    return {j: i for i, j in chosen} if flip else dict(chosen)
+
+
+def monotone(S: np.ndarray | list[list[float]]) -> list[tuple[str, int | None, int | None]]:
     """Rows of the best order-preserving alignment of ``S`` (SPEC 7.3), left to right.
 
     Maximises the total quantised similarity over monotone partial matchings
     with zero gap cost. Tie preference per cell: diagonal, then gold skipped,
     then candidate skipped. A diagonal step with similarity 0 becomes a
-    missing row followed by an excess row.
+    missing row followed by an excess row. ``S`` may be rows of floats (a small
+    list scored without numpy: the same quantised integers, Python's ``round``
+    rounding half to even as ``numpy.rint``).
     """
-    n, m = S.shape
-    Q = quantize(S).astype(np.int64).tolist()
+    if isinstance(S, list):
+        n, m = len(S), len(S[0])
+        Q = [[round(s * QUANTUM) for s in row] for row in S]
+        at = S
+    else:
+        n, m = S.shape
+        Q = quantize(S).astype(np.int64).tolist()
+        at = None
     prev = [0] * (m + 1)
     choice = [bytes(m + 1)]
     for i in range(1, n + 1):
@@ -228,7 +288,7 @@ def monotone(S: np.ndarray) -> list[tuple[str, int | None, int | None]]:
     while i > 0 and j > 0:
         c = choice[i][j]
         if c == 0:
-            if S[i - 1, j - 1] > 0.0:
+            if (at[i - 1][j - 1] if at is not None else S[i - 1, j - 1]) > 0.0:
                 out.append((PAIR, i - 1, j - 1))
             else:
                 out.append((EXCESS, None, j - 1))

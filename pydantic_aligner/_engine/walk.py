@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from .._schema.compile import escape_token
 from .._schema.lazy import lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import matrix as _matrix
-from .assign import EXCESS, MISSING, PAIR, assign, canonical_rows, monotone
+from .assign import EXCESS, MISSING, PAIR, TINY_CELLS, assign, assign_tiny, canonical_rows, monotone
 from .confidence import pair_confidences
 from .context import (
     _ANY,
@@ -622,6 +623,21 @@ def sim_matrix(
 
 
 _NAN_KEY = object()
+#: ``TINY[0]``: small lists may be scored without numpy (``False``: never, as tests compare with the matrix path;
+#: ``ALL``: every list of at most ``TINY_CELLS`` pairs, whether numpy is loaded or not)
+ALL = "all"
+TINY: list = [True]
+#: lists of at most this many pairs are scored in Python even once numpy is loaded (faster than its per-call cost)
+ALWAYS_TINY = 4
+_MODULES = sys.modules
+
+
+def _tiny(cells: int) -> bool:
+    """Whether a list of ``cells`` pairs (at most ``TINY_CELLS``) is scored in Python: always for the smallest
+    lists; up to ``TINY_CELLS`` pairs only while numpy is not loaded yet, so a process's first scores of small
+    lists do not pay numpy's import (about 40-80 ms of CPU), while a warm process keeps the faster matrices."""
+    mode = TINY[0]
+    return mode is ALL or (mode and (cells <= ALWAYS_TINY or "numpy" not in _MODULES))
 
 
 def _exact_blocks(pos: Pos, golds: list, preds: list) -> dict[int, int] | None:
@@ -675,6 +691,16 @@ def _cells(S: np.ndarray, pairs: Any) -> list[float]:
 def _fsum_cells(S: np.ndarray, pairs: Any) -> float:
     """The exactly rounded sum of the paired cells: independent of their order, so shuffling a list cannot move its score."""
     return math.fsum(_cells(S, pairs))
+
+
+def _tiny_cells(pos: Pos, gt: list, pt: list, ctx: Ctx, loc: Any, g: list, p: list, offset: int) -> list[list[float]]:
+    """The cells of a small list's similarity matrix as rows of floats, one :func:`score` per pair (no numpy).
+
+    Each cell is bit-identical to the cell of :func:`sim_matrix` (a matrix cell is its pair's score whatever
+    else the matrix holds; ``tests/test_levels.py`` checks both ways on random documents). Charged one cell per
+    pair, as a leaf matrix is, besides what each pair's own walk charges."""
+    charge(ctx, len(gt) * len(pt), loc)
+    return [[score(pos, gv, pv, ctx, (loc, offset + i, g, p)) for pv in pt] for i, gv in enumerate(gt)]
 
 
 def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
@@ -773,7 +799,7 @@ def _tail(
     n, m = len(gt), len(pt)
     if n == 0 and m == 0:
         return 1.0, kind
-    S = None
+    S = T = None
     blocked = None
     if n and m and h.align and not (tree and ctx.conf is not None):
         blocked = _exact_blocks(h.items, gt, pt)
@@ -799,10 +825,21 @@ def _tail(
         elif n and m:
             charge(ctx, assign_cells(n, m), loc)
             charge_matrix(ctx, n, m, loc)
-            S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
-            pairs = _pairs(h, gt, pt, S, ctx)
-            k = len(pairs)
-            total = _fsum_cells(S, pairs.items())
+            if n * m <= TINY_CELLS and ctx.record_pairs is None and _tiny(n * m):
+                # a small list: its cells and pairs in Python (numpy's per-call cost is most of a 4 x 4 matrix)
+                T = _tiny_cells(h.items, gt, pt, ctx, loc, g, p, L)
+                pairs = assign_tiny(T)
+                if pairs is not None:
+                    k = len(pairs)
+                    total = math.fsum([T[i][j] for i, j in pairs.items()])
+                else:  # best maps keep different pairs: scipy's choice, on the same cells
+                    S = np.array(T, dtype=np.float64)
+            else:
+                S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
+            if S is not None:
+                pairs = _pairs(h, gt, pt, S, ctx)
+                k = len(pairs)
+                total = _fsum_cells(S, pairs.items())
         plan = ()
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
@@ -813,18 +850,25 @@ def _tail(
             hit = _matrix.registered(ctx, h.items, g, p)
             if hit is not None:
                 S, kept = hit
-        if S is None:
+        if S is None and not tree and n * m <= TINY_CELLS and ctx.record_pairs is None and _tiny(n * m):
+            T = _tiny_cells(h.items, gt, pt, ctx, loc, g, p, L)  # (only ordered lists get here without a tree)
+        elif S is None:
             if tree and ctx.conf is None and REUSE:
                 kept = _matrix.Kept()
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
-        plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
+        if T is not None:
+            plan = monotone(T)
+        else:
+            plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     pairs_ij = cells = None
     if plan:
         pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
         k += len(pairs_ij)
-        if S is None:
+        if T is not None:
+            total = math.fsum([T[i][j] for i, j in pairs_ij])
+        elif S is None:
             total = float(len(pairs_ij))
         else:
             cells = _cells(S, pairs_ij)
