@@ -84,10 +84,12 @@ class Block:
         self.rows = rows  # the key rows [(gold key, candidate key, key similarity)]
         self.tw = tw  # the total value weight, scaled by wscale (see _engine.weight_scale)
         self.wscale = wscale
-        self.fields: list = []  # (vpos, w, gold key, candidate key, leaf kind or None) per paired key
+        # (vpos, w, gold key, candidate key, leaf) per paired key; leaf: the leaf kind of a plain leaf, the Level of a
+        # field of lists whose subtrees can be built later, or None
+        self.fields: list = []
         self.mats: list = []  # the field matrices, in the order of fields (None: not kept)
         self.values: dict = {}  # (gold key, candidate key) -> (the block's gold values, its candidate values)
-        self.lazy = True  # every paired field is a plain leaf kept here: the rows can be built later
+        self.lazy = True  # every paired field is a plain leaf or a Level kept here: the rows can be built later
         self.G: list = []  # the block's gold objects
         self.P: list = []  # the block's candidate objects
         self.spec: Any = None  # what building its pairs' rows needs (_engine.walk._block_spec), made once
@@ -104,11 +106,13 @@ class Kept:
     more field cells may be kept.
     """
 
-    __slots__ = ("blocks", "budget", "cache", "goff", "gsizes", "leaf", "poff", "psizes", "shared")
+    __slots__ = ("blocks", "budget", "cache", "goff", "gsizes", "leaf", "level", "poff", "psizes", "shared")
 
     def __init__(self, budget: int = KEEP_CELLS) -> None:
         self.budget = budget
         self.leaf: str | None = None
+        # a field of lists scored a level at a time whose kept pairs' subtrees can all be built later (see Level)
+        self.level: Level | None = None
         self.blocks: dict | None = None
         self.gsizes: Any = None  # the groups of each side (lists of item indices)
         self.psizes: Any = None
@@ -262,7 +266,7 @@ def handler_matrix(
     if t == OBJ and not _needs_context(h):
         return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
     if t == ARR and LEVELS and ctx.record_pairs is None and _batchable(h):
-        M = _lists_matrix(h, G, P, ctx, loc)
+        M = _lists_matrix(h, G, P, ctx, loc, kept)
         if M is not None:
             return M
     return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
@@ -310,14 +314,47 @@ def _sizes_product(a: list, b: list, cost: Any) -> int:
     return sum(u * v * cost(x, y) for x, u in ca.items() for y, v in cb.items())
 
 
-def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | None:
+#: the most cells (float64: 8 bytes each) the level matrices behind a field's unbuilt subtrees may hold (see Level):
+#: past it, the kept pairs' lists are built during ``align``
+LAZY_CELLS = 1 << 16
+
+
+class Level:
+    """A level of lists scored at once in tree mode (:func:`_lists_matrix`), kept so that the subtree of any pair of
+    its lists can be built later, on first access, without scoring, charging or reporting anything: the items'
+    similarity matrix ``S`` and what it was built from (``kept``, every block of it buildable later), the items as
+    they were read (``gall``, ``pall``) and each list's offset (``go``, ``po``) and length (``gn``, ``pn``).
+    ``cells`` counts what it keeps alive (``S``, the kept field matrices, the levels below)."""
+
+    __slots__ = ("S", "cells", "gall", "gn", "go", "h", "kept", "pall", "pn", "po")
+
+
+def _level(h: Any, S: np.ndarray, kept: Kept, gall: list, pall: list, go: list, po: list, gn: list, pn: list) -> Level | None:
+    """The :class:`Level` of a level's matrix when every block of it can be built later and what it keeps alive
+    stays within ``LAZY_CELLS`` (``None``: its kept pairs' lists are built during ``align``)."""
+    blocks = kept.blocks
+    if blocks is None or not all(b.lazy for b in blocks.values()):
+        return None
+    cells = S.size + KEEP_CELLS - kept.budget
+    for b in blocks.values():
+        for f in b.fields:
+            if f[4].__class__ is Level:
+                cells += f[4].cells
+    if cells > LAZY_CELLS:
+        return None
+    lv = Level()
+    lv.h, lv.S, lv.kept, lv.gall, lv.pall, lv.go, lv.po, lv.gn, lv.pn, lv.cells = h, S, kept, gall, pall, go, po, gn, pn, cells
+    return lv
+
+
+def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any, outer: Kept | None = None) -> np.ndarray | None:
     """Scores of gold lists ``G`` against candidate lists ``P`` (of objects), a level at a time: one matrix of every
     item of every gold list against every item of every candidate list (each pair of lists needs all of its item
     pairs, so that is exactly the cells the pairs need, built field by field: one ``cdist`` per field for the whole
     level, and the level below it the same way), then each pair of lists scored off its block, as ``_engine._tail``
     scores it (the same assignment, the same sums). ``None``: not lists of objects, scored pair by pair."""
     if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
-        return on_fresh_thread(_lists_matrix, h, G, P, ctx, loc)
+        return on_fresh_thread(_lists_matrix, h, G, P, ctx, loc, outer)
     gall = [x for lst in G for x in lst]
     pall = [x for lst in P for x in lst]
     if not gall or not pall or _one_kind(gall) != "object" or _one_kind(pall) != "object":
@@ -350,6 +387,8 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | 
             gl[id(x)] = (x, h.items, S, a, kept)
         for x, a in zip(P, po):
             pl[id(x)] = (x, h.items, S, a)
+        if kept is not None and outer is not None:  # a field of these lists: its pairs' subtrees can be built later
+            outer.level = _level(h, S, kept, gall, pall, go, po, gn, pn)
     shapes: dict = {}  # (gold size, candidate size) -> ([gold list], [candidate list])
     for i, ni in enumerate(gn):
         for j, mj in enumerate(pn):
@@ -704,7 +743,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
         else:
             fk = Kept(0)
             V = pos_matrix(vpos, Gf, Pf, ctx, kept=fk)
-            leaf = fk.leaf
+            leaf = fk.leaf if fk.level is None else fk.level  # (a Level: lists whose subtrees are built later)
         if blk is None:
             if w != 1.0:  # (x * 1.0 is x)
                 V *= w

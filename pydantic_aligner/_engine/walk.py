@@ -978,7 +978,7 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:
-            if not [row for row in spec if row[0] is not PAIR]:  # every row a pair of plain leaves: the columns of each row
+            if not [row for row in spec if row[0] is not PAIR or row[8].__class__ is not str]:  # every row a pair of plain leaves
                 data = tuple([
                     (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
                     for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
@@ -1095,8 +1095,13 @@ def _object_rows(
     out = []
     for r, (kind, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec):
         if kind is PAIR:
-            if leaf is not None:
+            if leaf.__class__ is str:
                 node = Match(leaf, cols[t][u], gvals[r][li], pvals[r][lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos)
+            elif leaf is not None:  # lists of a level-at-a-time matrix: their rows built on first access
+                gp, pp = gptr + gtok, pptr + ptok
+                build = (_level_rows, (leaf, li, lj, gp, pp))
+                lkind = "reorder" if leaf.h.align else "fixed"
+                node = LazyMatch(lkind, cols[t][u], gvals[r][li], pvals[r][lj], gp, pp, (), None, 1.0, vpos, build)
             else:
                 node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), gptr + gtok, pptr + ptok)
             out.append(Row(PAIR, gk, pk, wt, node, ks, kw))
@@ -1107,6 +1112,35 @@ def _object_rows(
             node = Match("excess", 0.0, None, pvals[r][lj], None, pptr + ptok, (), None, 1.0, vpos)
             out.append(Row(EXCESS, None, pk, wt, node, 0.0, kw))
     return tuple(out)
+
+
+def _level_rows(level: Any, i: int, j: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of the pair of gold list ``i`` and candidate list ``j`` of a level (``_matrix.Level``), as
+    :func:`_tail` builds them off the level's matrix: the same pairing, the kept pairs' nodes from what the matrix
+    kept (every block of it buildable without scoring, charging or reporting anything)."""
+    h = level.h
+    a, b, n, m = level.go[i], level.po[j], level.gn[i], level.pn[j]
+    gt, pt = level.gall[a : a + n], level.pall[b : b + m]
+    if n and m:
+        S = level.S[a : a + n, b : b + m]
+        plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
+    else:
+        plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
+    pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
+    k = len(pairs_ij)
+    D = n + m - k
+    if h.ignore_excess:
+        D -= m - k
+    if h.ignore_missing:
+        D -= n - k
+    alpha = 1.0 / D if D > 0 else 0.0
+    wm = 0.0 if h.ignore_missing else alpha
+    we = 0.0 if h.ignore_excess else alpha
+    nodes = None
+    if pairs_ij:
+        taken = _take(level.kept.view(a, b), h.items, _cells(S, pairs_ij), pairs_ij)
+        nodes = (_kept_nodes, [taken, h.items, pairs_ij, gt, pt, 0, None, None, None, None, gptr, pptr])
+    return tuple(_list_rows(plan, nodes, alpha, wm, we, gt, pt, 0, h.items, gptr, pptr))
 
 
 _matrix.install_walk(_score_h, _key_rows)
