@@ -807,17 +807,22 @@ def _tail(
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
     elif n and m:
-        charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
-        charge_matrix(ctx, n, m, loc)
-        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block
-            hit = _matrix.registered(ctx, h.items, g, p)
+        paired = None
+        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block (and its pairing)
+            hit = _matrix.registered(ctx, h, g, p)
             if hit is not None:
-                S, kept = hit
+                S, kept, paired = hit
+        if paired is None:  # (a pairing the level chose was charged with the level: nothing is solved again)
+            charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
+            charge_matrix(ctx, n, m, loc)
         if S is None:
             if tree and ctx.conf is None and REUSE:
                 kept = _matrix.Kept()
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
-        plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
+        if h.align:
+            plan = canonical_rows(n, m, paired if paired is not None else _pairs(h, gt, pt, S, ctx))
+        else:
+            plan = monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     pairs_ij = cells = None
@@ -1123,7 +1128,11 @@ def _level_rows(level: Any, i: int, j: int, gptr: str, pptr: str) -> tuple[Row, 
     gt, pt = level.gall[a : a + n], level.pall[b : b + m]
     if n and m:
         S = level.S[a : a + n, b : b + m]
-        plan = canonical_rows(n, m, assign(S)) if h.align else monotone(S)
+        if h.align:
+            paired = level.pairings.get(i, j) if level.pairings is not None else None
+            plan = canonical_rows(n, m, paired if paired is not None else assign(S))
+        else:
+            plan = monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
