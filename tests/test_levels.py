@@ -222,6 +222,28 @@ def test_unbuilt_nested_lists_read_the_documents_as_they_were_aligned():
     assert _outputs(fast) == _outputs(ref)  # (a repair replacing a whole list shows the list as it is now, in both)
 
 
+def test_a_levels_blocks_can_be_read_again(monkeypatch):
+    """The lists of one level share its blocks, and their subtrees are built on first access, maybe on several threads
+    at once: what a pair of lists is built from is made from the block as many times as it is asked for (each thread
+    that finds it not made yet makes it), and each time it is the same."""
+    made = []
+    make = E._block_spec
+
+    def twice(blk, pos, shared=False):
+        first = make(blk, pos, shared)
+        if shared:  # a level's block: another thread, arriving before the first one stored its result
+            made.append(1)
+            assert repr(make(blk, pos, shared)) == repr(first)
+        return first
+
+    monkeypatch.setattr(E, "_block_spec", twice)
+    schema, gold, pred = _tree_schema_fixed(3), _tree(3, 4, 11, False), _tree(3, 4, 12, True)
+    aligner = Aligner(schema)
+    fast = aligner.align(gold, pred)
+    _same_tree(fast.root, _reference(aligner.align, gold, pred).root)
+    assert made
+
+
 def test_levels_kept_for_later_are_bounded(monkeypatch):
     """A level's matrices are kept for the rows built on first access only while they hold at most LAZY_CELLS cells
     (with the levels below them); a bigger nested document has its lists built during ``align``."""

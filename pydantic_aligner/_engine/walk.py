@@ -967,9 +967,10 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     lazy = True
     for key, (ts, li, lj) in members.items():
         blk = blocks[key]
-        if blk.spec is None:
-            blk.spec = _block_spec(blk, pos)
-        spec, gvals, pvals = blk.spec
+        made = blk.spec
+        if made is None:
+            made = blk.spec = _block_spec(blk, pos, shared)
+        spec, gvals, pvals = made
         mats = blk.mats
         cols: tuple = (None,) * len(mats)
         for V in mats:
@@ -1005,10 +1006,12 @@ def _token(key: Any) -> str:
     return tok
 
 
-def _block_spec(blk: Any, pos: Pos) -> tuple:
+def _block_spec(blk: Any, pos: Pos, shared: bool = False) -> tuple:
     """``(spec, gold values, candidate values)`` of a block: per key row, what building it needs, ``(kind, gold
-    key, candidate key, weight, key score, key weight, value position, field number, leaf kind, gold token,
-    candidate token)`` (the rules of :func:`_object`), and the block's values of that key on each side."""
+    key, candidate key, weight, key score, key weight, value position, field number, leaf, gold token,
+    candidate token)`` (the rules of :func:`_object`; leaf: the leaf kind, a ``_matrix.Level`` or ``None``, see
+    ``_matrix.Block``), and the block's values of that key on each side. A block of a level (``shared``) keeps its
+    values: another pair of lists may read it later."""
     h = pos.kinds["object"]
     rows = blk.rows
     if not rows:
@@ -1036,7 +1039,8 @@ def _block_spec(blk: Any, pos: Pos) -> tuple:
             Pf = None if pk is None else [x[pk] for x in blk.P]
         gvals.append(Gf)
         pvals.append(Pf)
-    blk.values = blk.G = blk.P = None
+    if not shared:  # (a level's block may be read again: by a pair of lists built later, maybe on another thread)
+        blk.values = blk.G = blk.P = None
     return tuple(spec), tuple(gvals), tuple(pvals)
 
 
