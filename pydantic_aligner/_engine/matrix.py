@@ -314,8 +314,8 @@ def _sizes_product(a: list, b: list, cost: Any) -> int:
     return sum(u * v * cost(x, y) for x, u in ca.items() for y, v in cb.items())
 
 
-#: the most cells (float64: 8 bytes each) the level matrices behind a field's unbuilt subtrees may hold (see Level):
-#: past it, the kept pairs' lists are built during ``align``
+#: the most cells (float64: 8 bytes each) of level matrices one ``align`` keeps for subtrees built on first access (see
+#: Level): past it, the kept pairs' lists are built during ``align``
 LAZY_CELLS = 1 << 16
 
 
@@ -323,25 +323,25 @@ class Level:
     """A level of lists scored at once in tree mode (:func:`_lists_matrix`), kept so that the subtree of any pair of
     its lists can be built later, on first access, without scoring, charging or reporting anything: the items'
     similarity matrix ``S`` and what it was built from (``kept``, every block of it buildable later), the items as
-    they were read (``gall``, ``pall``) and each list's offset (``go``, ``po``) and length (``gn``, ``pn``).
-    ``cells`` counts what it keeps alive (``S``, the kept field matrices, the levels below)."""
+    they were read (``gall``, ``pall``), each list's offset (``go``, ``po``) and length (``gn``, ``pn``), and the
+    pairings the level chose (``pairings``). ``cells`` counts the matrix cells it keeps alive (``S`` and the kept
+    field matrices; the levels below count their own), charged to the call's ``ctx.lazy_cells``."""
 
     __slots__ = ("S", "cells", "gall", "gn", "go", "h", "kept", "pairings", "pall", "pn", "po")
 
 
-def _level(h: Any, S: np.ndarray, kept: Kept, gall: list, pall: list, go: list, po: list, gn: list, pn: list) -> Level | None:
-    """The :class:`Level` of a level's matrix when every block of it can be built later and what it keeps alive
-    stays within ``LAZY_CELLS`` (``None``: its kept pairs' lists are built during ``align``)."""
+def _level(
+    ctx: Any, h: Any, S: np.ndarray, kept: Kept, gall: list, pall: list, go: list, po: list, gn: list, pn: list
+) -> Level | None:
+    """The :class:`Level` of a level's matrix when every block of it can be built later and the cells the call keeps
+    for later stay within ``LAZY_CELLS`` with it (``None``: its kept pairs' lists are built during ``align``)."""
     blocks = kept.blocks
     if blocks is None or not all(b.lazy for b in blocks.values()):
         return None
     cells = S.size + KEEP_CELLS - kept.budget
-    for b in blocks.values():
-        for f in b.fields:
-            if f[4].__class__ is Level:
-                cells += f[4].cells
-    if cells > LAZY_CELLS:
+    if ctx.lazy_cells + cells > LAZY_CELLS:
         return None
+    ctx.lazy_cells += cells
     lv = Level()
     lv.h, lv.S, lv.kept, lv.gall, lv.pall, lv.go, lv.po, lv.gn, lv.pn, lv.cells = h, S, kept, gall, pall, go, po, gn, pn, cells
     lv.pairings = None
@@ -443,7 +443,7 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any, outer: Kept | No
         for j, (x, a) in enumerate(zip(P, po)):
             pl[id(x)] = (x, h.items, S, a, j)
         if kept is not None and outer is not None:  # a field of these lists: its pairs' subtrees can be built later
-            outer.level = _level(h, S, kept, gall, pall, go, po, gn, pn)
+            outer.level = _level(ctx, h, S, kept, gall, pall, go, po, gn, pn)
             if outer.level is not None:
                 outer.level.pairings = pairings
     shapes: dict = {}  # (gold size, candidate size) -> ([gold list], [candidate list])
