@@ -32,16 +32,29 @@ def _reference(fn, *args):
         M.LEVELS, E.WIDE, E.REUSE, E.TINY[0] = saved
 
 
+def _built_during_align(fn, *args):
+    """``fn(*args)`` with every kept pair's nested lists built during ``align`` (no level kept for later: the tree
+    pairs them off the level's matrix and its recorded pairings, eagerly)."""
+    saved = M.LAZY_CELLS
+    M.LAZY_CELLS = -1
+    try:
+        return fn(*args)
+    finally:
+        M.LAZY_CELLS = saved
+
+
 def _check(aligner, gold, pred) -> None:
     ref_score = _reference(aligner.score, gold, pred)
     assert repr(aligner.score(gold, pred)) == repr(ref_score)
     fast = aligner.align(gold, pred)
     unbuilt = _outputs(aligner.align(gold, pred))  # explanations read off rows not built yet
+    eager = _built_during_align(aligner.align, gold, pred)
     ref = _reference(aligner.align, gold, pred)
-    assert repr(fast.score) == repr(ref.score) == repr(ref_score)
-    assert fast.problems == ref.problems
+    assert repr(fast.score) == repr(eager.score) == repr(ref.score) == repr(ref_score)
+    assert fast.problems == eager.problems == ref.problems
     _same_tree(fast.root, ref.root)
-    assert unbuilt == _outputs(fast) == _outputs(ref)
+    _same_tree(eager.root, ref.root)
+    assert unbuilt == _outputs(fast) == _outputs(eager) == _outputs(ref)
 
 
 def _tree_schema(draw, depth: int) -> dict:
@@ -92,6 +105,173 @@ def test_nested_lists_with_ties_and_copies():
     schema = {"type": "array", "order": "align", "items": {"type": "object", "properties": {"kids": {"type": "array", "order": "align"}}}}
     _check(Aligner(schema), gold, pred)
     _check(Aligner(), {"orders": gold}, {"orders": pred})
+
+
+def test_lists_of_lists_past_the_small_solver_and_with_ties():
+    """Lists of 7 items (too many maps for assign_small: every block solved one by one) and identical items (several
+    best pairings: the solver decides), a level at a time, each recorded pairing used by the tree."""
+    rng = np.random.default_rng(7)
+    names = ["ann", "anne", "bob", "bobby", "x"]
+
+    def lst(k, depth):
+        out = []
+        for _ in range(k):
+            obj = {"name": names[int(rng.integers(0, 5))], "n": int(rng.integers(0, 3))}
+            if depth > 1:
+                obj["kids"] = lst(int(rng.integers(0, 8)), depth - 1)
+            out.append(obj)
+        return out
+
+    item = {"type": "object", "properties": {"name": {"type": "string", "score": "levenshtein"}, "n": {"type": "integer", "score": "relative"}}}
+    schema = {"type": "array", "order": "align", "items": {**item, "properties": {**item["properties"], "kids": {"type": "array", "order": "align", "items": item}}}}
+    for _ in range(3):
+        gold, pred = lst(5, 2), lst(6, 2)
+        _check(Aligner(schema), gold, pred)
+        _check(Aligner(schema), gold, [dict(x, kids=x["kids"][::-1]) for x in gold[::-1]])
+
+
+def _tree(depth: int, branching: int, seed: int, noise: bool) -> list:
+    rng = np.random.default_rng(seed)
+
+    def node(level: int) -> dict:
+        out = {"name": "abcdefgh"[int(rng.integers(0, 8))] * 3, "qty": int(rng.integers(1, 9)), "code": str(int(rng.integers(0, 4)))}
+        if noise and rng.random() < 0.3:
+            out["name"] = out["name"][:-1]
+        if level < depth:
+            out["children"] = [node(level + 1) for _ in range(branching)]
+        return out
+
+    return [node(1) for _ in range(branching)]
+
+
+def _tree_schema_fixed(depth: int) -> dict:
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string", "score": "levenshtein"}, "qty": {"type": "integer", "score": "relative"}, "code": {"type": "string"}},
+    }
+    schema = {"type": "array", "order": "align", "items": item}
+    for _ in range(depth - 1):
+        item = {**item, "properties": {**item["properties"], "children": schema}}
+        schema = {"type": "array", "order": "align", "items": item}
+    return schema
+
+
+def test_align_solves_no_assignment_score_did_not(monkeypatch):
+    """The tree pairs each kept pair of nested lists as the level's matrix paired it: aligning solves exactly the
+    assignments scoring solves (it used to solve every kept pair of lists again), with its lists built during
+    ``align`` or on first access."""
+    schema, gold, pred = _tree_schema_fixed(3), _tree(3, 3, 1, False), _tree(3, 3, 2, True)
+    calls = []
+
+    def counted(fn):
+        def wrapper(*args, **kwargs):
+            calls.append(1)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    monkeypatch.setattr(E, "assign", counted(E.assign))
+    monkeypatch.setattr(M, "assign", counted(M.assign))
+    monkeypatch.setattr(M, "assign_small", counted(M.assign_small))
+    aligner = Aligner(schema)
+    aligner.score(gold, pred)
+    solved = len(calls)
+    for fn in (aligner.align, lambda g, p: _built_during_align(aligner.align, g, p)):
+        del calls[:]
+        r = fn(gold, pred)
+        assert len(calls) == solved
+        _outputs(r)  # building the whole tree solves nothing either
+        assert len(calls) == solved
+    _check(aligner, gold, pred)
+
+
+def test_align_is_refused_by_max_cells_only_where_score_is():
+    """Nested lists: ``align`` charges the work ``score`` charges (a kept pair of lists paired off its level's matrix
+    is not charged a second assignment), so the least ``max_cells`` that admits one admits the other."""
+    schema, gold, pred = _tree_schema_fixed(3), _tree(3, 3, 3, False), _tree(3, 3, 4, True)
+
+    def least(method: str) -> int:
+        lo, hi = 1, 10**8
+        while lo < hi:
+            mid = (lo + hi) // 2
+            try:
+                getattr(Aligner(schema, max_cells=mid), method)(gold, pred)
+                hi = mid
+            except LimitError:
+                lo = mid + 1
+        return lo
+
+    need = least("score")
+    assert least("align") == need
+    assert _built_during_align(least, "align") == need
+
+
+def test_unbuilt_nested_lists_read_the_documents_as_they_were_aligned():
+    """Rows built on first access come from the values read during ``align``: changing the documents afterwards
+    (items appended, removed, renamed) changes nothing in the tree."""
+    schema, gold, pred = _tree_schema_fixed(3), _tree(3, 3, 5, False), _tree(3, 3, 6, True)
+    aligner = Aligner(schema)
+    fast = aligner.align(gold, pred)
+    ref = _reference(aligner.align, gold, pred)  # built eagerly, before the documents change
+    for doc in (gold, pred):
+        for item in doc:
+            item["children"].append({"name": "new", "qty": 1, "code": "9"})
+            item["children"][0]["children"].pop()
+            item["children"][1]["name"] = "renamed"
+            item["children"][1]["children"][0]["qty"] = 99
+    _same_tree(fast.root, ref.root)
+    assert _outputs(fast) == _outputs(ref)  # (a repair replacing a whole list shows the list as it is now, in both)
+
+
+def test_a_levels_blocks_can_be_read_again(monkeypatch):
+    """The lists of one level share its blocks, and their subtrees are built on first access, maybe on several threads
+    at once: what a pair of lists is built from is made from the block as many times as it is asked for (each thread
+    that finds it not made yet makes it), and each time it is the same."""
+    made = []
+    make = E._block_spec
+
+    def twice(blk, pos, shared=False):
+        first = make(blk, pos, shared)
+        if shared:  # a level's block: another thread, arriving before the first one stored its result
+            made.append(1)
+            assert repr(make(blk, pos, shared)) == repr(first)
+        return first
+
+    monkeypatch.setattr(E, "_block_spec", twice)
+    schema, gold, pred = _tree_schema_fixed(3), _tree(3, 4, 11, False), _tree(3, 4, 12, True)
+    aligner = Aligner(schema)
+    fast = aligner.align(gold, pred)
+    _same_tree(fast.root, _reference(aligner.align, gold, pred).root)
+    assert made
+
+
+def test_levels_kept_for_later_are_bounded(monkeypatch):
+    """Level matrices are kept for the rows built on first access only while one ``align`` keeps at most LAZY_CELLS
+    cells of them; a bigger nested document has its lists built during ``align``."""
+    kept = []
+
+    def recorded(*args):
+        level = level_of(*args)
+        if level is not None:
+            kept.append(level.cells)
+        return level
+
+    level_of = M._level
+    monkeypatch.setattr(M, "_level", recorded)
+    small = Aligner(_tree_schema_fixed(3))
+    small.align(_tree(3, 4, 7, False), _tree(3, 4, 8, True))
+    assert kept and sum(kept) <= M.LAZY_CELLS
+    del kept[:]
+    wide = Aligner({"type": "object", "properties": {f"k{i}": _tree_schema_fixed(3) for i in range(12)}})
+    r = wide.align({f"k{i}": _tree(3, 4, i, False) for i in range(12)}, {f"k{i}": _tree(3, 4, 20 + i, True) for i in range(12)})
+    assert kept and sum(kept) <= M.LAZY_CELLS < sum(kept) + 16 * 16 + 64 * 64 * 4  # (one tree more would pass it)
+    assert r.score == wide.score({f"k{i}": _tree(3, 4, i, False) for i in range(12)}, {f"k{i}": _tree(3, 4, 20 + i, True) for i in range(12)})
+    del kept[:]
+    big = Aligner(_tree_schema_fixed(4))
+    gold, pred = _tree(4, 4, 9, False), _tree(4, 4, 10, True)  # 256 x 256 items at the last level: 4 x 65,536 cells
+    r = big.align(gold, pred)
+    assert kept == []
+    assert repr(r.score) == repr(_reference(big.score, gold, pred))
 
 
 def test_a_level_matrix_is_charged_like_its_pairs():

@@ -59,6 +59,7 @@ class Ctx:
         "conf",
         "gold_root",
         "ids_mapped",
+        "lazy_cells",
         "lists",
         "mappings",
         "mask_all",
@@ -99,6 +100,8 @@ class Ctx:
         # tree mode: the matrices of lists scored a level at a time (_matrix.register), so the kept pairs' lists are
         # paired off them instead of being scored again; (gold list id -> entry, candidate list id -> entry) or None
         self.lists: tuple[dict, dict] | None = None
+        # tree mode: the cells of the level matrices kept for rows built on first access (_matrix.Level, LAZY_CELLS)
+        self.lazy_cells = 0
 
 
 def _loc_path(loc: Any) -> tuple:

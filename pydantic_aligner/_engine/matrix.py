@@ -84,10 +84,12 @@ class Block:
         self.rows = rows  # the key rows [(gold key, candidate key, key similarity)]
         self.tw = tw  # the total value weight, scaled by wscale (see _engine.weight_scale)
         self.wscale = wscale
-        self.fields: list = []  # (vpos, w, gold key, candidate key, leaf kind or None) per paired key
+        # (vpos, w, gold key, candidate key, leaf) per paired key; leaf: the leaf kind of a plain leaf, the Level of a
+        # field of lists whose subtrees can be built later, or None
+        self.fields: list = []
         self.mats: list = []  # the field matrices, in the order of fields (None: not kept)
         self.values: dict = {}  # (gold key, candidate key) -> (the block's gold values, its candidate values)
-        self.lazy = True  # every paired field is a plain leaf kept here: the rows can be built later
+        self.lazy = True  # every paired field is a plain leaf or a Level kept here: the rows can be built later
         self.G: list = []  # the block's gold objects
         self.P: list = []  # the block's candidate objects
         self.spec: Any = None  # what building its pairs' rows needs (_engine.walk._block_spec), made once
@@ -104,11 +106,13 @@ class Kept:
     more field cells may be kept.
     """
 
-    __slots__ = ("blocks", "budget", "cache", "goff", "gsizes", "leaf", "poff", "psizes", "shared")
+    __slots__ = ("blocks", "budget", "cache", "goff", "gsizes", "leaf", "level", "poff", "psizes", "shared")
 
     def __init__(self, budget: int = KEEP_CELLS) -> None:
         self.budget = budget
         self.leaf: str | None = None
+        # a field of lists scored a level at a time whose kept pairs' subtrees can all be built later (see Level)
+        self.level: Level | None = None
         self.blocks: dict | None = None
         self.gsizes: Any = None  # the groups of each side (lists of item indices)
         self.psizes: Any = None
@@ -262,7 +266,7 @@ def handler_matrix(
     if t == OBJ and not _needs_context(h):
         return _object_matrix(h, G, P, ctx, kept if kept is not None and kept.budget > 0 else None)
     if t == ARR and LEVELS and ctx.record_pairs is None and _batchable(h):
-        M = _lists_matrix(h, G, P, ctx, loc)
+        M = _lists_matrix(h, G, P, ctx, loc, kept)
         if M is not None:
             return M
     return _per_pair(h, G, P, ctx, loc, gfull, pfull, offset)
@@ -310,14 +314,99 @@ def _sizes_product(a: list, b: list, cost: Any) -> int:
     return sum(u * v * cost(x, y) for x, u in ca.items() for y, v in cb.items())
 
 
-def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | None:
+#: the most cells (float64: 8 bytes each) of level matrices one ``align`` keeps for subtrees built on first access (see
+#: Level): past it, the kept pairs' lists are built during ``align``
+LAZY_CELLS = 1 << 16
+
+
+class Level:
+    """A level of lists scored at once in tree mode (:func:`_lists_matrix`), kept so that the subtree of any pair of
+    its lists can be built later, on first access, without scoring, charging or reporting anything: the items'
+    similarity matrix ``S`` and what it was built from (``kept``, every block of it buildable later), the items as
+    they were read (``gall``, ``pall``), each list's offset (``go``, ``po``) and length (``gn``, ``pn``), and the
+    pairings the level chose (``pairings``). ``cells`` counts the matrix cells it keeps alive (``S`` and the kept
+    field matrices; the levels below count their own), charged to the call's ``ctx.lazy_cells``."""
+
+    __slots__ = ("S", "cells", "gall", "gn", "go", "h", "kept", "pairings", "pall", "pn", "po")
+
+
+def _level(
+    ctx: Any, h: Any, S: np.ndarray, kept: Kept, gall: list, pall: list, go: list, po: list, gn: list, pn: list
+) -> Level | None:
+    """The :class:`Level` of a level's matrix when every block of it can be built later and the cells the call keeps
+    for later stay within ``LAZY_CELLS`` with it (``None``: its kept pairs' lists are built during ``align``)."""
+    blocks = kept.blocks
+    if blocks is None or not all(b.lazy for b in blocks.values()):
+        return None
+    cells = S.size + KEEP_CELLS - kept.budget
+    if ctx.lazy_cells + cells > LAZY_CELLS:
+        return None
+    ctx.lazy_cells += cells
+    lv = Level()
+    lv.h, lv.S, lv.kept, lv.gall, lv.pall, lv.go, lv.po, lv.gn, lv.pn, lv.cells = h, S, kept, gall, pall, go, po, gn, pn, cells
+    lv.pairings = None
+    return lv
+
+
+class Pairings:
+    """The pairings :func:`_block_sums` chose for every pair of lists of a level (tree mode, order-agnostic lists),
+    so that the tree pairs a kept pair of lists as the level did instead of solving its assignment again.
+
+    Pairs of lists are grouped by shape (gold length, candidate length) in row-major order, so pair ``(i, j)`` is
+    number ``grank[i] * pcount[n_j] + prank[j]`` of its shape; ``shapes`` maps a shape to ``(chunks, solved)``: per
+    chunk of ``_STACK`` blocks ``(partner, decided)`` of :func:`~.assign.assign_small` (or ``None``), and the pairs
+    of the blocks :func:`~.assign.assign` solved one by one (number -> gold index -> candidate index)."""
+
+    __slots__ = ("gn", "grank", "h", "pcount", "pn", "prank", "shapes")
+
+    def __init__(self, h: Any, gn: list, pn: list) -> None:
+        self.h, self.gn, self.pn = h, gn, pn
+        self.shapes: dict = {}
+        self.grank = _ranks(gn)
+        self.prank = _ranks(pn)
+        self.pcount: dict = {}
+        for x in pn:
+            self.pcount[x] = self.pcount.get(x, 0) + 1
+
+    def get(self, i: int, j: int) -> dict[int, int] | None:
+        """Gold index -> candidate index of the positive pairs of lists ``i`` and ``j`` (``assign``'s answer), or
+        ``None`` (not recorded: an empty list)."""
+        rec = self.shapes.get((self.gn[i], self.pn[j]))
+        if rec is None or not self.gn[i] or not self.pn[j]:
+            return None
+        t = self.grank[i] * self.pcount[self.pn[j]] + self.prank[j]
+        chunks, solved = rec
+        hit = solved.get(t)
+        if hit is not None:
+            return hit
+        chunk = chunks[t // _STACK]
+        if chunk is None:
+            return None
+        partner, decided = chunk
+        if not decided[t % _STACK]:
+            return None
+        return {r: c for r, c in enumerate(partner[t % _STACK].tolist()) if c >= 0}
+
+
+def _ranks(sizes: list) -> list[int]:
+    """Each entry's number among the entries of its value before it."""
+    seen: dict = {}
+    out = []
+    for x in sizes:
+        r = seen.get(x, 0)
+        out.append(r)
+        seen[x] = r + 1
+    return out
+
+
+def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any, outer: Kept | None = None) -> np.ndarray | None:
     """Scores of gold lists ``G`` against candidate lists ``P`` (of objects), a level at a time: one matrix of every
     item of every gold list against every item of every candidate list (each pair of lists needs all of its item
     pairs, so that is exactly the cells the pairs need, built field by field: one ``cdist`` per field for the whole
     level, and the level below it the same way), then each pair of lists scored off its block, as ``_engine._tail``
     scores it (the same assignment, the same sums). ``None``: not lists of objects, scored pair by pair."""
     if DEEP[0] and deep_frames():  # a deep document: go on with a fresh thread's frames (see _limits)
-        return on_fresh_thread(_lists_matrix, h, G, P, ctx, loc)
+        return on_fresh_thread(_lists_matrix, h, G, P, ctx, loc, outer)
     gall = [x for lst in G for x in lst]
     pall = [x for lst in P for x in lst]
     if not gall or not pall or _one_kind(gall) != "object" or _one_kind(pall) != "object":
@@ -342,14 +431,21 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | 
     po = [0]
     for x in pn:
         po.append(po[-1] + x)
+    pairings = None
     if ctx.lists is not None:  # tree mode: the kept pairs' lists are paired off S (see registered)
         gl, pl = ctx.lists
         if kept is not None:
             kept.shared = True
-        for x, a in zip(G, go):
-            gl[id(x)] = (x, h.items, S, a, kept)
-        for x, a in zip(P, po):
-            pl[id(x)] = (x, h.items, S, a)
+        if h.align:
+            pairings = Pairings(h, gn, pn)
+        for i, (x, a) in enumerate(zip(G, go)):
+            gl[id(x)] = (x, h.items, S, a, kept, i, pairings)
+        for j, (x, a) in enumerate(zip(P, po)):
+            pl[id(x)] = (x, h.items, S, a, j)
+        if kept is not None and outer is not None:  # a field of these lists: its pairs' subtrees can be built later
+            outer.level = _level(ctx, h, S, kept, gall, pall, go, po, gn, pn)
+            if outer.level is not None:
+                outer.level.pairings = pairings
     shapes: dict = {}  # (gold size, candidate size) -> ([gold list], [candidate list])
     for i, ni in enumerate(gn):
         for j, mj in enumerate(pn):
@@ -360,7 +456,10 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | 
             grp[1].append(j)
     out = np.empty((n, m), dtype=_F64)
     for (ni, mj), (li, lj) in shapes.items():
-        ks, totals = _block_sums(h, S, ni, mj, [go[i] for i in li], [po[j] for j in lj])
+        rec = None
+        if pairings is not None:
+            rec = pairings.shapes[ni, mj] = ([], {})
+        ks, totals = _block_sums(h, S, ni, mj, [go[i] for i in li], [po[j] for j in lj], rec)
         D = ni + mj - ks
         if h.ignore_excess:
             D -= mj - ks
@@ -373,26 +472,30 @@ def _lists_matrix(h: Any, G: list, P: list, ctx: Any, loc: Any) -> np.ndarray | 
     return out
 
 
-def registered(ctx: Any, pos: Pos, g: list, p: list) -> tuple[np.ndarray, Kept | None] | None:
-    """The similarity matrix of the items of lists ``g`` x ``p`` at item position ``pos`` and what it was built from
-    (a view of the :class:`Kept` of the level, or ``None``), if a level-at-a-time matrix of this call holds it (tree
-    mode: ``ctx.lists``), else ``None``. Its cells are the ones a matrix of these two lists alone has (every cell is
-    its pair's score, whatever else the matrix holds)."""
+def registered(ctx: Any, h: Any, g: list, p: list) -> tuple[np.ndarray, Kept | None, dict | None] | None:
+    """The similarity matrix of the items of lists ``g`` x ``p`` of list handler ``h``, what it was built from (a
+    view of the :class:`Kept` of the level, or ``None``) and the pairing the level chose for them (``None``: not
+    recorded), if a level-at-a-time matrix of this call holds it (tree mode: ``ctx.lists``), else ``None``. Its cells
+    are the ones a matrix of these two lists alone has (every cell is its pair's score, whatever else the matrix
+    holds), and the pairing is :func:`~.assign.assign`'s on those cells."""
     e = ctx.lists[0].get(id(g))
     f = ctx.lists[1].get(id(p))
-    if e is None or f is None or e[0] is not g or f[0] is not p or e[1] is not pos or e[2] is not f[2]:
+    if e is None or f is None or e[0] is not g or f[0] is not p or e[1] is not h.items or e[2] is not f[2]:
         return None
     kept = e[4]
-    return e[2][e[3] : e[3] + len(g), f[3] : f[3] + len(p)], None if kept is None else kept.view(e[3], f[3])
+    pairings = e[6]
+    pairs = pairings.get(e[5], f[4]) if pairings is not None and pairings.h is h else None
+    return e[2][e[3] : e[3] + len(g), f[3] : f[3] + len(p)], None if kept is None else kept.view(e[3], f[3]), pairs
 
 
 #: the sub-blocks of one shape solved together, at most this many at a time
 _STACK = 2048
 
 
-def _block_sums(h: Any, S: np.ndarray, ni: int, mj: int, ga: list, pa: list) -> tuple[np.ndarray, np.ndarray]:
+def _block_sums(h: Any, S: np.ndarray, ni: int, mj: int, ga: list, pa: list, rec: tuple | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(pairs kept, exact sum of their cells)`` of the ``ni`` x ``mj`` blocks of ``S`` at rows ``ga[t]:`` and columns
-    ``pa[t]:``, each paired as ``_engine._tail`` pairs it alone (the same assignment or monotone alignment)."""
+    ``pa[t]:``, each paired as ``_engine._tail`` pairs it alone (the same assignment or monotone alignment). With
+    ``rec`` (order-agnostic lists, tree mode), the pairings are recorded there (see :class:`Pairings`)."""
     K = len(ga)
     ks = np.zeros(K, dtype=np.intp)
     totals = np.zeros(K, dtype=_F64)
@@ -406,11 +509,16 @@ def _block_sums(h: Any, S: np.ndarray, ni: int, mj: int, ga: list, pa: list) -> 
         pa_c = np.array(pa[lo : lo + _STACK], dtype=np.intp)
         B = S[(ga_c[:, None] + ri)[:, :, None], (pa_c[:, None] + ci)[:, None, :]]  # K x ni x mj
         solved = assign_small(B) if h.align else None
+        if rec is not None:
+            rec[0].append(solved)
         if solved is None:
             for t in range(len(B)):
                 sub = B[t]
                 if h.align:
-                    cells = sub.take([r * mj + q for r, q in assign(sub).items()]).tolist()
+                    pairs = assign(sub)
+                    if rec is not None:
+                        rec[1][lo + t] = pairs
+                    cells = sub.take([r * mj + q for r, q in pairs.items()]).tolist()
                 else:
                     cells = [sub[r, q] for kind, r, q in monotone(sub) if kind == PAIR]
                 ks[lo + t] = len(cells)
@@ -423,7 +531,10 @@ def _block_sums(h: Any, S: np.ndarray, ni: int, mj: int, ga: list, pa: list) -> 
         totals[lo : lo + len(B)] = [fsum(v) for v in vals.tolist()]  # (the unpaired rows add +0.0: no change)
         for t in np.flatnonzero(~decided).tolist():  # several best pairings: the solver's own choice
             sub = B[t]
-            cells = sub.take([r * mj + q for r, q in assign(sub).items()]).tolist()
+            pairs = assign(sub)
+            if rec is not None:
+                rec[1][lo + t] = pairs
+            cells = sub.take([r * mj + q for r, q in pairs.items()]).tolist()
             ks[lo + t] = len(cells)
             totals[lo + t] = fsum(cells)
     return ks, totals
@@ -704,7 +815,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
         else:
             fk = Kept(0)
             V = pos_matrix(vpos, Gf, Pf, ctx, kept=fk)
-            leaf = fk.leaf
+            leaf = fk.leaf if fk.level is None else fk.level  # (a Level: lists whose subtrees are built later)
         if blk is None:
             if w != 1.0:  # (x * 1.0 is x)
                 V *= w

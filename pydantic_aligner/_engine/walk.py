@@ -844,12 +844,14 @@ def _tail(
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
     elif n and m:
-        charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
-        charge_matrix(ctx, n, m, loc)
-        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block
-            hit = _matrix.registered(ctx, h.items, g, p)
+        paired = None
+        if ctx.lists and L == 0 and REUSE:  # a list of a level-at-a-time matrix: its block (and its pairing)
+            hit = _matrix.registered(ctx, h, g, p)
             if hit is not None:
-                S, kept = hit
+                S, kept, paired = hit
+        if paired is None:  # (a pairing the level chose was charged with the level: nothing is solved again)
+            charge(ctx, assign_cells(n, m) if h.align else n * m * (1 + DP_CELLS), loc)
+            charge_matrix(ctx, n, m, loc)
         if S is None and not tree and n * m <= TINY_CELLS and ctx.record_pairs is None and _tiny(n * m):
             T = _tiny_cells(h.items, gt, pt, ctx, loc, g, p, L)  # (only ordered lists get here without a tree)
         elif S is None:
@@ -858,8 +860,10 @@ def _tail(
             S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L, kept)
         if T is not None:
             plan = monotone(T)
+        elif h.align:
+            plan = canonical_rows(n, m, paired if paired is not None else _pairs(h, gt, pt, S, ctx))
         else:
-            plan = canonical_rows(n, m, _pairs(h, gt, pt, S, ctx)) if h.align else monotone(S)
+            plan = monotone(S)
     else:
         plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
     pairs_ij = cells = None
@@ -1006,9 +1010,10 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     lazy = True
     for key, (ts, li, lj) in members.items():
         blk = blocks[key]
-        if blk.spec is None:
-            blk.spec = _block_spec(blk, pos)
-        spec, gvals, pvals = blk.spec
+        made = blk.spec
+        if made is None:
+            made = blk.spec = _block_spec(blk, pos, shared)
+        spec, gvals, pvals = made
         mats = blk.mats
         cols: tuple = (None,) * len(mats)
         for V in mats:
@@ -1022,7 +1027,7 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
         lazy = lazy and blk.lazy
         later = None  # (function, block data) building a pair's rows later: function(data, u, li, lj, gptr, pptr)
         if blk.lazy:
-            if not [row for row in spec if row[0] is not PAIR]:  # every row a pair of plain leaves: the columns of each row
+            if not [row for row in spec if row[0] is not PAIR or row[8].__class__ is not str]:  # every row a pair of plain leaves
                 data = tuple([
                     (gk, pk, wt, ks, kw, vpos, leaf, gtok, ptok, gvals[r], pvals[r], cols[t])
                     for r, (_, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec)
@@ -1044,10 +1049,12 @@ def _token(key: Any) -> str:
     return tok
 
 
-def _block_spec(blk: Any, pos: Pos) -> tuple:
+def _block_spec(blk: Any, pos: Pos, shared: bool = False) -> tuple:
     """``(spec, gold values, candidate values)`` of a block: per key row, what building it needs, ``(kind, gold
-    key, candidate key, weight, key score, key weight, value position, field number, leaf kind, gold token,
-    candidate token)`` (the rules of :func:`_object`), and the block's values of that key on each side."""
+    key, candidate key, weight, key score, key weight, value position, field number, leaf, gold token,
+    candidate token)`` (the rules of :func:`_object`; leaf: the leaf kind, a ``_matrix.Level`` or ``None``, see
+    ``_matrix.Block``), and the block's values of that key on each side. A block of a level (``shared``) keeps its
+    values: another pair of lists may read it later."""
     h = pos.kinds["object"]
     rows = blk.rows
     if not rows:
@@ -1075,7 +1082,8 @@ def _block_spec(blk: Any, pos: Pos) -> tuple:
             Pf = None if pk is None else [x[pk] for x in blk.P]
         gvals.append(Gf)
         pvals.append(Pf)
-    blk.values = blk.G = blk.P = None
+    if not shared:  # (a level's block may be read again: by a pair of lists built later, maybe on another thread)
+        blk.values = blk.G = blk.P = None
     return tuple(spec), tuple(gvals), tuple(pvals)
 
 
@@ -1139,8 +1147,13 @@ def _object_rows(
     out = []
     for r, (kind, gk, pk, wt, ks, kw, vpos, t, leaf, gtok, ptok) in enumerate(spec):
         if kind is PAIR:
-            if leaf is not None:
+            if leaf.__class__ is str:
                 node = Match(leaf, cols[t][u], gvals[r][li], pvals[r][lj], gptr + gtok, pptr + ptok, (), None, 1.0, vpos)
+            elif leaf is not None:  # lists of a level-at-a-time matrix: their rows built on first access
+                gp, pp = gptr + gtok, pptr + ptok
+                build = (_level_rows, (leaf, li, lj, gp, pp))
+                lkind = "reorder" if leaf.h.align else "fixed"
+                node = LazyMatch(lkind, cols[t][u], gvals[r][li], pvals[r][lj], gp, pp, (), None, 1.0, vpos, build)
             else:
                 node = align(vpos, g[gk], p[pk], ctx, (loc, gk, g, p), gptr + gtok, pptr + ptok)
             out.append(Row(PAIR, gk, pk, wt, node, ks, kw))
@@ -1151,6 +1164,39 @@ def _object_rows(
             node = Match("excess", 0.0, None, pvals[r][lj], None, pptr + ptok, (), None, 1.0, vpos)
             out.append(Row(EXCESS, None, pk, wt, node, 0.0, kw))
     return tuple(out)
+
+
+def _level_rows(level: Any, i: int, j: int, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of the pair of gold list ``i`` and candidate list ``j`` of a level (``_matrix.Level``), as
+    :func:`_tail` builds them off the level's matrix: the same pairing, the kept pairs' nodes from what the matrix
+    kept (every block of it buildable without scoring, charging or reporting anything)."""
+    h = level.h
+    a, b, n, m = level.go[i], level.po[j], level.gn[i], level.pn[j]
+    gt, pt = level.gall[a : a + n], level.pall[b : b + m]
+    if n and m:
+        S = level.S[a : a + n, b : b + m]
+        if h.align:
+            paired = level.pairings.get(i, j) if level.pairings is not None else None
+            plan = canonical_rows(n, m, paired if paired is not None else assign(S))
+        else:
+            plan = monotone(S)
+    else:
+        plan = [(MISSING, i, None) for i in range(n)] + [(EXCESS, None, j) for j in range(m)]
+    pairs_ij = [(i, j) for rk, i, j in plan if rk == PAIR]
+    k = len(pairs_ij)
+    D = n + m - k
+    if h.ignore_excess:
+        D -= m - k
+    if h.ignore_missing:
+        D -= n - k
+    alpha = 1.0 / D if D > 0 else 0.0
+    wm = 0.0 if h.ignore_missing else alpha
+    we = 0.0 if h.ignore_excess else alpha
+    nodes = None
+    if pairs_ij:
+        taken = _take(level.kept.view(a, b), h.items, _cells(S, pairs_ij), pairs_ij)
+        nodes = (_kept_nodes, [taken, h.items, pairs_ij, gt, pt, 0, None, None, None, None, gptr, pptr])
+    return tuple(_list_rows(plan, nodes, alpha, wm, we, gt, pt, 0, h.items, gptr, pptr))
 
 
 _matrix.install_walk(_score_h, _key_rows)
