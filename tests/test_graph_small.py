@@ -1,0 +1,114 @@
+"""Small graphs' fixed cost (issue 27): fast paths that must give exactly what the full search gives.
+
+* An isomorphic candidate (a correct extraction that lists and numbers its records its own way): identical
+  canonical copies, the identity on canonical identifiers checked on the documents; when it scores 1.0 the
+  start, the search and its objective are skipped.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from referential_graphs import AMR, aligner, amr, brute_force, damage_ids, edit_amr, edit_rich, objective, relabel, rich
+
+from pydantic_aligner import Aligner
+from pydantic_aligner._graph import referential as _referential
+
+FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _cert(r) -> tuple:
+    c = r.certificate
+    return (c.score, c.bound, c.optimal)
+
+
+def _no_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refused(*args, **kwargs):
+        raise AssertionError("the bijection search ran")
+
+    monkeypatch.setattr(_referential, "Search", refused)
+
+
+def _without_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_referential.Referential, "_isomorphic", lambda self, *args: False)
+
+
+@pytest.mark.parametrize("which", ["AMR", "RICH"])
+def test_an_isomorphic_candidate_is_scored_without_the_search(monkeypatch, which):
+    rnd = random.Random(7)
+    gold = amr(rnd, 9, concepts=4) if which == "AMR" else rich(rnd, 6, 3)
+    pred, renaming = relabel(gold, rnd)
+    _no_search(monkeypatch)
+    a = aligner(which, "auto")
+    assert a.score(gold, pred) == 1.0
+    r = a.align(gold, pred)
+    assert r.score == 1.0
+    assert r.certificate.optimal and r.certificate.bound == 1.0
+    assert not r.repairs() and r.patched() == pred
+    # every record is mapped to its relabelled copy, or to one indistinguishable from it (equal score)
+    for name, mp in r.mappings.items():
+        assert set(mp) == set(renaming[name]) and set(mp.values()) == set(renaming[name].values())
+    assert objective(a, gold, pred, r.mappings) == objective(a, gold, pred, renaming) == 1.0
+
+
+def test_the_fast_path_gives_the_searchs_mappings_and_tree(monkeypatch):
+    # nodes told apart by their concepts: one bijection scores 1.0, whichever way it is found
+    gold = {"nodes": [{"id": i, "concept": c} for i, c in enumerate(["and", "city", "cell", "name"])],
+            "edges": [{"source": 0, "role": ":op1", "target": 1}, {"source": 0, "role": ":op1", "target": 2},
+                      {"source": 2, "role": ":mod", "target": 3}, {"source": 3, "role": ":ARG0", "target": 3}]}  # fmt: skip
+    pred, renaming = relabel(gold, random.Random(3))
+    fast = Aligner(AMR).align(gold, pred)
+    _without_fast_path(monkeypatch)
+    slow = Aligner(AMR).align(gold, pred)
+    assert fast.mappings == slow.mappings == renaming
+    assert fast.score == slow.score == 1.0
+    assert _cert(fast) == _cert(slow)
+    assert fast.breakdown(depth=4) == slow.breakdown(depth=4)
+    assert [(m.kind, m.score, m.gold_path, m.pred_path) for m in fast.walk()] == [(m.kind, m.score, m.gold_path, m.pred_path) for m in slow.walk()]
+
+
+def test_a_comparator_that_scores_a_value_below_1_against_itself_takes_the_search():
+    # the identity on identical copies is the best bijection only where equal values score 1: with a comparator that
+    # prefers *different* concepts, the check does not reach 1.0 and the search finds the better reading
+    schema = {**AMR, "properties": {**AMR["properties"], "nodes": {**AMR["properties"]["nodes"], "items": {
+        **AMR["properties"]["nodes"]["items"], "properties": {
+            "id": {"type": "integer", "idScope": "node"}, "concept": {"type": "string", "score": "contrary"}}}}}}
+    contrary = {"contrary": lambda g, p: 0.25 if g == p else 1.0}
+    gold = {"nodes": [{"id": 0, "concept": "a"}, {"id": 1, "concept": "b"}], "edges": []}
+    pred, renaming = relabel(gold, random.Random(1))
+    a = Aligner(schema, comparators=contrary)
+    s = a.score(gold, pred)
+    assert objective(a, gold, pred, renaming) < s == brute_force(a, gold, pred)
+
+
+def _pair(rnd: random.Random, which: str) -> tuple[dict, dict]:
+    if which == "AMR":
+        gold = amr(rnd, rnd.randint(1, 9), concepts=rnd.randint(1, 3))
+        pred = edit_amr(rnd, gold, rnd.randint(0, 1), concepts=3)
+    else:
+        gold = rich(rnd, rnd.randint(0, 5), rnd.randint(0, 3))
+        pred = edit_rich(rnd, gold, rnd.randint(0, 1))
+    if rnd.random() < 0.2:
+        pred = damage_ids(rnd, pred, 1)
+    return gold, relabel(pred, rnd)[0]
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_the_fast_path_never_changes_a_score(rnd, which):
+    # half the candidates are untouched relabelled copies (the fast path), the rest edited (the search); scores,
+    # certificates and the patched candidate are the search's, bit for bit
+    gold, pred = _pair(rnd, which)
+    a = aligner(which, "auto")
+    fast = a.align(gold, pred)
+    assert a.score(gold, pred) == fast.score
+    with pytest.MonkeyPatch.context() as mp:
+        _without_fast_path(mp)
+        slow = aligner(which, "auto").align(gold, pred)
+    assert fast.score == slow.score
+    assert _cert(fast) == _cert(slow)
+    if fast.score == 1.0:
+        assert fast.patched() == slow.patched() == pred
