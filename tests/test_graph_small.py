@@ -112,3 +112,30 @@ def test_the_fast_path_never_changes_a_score(rnd, which):
     assert _cert(fast) == _cert(slow)
     if fast.score == 1.0:
         assert fast.patched() == slow.patched() == pred
+
+
+def test_the_certificates_bound_does_not_load_scipy_optimize():
+    # the relaxed bound solves small assignments: scipy's compiled solver, without importing scipy.optimize's package
+    # (a few hundred ms of CPU in a fresh interpreter, paid by the first edited graph)
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = (
+        "import sys, json, random\n"
+        "sys.path.insert(0, 'tests')\n"
+        "from referential_graphs import AMR, amr, edit_amr, relabel\n"
+        "from pydantic_aligner import Aligner\n"
+        "rnd = random.Random(4)\n"
+        "gold = amr(rnd, 12, concepts=2)\n"
+        "pred, _ = relabel(edit_amr(rnd, gold, 3, concepts=2), rnd)\n"
+        "r = Aligner(AMR).align(gold, pred)\n"
+        "print(json.dumps([r.score, r.certificate.bound, 'scipy.optimize' in sys.modules]))"
+    )
+    root = Path(__file__).resolve().parents[1]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    s, bound, loaded = json.loads(out.stdout)
+    assert s < 1.0 and s <= bound  # an edited graph: the bound was computed
+    assert not loaded

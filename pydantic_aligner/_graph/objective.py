@@ -553,7 +553,7 @@ class _Block:
         on graphs whose edits are reroutes. ``c`` and ``M`` do not depend on the mapping and are computed once.
         None when the block is too big.
         """
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         if self.relaxed is None:
             self.relaxed = self._relaxation(n, obj) or ()
@@ -574,7 +574,7 @@ class _Block:
         return base * (1.0 + 1e-12) + 1e-12
 
     def _relaxation(self, n: int, obj: Objective) -> tuple | None:
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         if not self.special or n * self.ncols > RELAX_CELLS:
             return None

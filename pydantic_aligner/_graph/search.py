@@ -120,6 +120,7 @@ class Search:
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
         self.proven = False
+        self._last_bound: tuple | None = None  # (mapping, value) -> the relaxed bound of _proven_now
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -620,8 +621,7 @@ class Search:
         obj = self.obj
         obj.relax = True
         try:
-            b = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
-            self.bound = max(b, obj.value)
+            self.bound = self._relaxed_bound()
             self.proven = self._reached()
             if prove and not self.proven and sum(lst.n * lst.m for lst in obj.lists()) <= EXACT_CELLS:
                 mine = self._snapshot()
@@ -637,16 +637,29 @@ class Search:
             obj.relax = False
 
     def _proven_now(self) -> bool:
-        """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
+        """Whether the relaxed bound (every identifier open) proves the current mapping optimal.
+
+        The bound depends only on the mapping: asked again for the mapping it was last computed for (the driver asks
+        before and after steps that may leave the mapping as it was), it is not computed again."""
         if self.obj.value >= 1.0:
             return True
         obj = self.obj
         obj.relax = True
         try:
-            self.bound = max(obj.bound(set(obj.gcode)), obj.value)
+            self.bound = self._relaxed_bound()
         finally:
             obj.relax = False
         return self._reached()
+
+    def _relaxed_bound(self) -> float:
+        """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value."""
+        obj = self.obj
+        key = (self._key(), obj.value)
+        if self._last_bound is not None and self._last_bound[0] == key:
+            return self._last_bound[1]
+        b = max(obj.bound(set(obj.gcode)), obj.value)  # every gold identifier open (unreferenced ones hold candidates too)
+        self._last_bound = (key, b)
+        return b
 
     def _reached(self) -> bool:
         # the bound carries a relative slack of 1e-12 for the solvers' rounding: a gap within it is rounding
