@@ -3,6 +3,8 @@
 * An isomorphic candidate (a correct extraction that lists and numbers its records its own way): identical
   canonical copies, the identity on canonical identifiers checked on the documents; when it scores 1.0 the
   start, the search and its objective are skipped.
+* A start that is already the best mapping (its score reaches the relaxed bound, its attribute agreement the best
+  assignment's): the improvement steps, which keep only strict improvements, are skipped.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from referential_graphs import AMR, aligner, amr, brute_force, damage_ids, edit_
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._graph import referential as _referential
+from pydantic_aligner._graph import search as _search
 
 FEW = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -139,3 +142,42 @@ def test_the_certificates_bound_does_not_load_scipy_optimize():
     s, bound, loaded = json.loads(out.stdout)
     assert s < 1.0 and s <= bound  # an edited graph: the bound was computed
     assert not loaded
+
+
+def _orggraph(monkeypatch: pytest.MonkeyPatch):
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return pytest.importorskip("graph_scaling")
+
+
+def _summary(r) -> tuple:
+    return (r.score, r.mappings, _cert(r), [str(o) for o in r.repairs()])
+
+
+def test_a_start_proven_best_is_not_improved(monkeypatch):
+    # an edited 10-person organisation graph: the start (the reference bijection on the canonical copies) already
+    # reaches the relaxed bound, with the best attribute agreement; the result is the one the full search gives
+    schema, gold, pred = _orggraph(monkeypatch).pair(10, 0.2)
+    full = Aligner(schema).align(gold, pred)
+    assert full.score < 1.0 and full.certificate.optimal
+
+    def refused(self, n):
+        raise AssertionError("the improvement steps ran")
+
+    monkeypatch.setattr(_search.Search, "improve", refused)
+    quick = Aligner(schema).align(gold, pred)
+    assert _summary(quick) == _summary(full)
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_skipping_the_improvement_steps_never_changes_the_result(rnd, which):
+    gold = amr(rnd, rnd.randint(2, 12), concepts=rnd.randint(2, 4)) if which == "AMR" else rich(rnd, rnd.randint(1, 6), rnd.randint(0, 3))
+    pred = edit_amr(rnd, gold, rnd.randint(1, 3), concepts=4) if which == "AMR" else edit_rich(rnd, gold, rnd.randint(1, 3))
+    pred = relabel(pred, rnd)[0]
+    quick = aligner(which, "auto").align(gold, pred)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_search.Search, "_start_is_best", lambda self: False)
+        full = aligner(which, "auto").align(gold, pred)
+    assert _summary(quick) == _summary(full)

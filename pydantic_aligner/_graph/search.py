@@ -40,6 +40,7 @@ from .objective import Objective
 from .records import _record_matrix
 
 __all__ = [
+    "AGREE_CELLS",
     "CANDIDATES",
     "CERT_NODES",
     "EXACT_CELLS",
@@ -79,6 +80,9 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 8
 SEED_ROUNDS = 1
+#: The check that the start is already the best mapping (``Search._start_is_best``) solves the attribute agreement's
+#: assignment on scopes of at most this many identifier pairs (larger ones compare with each row's best instead).
+AGREE_CELLS = 250_000
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -562,6 +566,28 @@ class Search:
         obj.value = None
         obj.refresh()
 
+    def _start_is_best(self) -> bool:
+        """Whether no mapping beats the current one on the search's lexicographic objective: its score reaches the
+        relaxed bound and its attribute agreement the best any bijection has (the improvement steps keep only strict
+        improvements, so they would end where they started: they are skipped). A perfect score is left to them (they
+        stop at once there, all items being matched perfectly)."""
+        if self.obj.value >= 1.0 or not self._proven_now():
+            return False
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
+
+        best = 0
+        for s in self.scopes:
+            A = self.agree[s]
+            if not A.size:
+                continue
+            rows = A.max(axis=1)
+            if A.shape[0] * A.shape[1] > AGREE_CELLS:
+                best += int(rows.sum())  # (an upper bound: equal to the total only where every row has its best)
+                continue
+            r, c = linear_sum_assignment(A, maximize=True)
+            best += int(A[r, c].sum())
+        return self.total_agreement() >= best
+
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
@@ -670,7 +696,8 @@ class Search:
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
-                self.improve(n)
+                if not self._start_is_best():
+                    self.improve(n)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
