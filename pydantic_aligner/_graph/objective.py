@@ -602,7 +602,7 @@ class _Block:
         jj = np.concatenate([p[2] for p in parts]) if parts else key
         gg = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
         # one entry per (codes, item pair), summed (a self-loop holds one identifier in two fields)
-        order = np.lexsort((jj, ii, key))
+        order = _lexsort3(key, ii, jj, n, self.ncols)
         key, ii, jj, gg = key[order], ii[order], jj[order], gg[order]
         first = np.r_[True, (key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])] if len(key) else np.zeros(0, dtype=bool)
         starts = np.flatnonzero(first)
@@ -612,7 +612,9 @@ class _Block:
         if len(bounds) > RELAX_PAIRS:
             return None
         ukeys = key[bounds]
-        gcodes, grow = np.unique(ukeys // P, return_inverse=True)
+        gu = ukeys // P  # sorted (the keys are): np.unique(gu, return_inverse=True) without sorting again
+        gnew = np.r_[True, gu[1:] != gu[:-1]] if len(gu) else np.zeros(0, dtype=bool)
+        gcodes, grow = gu[gnew], np.cumsum(gnew) - 1
         pcodes, pcol = np.unique(ukeys % P, return_inverse=True)
         M = np.zeros((len(gcodes), len(pcodes)))
         ends = np.r_[bounds[1:], len(key)]
@@ -623,7 +625,7 @@ class _Block:
             group = np.repeat(np.arange(len(bounds)), ends - bounds)
             rs = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (ii[1:] != ii[:-1])])
             rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.searchsorted(rs, bounds))
-            o2 = np.lexsort((jj, group))
+            o2 = np.lexsort((jj, group)) if len(jj) < 256 else np.argsort(group * self.ncols + jj, kind="stable")  # (the same)
             g2, j2, v2 = group[o2], jj[o2], gg[o2]
             cs = np.flatnonzero(np.r_[True, (g2[1:] != g2[:-1]) | (j2[1:] != j2[:-1])])
             colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.searchsorted(g2[cs], np.arange(len(bounds))))
@@ -643,6 +645,14 @@ class _Block:
         for t in range(1, len(bits)):
             code = code + (bits[t].astype(np.int64) << t)
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
+
+
+def _lexsort3(a: np.ndarray, b: np.ndarray, c: np.ndarray, nb: int, nc: int) -> np.ndarray:
+    """``np.lexsort((c, b, a))`` for non-negative integers ``b < nb``, ``c < nc``: one stable sort of ``(a * nb + b) * nc + c``
+    (the same order, ties kept in place, so the same permutation), when that cannot overflow."""
+    if a.size < 256 or (int(a.max()) + 1) * nb * nc >= 1 << 62:
+        return np.lexsort((c, b, a))
+    return np.argsort((a * nb + b) * nc + c, kind="stable")
 
 
 #: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
