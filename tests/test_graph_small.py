@@ -181,3 +181,23 @@ def test_skipping_the_improvement_steps_never_changes_the_result(rnd, which):
         mp.setattr(_search.Search, "_start_is_best", lambda self: False)
         full = aligner(which, "auto").align(gold, pred)
     assert _summary(quick) == _summary(full)
+
+
+@FEW
+@given(st.integers(0, 2**32 - 1), st.integers(1, 3000), st.sampled_from([(1, 1, 1), (7, 5, 2), (100, 90, 3), (4000, 4000, 8)]))
+def test_the_relaxations_packed_sort_is_lexsort(seed, size, sizes):
+    # the certificate's relaxation sorts (gold code x candidate code, item, item, field) entries: packed into one
+    # integer and sorted by any algorithm, distinct entries come out in np.lexsort's order, so its sums are the same
+    import numpy as np
+
+    from pydantic_aligner._graph.objective import _sort_distinct
+
+    rng = np.random.default_rng(seed)
+    keys = [rng.integers(0, 50, size)] + [rng.integers(0, s, size) for s in sizes]
+    packed = keys[0]
+    for k, s in zip(keys[1:], sizes):
+        packed = packed * s + k
+    _, first = np.unique(packed, return_index=True)
+    keep = rng.permutation(first)
+    keys = tuple(k[keep] for k in keys)
+    assert np.array_equal(_sort_distinct(keys, sizes), np.lexsort(keys[::-1]))

@@ -602,7 +602,10 @@ class _Block:
         jj = np.concatenate([p[2] for p in parts]) if parts else key
         gg = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
         # one entry per (codes, item pair), summed (a self-loop holds one identifier in two fields)
-        order = _lexsort3(key, ii, jj, n, self.ncols)
+        # (entries of one field come in row-major order, the fields one after the other: with the field's number as
+        # the last digit every key is distinct, and the order is lexsort's, stable, whatever the sorting algorithm)
+        field = np.concatenate([np.full(len(p[1]), t, dtype=np.int64) for t, p in enumerate(parts)]) if parts else key
+        order = _sort_distinct((key, ii, jj, field), (n, self.ncols, len(parts)))
         key, ii, jj, gg = key[order], ii[order], jj[order], gg[order]
         first = np.r_[True, (key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])] if len(key) else np.zeros(0, dtype=bool)
         starts = np.flatnonzero(first)
@@ -625,7 +628,7 @@ class _Block:
             group = np.repeat(np.arange(len(bounds)), ends - bounds)
             rs = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (ii[1:] != ii[:-1])])
             rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.searchsorted(rs, bounds))
-            o2 = np.lexsort((jj, group)) if len(jj) < 256 else np.argsort(group * self.ncols + jj, kind="stable")  # (the same)
+            o2 = _sort_distinct((group, jj, ii), (self.ncols, n))  # = np.lexsort((jj, group)): ii ascends within (group, jj)
             g2, j2, v2 = group[o2], jj[o2], gg[o2]
             cs = np.flatnonzero(np.r_[True, (g2[1:] != g2[:-1]) | (j2[1:] != j2[:-1])])
             colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.searchsorted(g2[cs], np.arange(len(bounds))))
@@ -647,12 +650,20 @@ class _Block:
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
 
 
-def _lexsort3(a: np.ndarray, b: np.ndarray, c: np.ndarray, nb: int, nc: int) -> np.ndarray:
-    """``np.lexsort((c, b, a))`` for non-negative integers ``b < nb``, ``c < nc``: one stable sort of ``(a * nb + b) * nc + c``
-    (the same order, ties kept in place, so the same permutation), when that cannot overflow."""
-    if a.size < 256 or (int(a.max()) + 1) * nb * nc >= 1 << 62:
-        return np.lexsort((c, b, a))
-    return np.argsort((a * nb + b) * nc + c, kind="stable")
+def _sort_distinct(keys: tuple, sizes: tuple) -> np.ndarray:
+    """``np.lexsort(keys[::-1])`` (the first key primary) for non-negative integer keys whose tuples are all distinct,
+    ``keys[k + 1] < sizes[k]``: one sort of the keys packed into one integer, when that cannot overflow (distinct
+    keys leave no tie, so any sorting algorithm gives lexsort's permutation, and the quicker one is used)."""
+    a = keys[0]
+    span = 1
+    for size in sizes:
+        span *= max(int(size), 1)
+    if a.size < 256 or (int(a.max()) + 1) * span >= 1 << 62:
+        return np.lexsort(keys[::-1])
+    packed = a
+    for k, size in zip(keys[1:], sizes):
+        packed = packed * max(int(size), 1) + k
+    return np.argsort(packed)
 
 
 #: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
