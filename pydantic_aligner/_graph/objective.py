@@ -618,7 +618,11 @@ class _Block:
         gu = ukeys // P  # sorted (the keys are): np.unique(gu, return_inverse=True) without sorting again
         gnew = np.r_[True, gu[1:] != gu[:-1]] if len(gu) else np.zeros(0, dtype=bool)
         gcodes, grow = gu[gnew], np.cumsum(gnew) - 1
-        pcodes, pcol = np.unique(ukeys % P, return_inverse=True)
+        pu = ukeys % P  # np.unique(pu, return_inverse=True), by marking the codes present (all below P)
+        present = np.zeros(P, dtype=bool)
+        present[pu] = True
+        pcodes = np.flatnonzero(present)
+        pcol = (np.cumsum(present) - 1)[pu]
         M = np.zeros((len(gcodes), len(pcodes)))
         ends = np.r_[bounds[1:], len(key)]
         sums = np.add.reduceat(gg, bounds) if len(bounds) else np.zeros(0)
@@ -626,12 +630,16 @@ class _Block:
         # item's best gain, and of each candidate item's (equal to it when the gains are uniform, as per field)
         if len(key) > 1:
             group = np.repeat(np.arange(len(bounds)), ends - bounds)
-            rs = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (ii[1:] != ii[:-1])])
-            rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.searchsorted(rs, bounds))
+            gstart = np.r_[True, group[1:] != group[:-1]]
+            rs = np.flatnonzero(gstart | np.r_[True, ii[1:] != ii[:-1]])
+            # (every group starts a run: its first run's index is np.searchsorted(rs, bounds))
+            rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.flatnonzero(gstart[rs]))
             o2 = _sort_distinct((group, jj, ii), (self.ncols, n))  # = np.lexsort((jj, group)): ii ascends within (group, jj)
             g2, j2, v2 = group[o2], jj[o2], gg[o2]
-            cs = np.flatnonzero(np.r_[True, (g2[1:] != g2[:-1]) | (j2[1:] != j2[:-1])])
-            colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.searchsorted(g2[cs], np.arange(len(bounds))))
+            g2start = np.r_[True, g2[1:] != g2[:-1]]
+            cs = np.flatnonzero(g2start | np.r_[True, j2[1:] != j2[:-1]])
+            # (every group has a cell: its first cell's index is np.searchsorted(g2[cs], np.arange(len(bounds))))
+            colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.flatnonzero(g2start[cs]))
             sums = np.minimum(sums, np.minimum(rowbest, colbest))
         M[grow, pcol] = sums
         return base, M, gcodes, pcodes
