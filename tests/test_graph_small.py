@@ -201,3 +201,25 @@ def test_the_relaxations_packed_sort_is_lexsort(seed, size, sizes):
     keep = rng.permutation(first)
     keys = tuple(k[keep] for k in keys)
     assert np.array_equal(_sort_distinct(keys, sizes), np.lexsort(keys[::-1]))
+
+
+def test_scoring_never_pays_for_the_certificates_branch_and_bound(monkeypatch):
+    # the branch and bound that closes a gap the relaxed bound leaves runs only when Alignment.certificate is read
+    rnd = random.Random(4)
+    gold = amr(rnd, rnd.randint(9, 16), concepts=2)  # 12 look-alike nodes, 3 edits: the relaxed bound leaves a gap
+    pred, _ = relabel(edit_amr(rnd, gold, 3, concepts=2), rnd)
+    budgets: list = []
+    exact = _search.Search.exact
+
+    def spy(self, budget, subset=None):
+        budgets.append(budget)
+        return exact(self, budget, subset)
+
+    monkeypatch.setattr(_search.Search, "exact", spy)
+    a = Aligner(AMR)
+    s = a.score(gold, pred)
+    r = a.align(gold, pred)
+    assert _search.CERT_NODES not in budgets
+    cert = r.certificate  # read: now it may run
+    assert r.score == s and cert.score == s and s <= cert.bound
+    assert _search.CERT_NODES in budgets and cert.optimal
