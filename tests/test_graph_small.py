@@ -223,3 +223,29 @@ def test_scoring_never_pays_for_the_certificates_branch_and_bound(monkeypatch):
     cert = r.certificate  # read: now it may run
     assert r.score == s and cert.score == s and s <= cert.bound
     assert _search.CERT_NODES in budgets and cert.optimal
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_the_relaxed_bound_with_every_identifier_open_reads_no_mapping(rnd, which):
+    # computed once per search: it must be the same, bit for bit, at every mapping the search visits
+    gold = amr(rnd, rnd.randint(2, 12), concepts=rnd.randint(1, 4)) if which == "AMR" else rich(rnd, rnd.randint(1, 6), rnd.randint(0, 3))
+    pred = edit_amr(rnd, gold, rnd.randint(1, 3), concepts=4) if which == "AMR" else edit_rich(rnd, gold, rnd.randint(1, 3))
+    if rnd.random() < 0.3:
+        pred = damage_ids(rnd, pred, 1)
+    pred = relabel(pred, rnd)[0]
+    seen: list = []
+    cached = _search.Search._relaxed_bound
+
+    def checked(self):
+        b = cached(self)
+        obj = self.obj
+        fresh = max(obj.bound(set(obj.gcode)), obj.value)
+        seen.append((b, fresh, self._key()))
+        return b
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_search.Search, "_relaxed_bound", checked)
+        cert = aligner(which, "auto").align(gold, pred).certificate
+    assert all(b == fresh for b, fresh, _ in seen)
+    assert cert is not None and cert.score <= cert.bound

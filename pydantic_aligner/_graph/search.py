@@ -124,7 +124,7 @@ class Search:
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
         self.proven = False
-        self._last_bound: tuple | None = None  # (mapping, value) -> the relaxed bound of _proven_now
+        self._open_bound: float | None = None  # the relaxed bound with every identifier open (_relaxed_bound)
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -663,10 +663,7 @@ class Search:
             obj.relax = False
 
     def _proven_now(self) -> bool:
-        """Whether the relaxed bound (every identifier open) proves the current mapping optimal.
-
-        The bound depends only on the mapping: asked again for the mapping it was last computed for (the driver asks
-        before and after steps that may leave the mapping as it was), it is not computed again."""
+        """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
         if self.obj.value >= 1.0:
             return True
         obj = self.obj
@@ -678,14 +675,15 @@ class Search:
         return self._reached()
 
     def _relaxed_bound(self) -> float:
-        """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value."""
+        """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value.
+
+        With every identifier open nothing in the bound reads the mapping (each row holding an identifier is
+        replaced by its optimistic row, the relaxation has no decided identifier, the other rows and parts hold
+        none), so it is computed once per search."""
         obj = self.obj
-        key = (self._key(), obj.value)
-        if self._last_bound is not None and self._last_bound[0] == key:
-            return self._last_bound[1]
-        b = max(obj.bound(set(obj.gcode)), obj.value)  # every gold identifier open (unreferenced ones hold candidates too)
-        self._last_bound = (key, b)
-        return b
+        if self._open_bound is None:
+            self._open_bound = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
+        return max(self._open_bound, obj.value)
 
     def _reached(self) -> bool:
         # the bound carries a relative slack of 1e-12 for the solvers' rounding: a gap within it is rounding
