@@ -117,6 +117,18 @@ class _Doc:
         self.records: dict[str, dict[Any, list[int]]] = {name: {} for name in ref.scopes}
         self.rec_order: dict[str, list[tuple[int, Any]]] = {name: [] for name in ref.scopes}
         self.refs: list[tuple[RefSpec, Any]] = []  # every reference met, null ones included (integrity checks)
+        self.key_orders: dict[tuple, list[int]] = {}  # an object's labels -> their positions in label order
+
+    def _key_order(self, kids: list) -> list[int]:
+        """The positions of an object's children sorted by label (``_label_order``), cached per key sequence (the
+        records of a list mostly write the same keys in the same order)."""
+        keys = tuple([label for label, _ in kids])
+        order = self.key_orders.get(keys)
+        if order is None:
+            order = sorted(range(len(kids)), key=lambda i: _label_order(kids[i]))
+            if len(self.key_orders) < 1024:
+                self.key_orders[keys] = order
+        return order
 
     def vertex(self, seed: tuple, path: str, record: bool) -> int:
         self.seeds.append(seed)
@@ -227,7 +239,7 @@ class _Doc:
                 scopes.append((name, _id_of(rid)))
         if h.tag == OBJ:
             kids: list[tuple[Any, tuple]] = []
-            folded: list[tuple] = []
+            folded: list[tuple | None] = []  # per kid: its folded entry, or None
             relevant = ref.relevant
             props = h.props
             for key, val in v.items():
@@ -249,24 +261,26 @@ class _Doc:
                         d = ("F", "n", None) if val is None else ("R", sp, val)
                     else:
                         d = ("I", sp.scope, val)
-                        folded.append((label, "id", sp.scope, _id_sort(val)))
                 else:
                     d = self.child(vp, val, False)
-                    if d[0] == "I":
-                        folded.append((label, "id", d[1], _id_sort(d[2])))
-                if d[0] == "F":
-                    folded.append((label, d[1]))
+                tag = d[0]
+                folded.append((label, d[1]) if tag == "F" else (label, "id", d[1], _id_sort(d[2])) if tag == "I" else None)
                 kids.append((label, d))
             if h.key_exact:
                 # keys compared exactly: the order the document wrote them in is no part of the colour (else it
                 # would steer the canonical order, and with it the search, as list order would)
-                folded.sort(key=_label_order)
+                order = self._key_order(kids)
+                entries = tuple([f for f in (folded[i] for i in order) if f is not None])
+                desc = [kids[i] for i in order]
+            else:
+                entries = tuple([f for f in folded if f is not None])
+                desc = kids
             rec = tuple(sorted((name, rid is not None) for name, rid in scopes)) if scopes else ()
-            vid = self.vertex(("o", pos.path, rec, tuple(folded), (), 0), pos.path, bool(scopes))
+            vid = self.vertex(("o", pos.path, rec, entries, (), 0), pos.path, bool(scopes))
             for name, rid in scopes:
                 self.record(name, rid, vid)
             self.children[vid] = kids
-            self.desc[vid] = ("O", sorted(kids, key=_label_order) if h.key_exact else kids)
+            self.desc[vid] = ("O", desc)
             return ("V", vid)
         L = len(h.prefix)
         head: list[tuple] = []

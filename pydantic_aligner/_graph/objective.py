@@ -553,7 +553,7 @@ class _Block:
         on graphs whose edits are reroutes. ``c`` and ``M`` do not depend on the mapping and are computed once.
         None when the block is too big.
         """
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         if self.relaxed is None:
             self.relaxed = self._relaxation(n, obj) or ()
@@ -574,7 +574,7 @@ class _Block:
         return base * (1.0 + 1e-12) + 1e-12
 
     def _relaxation(self, n: int, obj: Objective) -> tuple | None:
-        from scipy.optimize import linear_sum_assignment
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
         if not self.special or n * self.ncols > RELAX_CELLS:
             return None
@@ -602,7 +602,10 @@ class _Block:
         jj = np.concatenate([p[2] for p in parts]) if parts else key
         gg = np.concatenate([p[3] for p in parts]) if parts else np.zeros(0)
         # one entry per (codes, item pair), summed (a self-loop holds one identifier in two fields)
-        order = np.lexsort((jj, ii, key))
+        # (entries of one field come in row-major order, the fields one after the other: with the field's number as
+        # the last digit every key is distinct, and the order is lexsort's, stable, whatever the sorting algorithm)
+        field = np.concatenate([np.full(len(p[1]), t, dtype=np.int64) for t, p in enumerate(parts)]) if parts else key
+        order = _sort_distinct((key, ii, jj, field), (n, self.ncols, len(parts)))
         key, ii, jj, gg = key[order], ii[order], jj[order], gg[order]
         first = np.r_[True, (key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])] if len(key) else np.zeros(0, dtype=bool)
         starts = np.flatnonzero(first)
@@ -612,8 +615,14 @@ class _Block:
         if len(bounds) > RELAX_PAIRS:
             return None
         ukeys = key[bounds]
-        gcodes, grow = np.unique(ukeys // P, return_inverse=True)
-        pcodes, pcol = np.unique(ukeys % P, return_inverse=True)
+        gu = ukeys // P  # sorted (the keys are): np.unique(gu, return_inverse=True) without sorting again
+        gnew = np.r_[True, gu[1:] != gu[:-1]] if len(gu) else np.zeros(0, dtype=bool)
+        gcodes, grow = gu[gnew], np.cumsum(gnew) - 1
+        pu = ukeys % P  # np.unique(pu, return_inverse=True), by marking the codes present (all below P)
+        present = np.zeros(P, dtype=bool)
+        present[pu] = True
+        pcodes = np.flatnonzero(present)
+        pcol = (np.cumsum(present) - 1)[pu]
         M = np.zeros((len(gcodes), len(pcodes)))
         ends = np.r_[bounds[1:], len(key)]
         sums = np.add.reduceat(gg, bounds) if len(bounds) else np.zeros(0)
@@ -621,12 +630,16 @@ class _Block:
         # item's best gain, and of each candidate item's (equal to it when the gains are uniform, as per field)
         if len(key) > 1:
             group = np.repeat(np.arange(len(bounds)), ends - bounds)
-            rs = np.flatnonzero(np.r_[True, (group[1:] != group[:-1]) | (ii[1:] != ii[:-1])])
-            rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.searchsorted(rs, bounds))
-            o2 = np.lexsort((jj, group))
+            gstart = np.r_[True, group[1:] != group[:-1]]
+            rs = np.flatnonzero(gstart | np.r_[True, ii[1:] != ii[:-1]])
+            # (every group starts a run: its first run's index is np.searchsorted(rs, bounds))
+            rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.flatnonzero(gstart[rs]))
+            o2 = _sort_distinct((group, jj, ii), (self.ncols, n))  # = np.lexsort((jj, group)): ii ascends within (group, jj)
             g2, j2, v2 = group[o2], jj[o2], gg[o2]
-            cs = np.flatnonzero(np.r_[True, (g2[1:] != g2[:-1]) | (j2[1:] != j2[:-1])])
-            colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.searchsorted(g2[cs], np.arange(len(bounds))))
+            g2start = np.r_[True, g2[1:] != g2[:-1]]
+            cs = np.flatnonzero(g2start | np.r_[True, j2[1:] != j2[:-1]])
+            # (every group has a cell: its first cell's index is np.searchsorted(g2[cs], np.arange(len(bounds))))
+            colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.flatnonzero(g2start[cs]))
             sums = np.minimum(sums, np.minimum(rowbest, colbest))
         M[grow, pcol] = sums
         return base, M, gcodes, pcodes
@@ -643,6 +656,22 @@ class _Block:
         for t in range(1, len(bits)):
             code = code + (bits[t].astype(np.int64) << t)
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
+
+
+def _sort_distinct(keys: tuple, sizes: tuple) -> np.ndarray:
+    """``np.lexsort(keys[::-1])`` (the first key primary) for non-negative integer keys whose tuples are all distinct,
+    ``keys[k + 1] < sizes[k]``: one sort of the keys packed into one integer, when that cannot overflow (distinct
+    keys leave no tie, so any sorting algorithm gives lexsort's permutation, and the quicker one is used)."""
+    a = keys[0]
+    span = 1
+    for size in sizes:
+        span *= max(int(size), 1)
+    if a.size < 256 or (int(a.max()) + 1) * span >= 1 << 62:
+        return np.lexsort(keys[::-1])
+    packed = a
+    for k, size in zip(keys[1:], sizes):
+        packed = packed * max(int(size), 1) + k
+    return np.argsort(packed)
 
 
 #: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many

@@ -28,16 +28,17 @@ from __future__ import annotations
 
 import functools
 import gc
+import math
 import operator
 import warnings
 from typing import Any
 
 import numpy as np
 
-from .._engine.assign import quantize
+from .._engine.assign import assign, quantize
 from .._engine.context import Ctx, _unsupported
-from .._engine.walk import _score_h
-from .._errors import AlignerWarning, ComparatorError, DataError, SchemaError
+from .._engine.walk import _score_h, score
+from .._errors import AlignerWarning, ComparatorError, DataError, LimitError, SchemaError
 from .._schema.compile import escape_token
 from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
 from .budget import charge_referential
@@ -577,6 +578,8 @@ class Referential:
                 AlignerWarning,
                 stacklevel=5,
             )
+        if cg.complete and cp.complete and self._isomorphic(ctx, gold, pred, cg, cp):
+            return
         cgidx = self.index(cg.doc)
         cpidx = self.index(cp.doc)
         cctx = Ctx(cg.doc, cp.doc)
@@ -608,6 +611,45 @@ class Referential:
                     v = mp.get(to_g[rid])
                     out[rid] = back_p[v] if v is not None else None
             ctx.mappings[name] = out
+
+    def _isomorphic(self, ctx: Ctx, gold: Any, pred: Any, cg: Any, cp: Any) -> bool:
+        """The fast path of an isomorphic candidate (a correct extraction that lists and numbers its records its own
+        way): when the two canonical copies are identical, the identity on canonical identifiers is tried first, on
+        the documents themselves; if it scores 1.0 no bijection does better (no score exceeds 1), so the start, the
+        search and its objective are skipped, and the main pass reuses the similarities and pairings of the check.
+
+        The mapping is the canonical one (the copies read no list order or spelling); among bijections that all
+        score 1.0 it may be another than the search's start would have picked (they differ by an automorphism:
+        records that are indistinguishable). Not taken when ``warn_on_ambiguous_mapping`` asks for the start's
+        diagnostics, or when the check does not reach 1.0 (a comparator that scores a value against itself below
+        1, or a limit): the search then runs as usual.
+        """
+        if self.options["warn_on_ambiguous_mapping"] or not _identical(cg.doc, cp.doc):
+            return False
+        mappings: dict[str, dict] = {}
+        for name in self.order + self.cyclic:  # the scopes in the order the search's result lists them
+            to_g, back_p = cg.to_canon[name], cp.from_canon[name]
+            out: dict[Any, Any] = {}
+            for rid in cg.ids[name]:  # gold document order, as the search's result lists them
+                if rid not in out:
+                    out[rid] = back_p.get(to_g[rid])
+            mappings[name] = out
+        check = Ctx(gold, pred, ctx.max_cells, ctx.max_str)
+        check.pred_ids = ctx.pred_ids
+        check.mappings = mappings
+        check.ids_mapped = True
+        recorded = _Recorded(self, mappings)
+        check.record_pairs = recorded
+        try:
+            if score(self.plan.root, gold, pred, check, None) != 1.0:
+                return False
+        except LimitError:
+            return False  # the search's way reuses more of its own work: let it decide
+        ctx.mappings.update(mappings)
+        ctx.ids_mapped = True
+        ctx.record_pairs = _Pairing(self, ctx.mappings, recorded.lists)
+        ctx.certificate = (1.0, True, 1.0)
+        return True
 
     @staticmethod
     def _gold_is_sound(cg: Any, gold_ids: dict) -> bool:
@@ -868,6 +910,61 @@ class _Pairing:
             return None
         S, grow, pcol = hit[3]
         return S[np.ix_(grow, pcol)]
+
+
+class _Recorded(_Pairing):
+    """``ctx.record_pairs`` of the isomorphic fast path's check (``Referential._isomorphic``): records paired by the
+    bijection, and each order-agnostic list that can hold identifiers or references (records, relations) kept (its
+    similarity matrix and pairing, in the documents' own order) for the main pass to reuse, as it reuses the
+    search's."""
+
+    __slots__ = ()
+
+    def __init__(self, ref: Referential, mappings: dict) -> None:
+        super().__init__(ref, mappings, {})
+
+    def __call__(self, h: Any, G: list, P: list, S: np.ndarray) -> dict[int, int] | None:
+        pairs = self.ref.record_pairs(self, h, G, P, S)
+        if pairs is None and h.items is not None and h.items.uid in self.ref.relevant:
+            pairs = assign(S)  # a list holding references (relations): paired as the engine pairs it (_engine._pairs)
+        if pairs is not None:
+            key = (id(G), id(P))
+            hit = self.lists.get(key)
+            if hit is None:
+                rows = np.arange(len(G), dtype=np.int64)
+                cols = np.arange(len(P), dtype=np.int64)
+                self.lists[key] = (G, P, dict(pairs), (S, rows, cols))
+            elif hit[2] != pairs or hit[3][0].shape != S.shape or not np.array_equal(hit[3][0], S):
+                # one list object at two places of a document, scored differently: the main pass computes it
+                self.lists[key] = (None, None, None, None)
+        return pairs
+
+    def matrix(self, G: list, P: list) -> np.ndarray | None:
+        return None  # (the check computes every matrix itself)
+
+
+def _identical(a: Any, b: Any) -> bool:
+    """Whether two JSON values are the same value of the same types, keys in the same order (a float's sign too)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        t = type(x)
+        if t is not type(y):
+            return False
+        if t is dict:
+            if len(x) != len(y) or list(x) != list(y):
+                return False
+            stack.extend(zip(x.values(), y.values()))
+        elif t is list:
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y))
+        elif t is float:
+            if x != y or math.copysign(1.0, x) != math.copysign(1.0, y):
+                return False  # (NaN differs from everything)
+        elif x != y:
+            return False
+    return True
 
 
 def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:

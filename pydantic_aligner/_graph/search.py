@@ -40,6 +40,7 @@ from .objective import Objective
 from .records import _record_matrix
 
 __all__ = [
+    "AGREE_CELLS",
     "CANDIDATES",
     "CERT_NODES",
     "EXACT_CELLS",
@@ -79,6 +80,9 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 8
 SEED_ROUNDS = 1
+#: The check that the start is already the best mapping (``Search._start_is_best``) solves the attribute agreement's
+#: assignment on scopes of at most this many identifier pairs (larger ones compare with each row's best instead).
+AGREE_CELLS = 250_000
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -120,6 +124,7 @@ class Search:
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
         self.proven = False
+        self._open_bound: float | None = None  # the relaxed bound with every identifier open (_relaxed_bound)
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -561,6 +566,28 @@ class Search:
         obj.value = None
         obj.refresh()
 
+    def _start_is_best(self) -> bool:
+        """Whether no mapping beats the current one on the search's lexicographic objective: its score reaches the
+        relaxed bound and its attribute agreement the best any bijection has (the improvement steps keep only strict
+        improvements, so they would end where they started: they are skipped). A perfect score is left to them (they
+        stop at once there, all items being matched perfectly)."""
+        if self.obj.value >= 1.0 or not self._proven_now():
+            return False
+        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
+
+        best = 0
+        for s in self.scopes:
+            A = self.agree[s]
+            if not A.size:
+                continue
+            rows = A.max(axis=1)
+            if A.shape[0] * A.shape[1] > AGREE_CELLS:
+                best += int(rows.sum())  # (an upper bound: equal to the total only where every row has its best)
+                continue
+            r, c = linear_sum_assignment(A, maximize=True)
+            best += int(A[r, c].sum())
+        return self.total_agreement() >= best
+
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
@@ -620,8 +647,7 @@ class Search:
         obj = self.obj
         obj.relax = True
         try:
-            b = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
-            self.bound = max(b, obj.value)
+            self.bound = self._relaxed_bound()
             self.proven = self._reached()
             if prove and not self.proven and sum(lst.n * lst.m for lst in obj.lists()) <= EXACT_CELLS:
                 mine = self._snapshot()
@@ -643,10 +669,21 @@ class Search:
         obj = self.obj
         obj.relax = True
         try:
-            self.bound = max(obj.bound(set(obj.gcode)), obj.value)
+            self.bound = self._relaxed_bound()
         finally:
             obj.relax = False
         return self._reached()
+
+    def _relaxed_bound(self) -> float:
+        """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value.
+
+        With every identifier open nothing in the bound reads the mapping (each row holding an identifier is
+        replaced by its optimistic row, the relaxation has no decided identifier, the other rows and parts hold
+        none), so it is computed once per search."""
+        obj = self.obj
+        if self._open_bound is None:
+            self._open_bound = obj.bound(set(obj.gcode))  # every gold identifier open (unreferenced ones hold candidates too)
+        return max(self._open_bound, obj.value)
 
     def _reached(self) -> bool:
         # the bound carries a relative slack of 1e-12 for the solvers' rounding: a gap within it is rounding
@@ -657,7 +694,8 @@ class Search:
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
-                self.improve(n)
+                if not self._start_is_best():
+                    self.improve(n)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
