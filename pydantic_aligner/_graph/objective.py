@@ -576,8 +576,10 @@ class _Block:
     def _relaxation(self, n: int, obj: Objective) -> tuple | None:
         from scipy.optimize import linear_sum_assignment
 
-        if not self.special or n * self.ncols > RELAX_CELLS:
+        if not self.special:
             return None
+        if n * self.ncols > RELAX_CELLS:
+            return self._relaxation_by_counts(n, obj)
         sel = np.arange(n)
         off = [f.fixed(sel, False) for f in self.special]
         c = self._combine(off, sel)
@@ -631,6 +633,50 @@ class _Block:
         M[grow, pcol] = sums
         return base, M, gcodes, pcodes
 
+    def _relaxation_by_counts(self, n: int, obj: Objective) -> tuple | None:
+        """:meth:`_relaxation` for large blocks, without a cell-by-cell pass over the gains: field ``t`` matching adds
+        at most ``g_t`` to any cell (its weight's share of the object's score, plus rounding slack: the combination is
+        affine in each field's value, then clipped), so the best matching between the items holding ``u`` in field
+        ``t`` and those holding ``v`` gains at most ``g_t * min(a_t(u), b_t(v))`` (``a``, ``b``: how many items hold
+        them there), and ``M[u, v]`` is at most the sum over fields. Equal to the cell-by-cell ``M`` up to rounding
+        when the gains are uniform and no item holds one identifier twice (relations: each reference counts once at
+        its own identifier); never below it. The base (``c``'s best total) is its assignment's total up to
+        RELAX_CELLS cells, else the smaller of its rows' and its columns' best cells summed."""
+        from scipy.optimize import linear_sum_assignment
+
+        tw, ki, vi = self.tw, self.ki, self.vi
+        if tw <= 0.0:
+            return None
+        share = (vi / (ki + vi) if ki != 0.0 else 1.0) / tw
+        ws = [w for w, _, f in self.fields if f is not None]
+        gains = [w * share * (1.0 + 1e-12) + 1e-14 for w in ws]
+        G = len(obj.gcode) + 1
+        P = len(obj.pcode) + 1
+        counts = []
+        for f, g in zip(self.special, gains):
+            if g <= 0.0:
+                continue
+            a = np.bincount(f.gcode[f.gcode >= 0], minlength=G)
+            b = np.bincount(f.pcode[f.pcode >= 0], minlength=P)
+            counts.append((g, a, b))
+        if not counts:
+            return None
+        ga = np.flatnonzero(np.logical_or.reduce([a > 0 for _, a, _ in counts]))
+        pb = np.flatnonzero(np.logical_or.reduce([b > 0 for _, _, b in counts]))
+        if len(ga) * len(pb) > RELAX_PAIRS:
+            return None
+        M = np.zeros((len(ga), len(pb)))
+        for g, a, b in counts:
+            M += g * np.minimum(a[ga][:, None], b[pb][None, :])
+        sel = np.arange(n)
+        c = self._combine([f.fixed(sel, False) for f in self.special], sel)
+        if c.size <= RELAX_CELLS:
+            r, col = linear_sum_assignment(c, maximize=True)
+            base = math.fsum(c[r, col].tolist())
+        else:
+            base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
+        return base, M, ga, pb
+
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
@@ -648,7 +694,7 @@ class _Block:
 #: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
 #: cells and at most RELAX_PAIRS (gold identifier, candidate identifier) pairs that could gain; larger ones keep
 #: the optimistic bound.
-RELAX_CELLS = 1_000_000
+RELAX_CELLS = 250_000
 RELAX_PAIRS = 2_000_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
@@ -772,6 +818,7 @@ class Objective:
         self.frames: list[list] = []
         self.lazy = False
         self.relax = False  # the certificate's bound: relax the lists whose identifiers are all open (_Block.relaxed_total)
+        self._whole_bound: dict[bool, float] = {}  # bound() with every gold identifier open, by ``relax``
         self.work = 0  # item pairs of the lists re-scored by updates so far (the search's work budget)
         self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
         self.value = self.root if isinstance(self.root, float) else self.root.value
@@ -960,6 +1007,11 @@ class Objective:
         """
         if isinstance(self.root, float):
             return self.root
+        # with every gold identifier open nothing is decided, so the bound does not depend on the mapping: computed
+        # once per kind (relaxed or not; the search asks for it after each of its steps)
+        whole = len(open_keys) >= len(self.gcode) and all(k in open_keys for k in self.gcode)
+        if whole and self.relax in self._whole_bound:
+            return self._whole_bound[self.relax]
         self.open[:] = False
         for k in open_keys:
             c = self.gcode.get(k)
@@ -969,4 +1021,7 @@ class Objective:
         self.avail[:] = True
         self.avail[decided[decided >= 0]] = False
         self.avail[-1] = False
-        return self.root.bound(self, open_keys)
+        b = self.root.bound(self, open_keys)
+        if whole:
+            self._whole_bound[self.relax] = b
+        return b
