@@ -497,7 +497,9 @@ class _Block:
     few identifiers never pays for it); both give the same values, bit for bit.
     """
 
-    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi")
+    __slots__ = (
+        "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi",
+    )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
         self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
@@ -508,12 +510,50 @@ class _Block:
         self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
         self.direct = 0  # rows computed without the table so far
         self.relaxed: tuple | None = None  # the certificate's relaxation (relaxed_total), computed on first use
+        self.codes: tuple | None = None  # (values by code, the plain fields' codes) when every field is 0/1 (_codes)
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
         k = len(self.special)
         patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
         self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+
+    def _codes(self) -> tuple:
+        """When every field of the block scores 0 or 1 in every cell (identifiers and references without null rules,
+        exact comparators), a cell is one of ``2 ** k`` combinations: their values, computed once by the same float
+        operations in the same order (so bit for bit the cells'), and the plain fields' bits packed per cell
+        (``n x m`` bytes); :meth:`values` then packs the identifier bits beside them and looks the cells up. ``()``
+        when it does not apply."""
+        k = len(self.fields)
+        if k > 8 or not self.special or any(f.any_gnull or f.any_pnull for f in self.special):
+            return ()
+        ks = len(self.special)
+        packed = np.zeros((self.nrows, self.ncols), dtype=np.uint8)
+        shift = ks
+        for _, V, f in self.fields:
+            if f is not None:
+                continue
+            if V.dtype != np.float64 or V.shape != packed.shape:
+                return ()
+            one = V == 1.0
+            if not (one | (V == 0.0)).all():
+                return ()
+            packed |= one.view(np.uint8) << np.uint8(shift)
+            shift += 1
+        combos = np.arange(1 << k)
+        xs = []  # the combination's bit per field, in the order of the fields: identifiers first, then the others
+        t, leaf = 0, ks
+        for _, _, f in self.fields:
+            if f is not None:
+                xs.append(((combos >> t) & 1).astype(np.float64)[:, None])
+                t += 1
+            else:
+                xs.append(((combos >> leaf) & 1).astype(np.float64)[:, None])
+                leaf += 1
+        acc = np.zeros((1 << k, 1), dtype=np.float64)
+        for (w, _, _), X in zip(self.fields, xs):
+            acc += X if w == 1.0 else w * X  # as _combine adds a 0/1 matrix
+        return self._finish(acc)[:, 0].copy(), packed
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
@@ -523,7 +563,15 @@ class _Block:
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
             X = next(it) if f is not None else V if whole else V[sel]
+            if X.dtype == np.bool_:
+                # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
+                # adding w * 1.0, and elsewhere w * 0.0 adds nothing (the sum is never -0.0), so bit for bit the same
+                np.add(acc, w, out=acc, where=X)
+                continue
             acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
+        return self._finish(acc)
+
+    def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
         if tw > 0.0:
             acc /= tw
@@ -680,11 +728,19 @@ class _Block:
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.codes is None:
+            self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        if self.codes:
+            lut, packed = self.codes
+            code = packed[sel]
+            for t, b in enumerate(bits):
+                code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
+            return lut[code]
         if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
             self._tabulate()
         if self.table is None:
             self.direct += len(sel)
-            return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
+            return self._combine([f.fixed(sel, b) if f.any_gnull or f.any_pnull else b for f, b in zip(self.special, bits)], sel)
         code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
         for t in range(1, len(bits)):
             code = code + (bits[t].astype(np.int64) << t)
@@ -696,6 +752,9 @@ class _Block:
 #: the optimistic bound.
 RELAX_CELLS = 250_000
 RELAX_PAIRS = 2_000_000
+#: Blocks of at least this many cells whose fields all score 0 or 1 compute their rows by lookup (``_Block._codes``);
+#: smaller ones keep the float arithmetic (and the tables below).
+CODE_CELLS = 250_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
