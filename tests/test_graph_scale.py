@@ -29,7 +29,7 @@ def test_a_large_ring_with_one_rerouted_edge_is_certified_optimal():
     assert c.optimal and c.score == c.bound == 0.9998611111111111
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.integers(2, 5), st.integers(0, 3), st.booleans())
 def test_the_relaxation_by_counts_bounds_the_best_bijection(seed, n, edits, rich_schema):
     # every list relaxed by counts (as large lists are): the bound is still at least the best bijection's score
