@@ -747,9 +747,9 @@ class _Block:
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
 
 
-#: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
-#: cells and at most RELAX_PAIRS (gold identifier, candidate identifier) pairs that could gain; larger ones keep
-#: the optimistic bound.
+#: The relaxation of the certificate's bound (``_Block.relaxed_total``) is computed cell by cell on blocks of at
+#: most RELAX_CELLS cells, by counts on larger ones (``_Block._relaxation_by_counts``); with more than RELAX_PAIRS
+#: (gold identifier, candidate identifier) pairs that could gain, a block keeps the optimistic bound.
 RELAX_CELLS = 250_000
 RELAX_PAIRS = 2_000_000
 #: Blocks of at least this many cells whose fields all score 0 or 1 compute their rows by lookup (``_Block._codes``);
