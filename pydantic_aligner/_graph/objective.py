@@ -688,10 +688,8 @@ class _Block:
         ``t`` and those holding ``v`` gains at most ``g_t * min(a_t(u), b_t(v))`` (``a``, ``b``: how many items hold
         them there), and ``M[u, v]`` is at most the sum over fields. Equal to the cell-by-cell ``M`` up to rounding
         when the gains are uniform and no item holds one identifier twice (relations: each reference counts once at
-        its own identifier); never below it. The base (``c``'s best total) is its assignment's total up to
-        RELAX_CELLS cells, else the smaller of its rows' and its columns' best cells summed."""
-        from scipy.optimize import linear_sum_assignment
-
+        its own identifier); never below it. The base (``c``'s best total) is bounded by the smaller of its rows' and
+        its columns' best cells summed (no assignment solved on ``c``)."""
         tw, ki, vi = self.tw, self.ki, self.vi
         if tw <= 0.0:
             return None
@@ -718,11 +716,7 @@ class _Block:
             M += g * np.minimum(a[ga][:, None], b[pb][None, :])
         sel = np.arange(n)
         c = self._combine([f.fixed(sel, False) for f in self.special], sel)
-        if c.size <= RELAX_CELLS:
-            r, col = linear_sum_assignment(c, maximize=True)
-            base = math.fsum(c[r, col].tolist())
-        else:
-            base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
+        base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
         return base, M, ga, pb
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
