@@ -481,7 +481,14 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     g, p = gc[ro], pc[co]
     gs = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     ps = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
-    agg = np.add.reduceat(np.add.reduceat(vals[np.ix_(ro, co)], ps, axis=1), gs, axis=0)
+    # (an identifier field holds each code once: segments of one cell, whose sums are the cells themselves, and on
+    # the canonical copies codes follow the items' order, so the sorted selection is often the whole matrix)
+    whole = len(ro) == vals.shape[0] and len(co) == vals.shape[1] and bool((np.diff(ro) > 0).all() and (np.diff(co) > 0).all())
+    agg = vals if whole else vals[np.ix_(ro, co)]
+    if len(ps) < len(co):
+        agg = np.add.reduceat(agg, ps, axis=1)
+    if len(gs) < len(ro):
+        agg = np.add.reduceat(agg, gs, axis=0)
     out[np.ix_(g[gs], p[ps])] += agg
 
 
