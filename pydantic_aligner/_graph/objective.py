@@ -481,7 +481,14 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     g, p = gc[ro], pc[co]
     gs = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     ps = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
-    agg = np.add.reduceat(np.add.reduceat(vals[np.ix_(ro, co)], ps, axis=1), gs, axis=0)
+    # (an identifier field holds each code once: segments of one cell, whose sums are the cells themselves, and on
+    # the canonical copies codes follow the items' order, so the sorted selection is often the whole matrix)
+    whole = len(ro) == vals.shape[0] and len(co) == vals.shape[1] and bool((np.diff(ro) > 0).all() and (np.diff(co) > 0).all())
+    agg = vals if whole else vals[np.ix_(ro, co)]
+    if len(ps) < len(co):
+        agg = np.add.reduceat(agg, ps, axis=1)
+    if len(gs) < len(ro):
+        agg = np.add.reduceat(agg, gs, axis=0)
     out[np.ix_(g[gs], p[ps])] += agg
 
 
@@ -497,7 +504,9 @@ class _Block:
     few identifiers never pays for it); both give the same values, bit for bit.
     """
 
-    __slots__ = ("direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi")
+    __slots__ = (
+        "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi",
+    )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
         self.fields, self.tw, self.ksum, self.nkeys, self.ki, self.vi, self.ncols = fields, tw, ksum, nkeys, ki, vi, ncols
@@ -508,12 +517,50 @@ class _Block:
         self.tabulate = k <= TABLE_FIELDS and (1 << k) * nrows * ncols <= TABLE_CELLS
         self.direct = 0  # rows computed without the table so far
         self.relaxed: tuple | None = None  # the certificate's relaxation (relaxed_total), computed on first use
+        self.codes: tuple | None = None  # (values by code, the plain fields' codes) when every field is 0/1 (_codes)
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
         k = len(self.special)
         patterns = [[f.fixed(sel, (bits >> t) & 1) for t, f in enumerate(self.special)] for bits in range(1 << k)]
         self.table = np.stack([self._combine(xs, sel) for xs in patterns])
+
+    def _codes(self) -> tuple:
+        """When every field of the block scores 0 or 1 in every cell (identifiers and references without null rules,
+        exact comparators), a cell is one of ``2 ** k`` combinations: their values, computed once by the same float
+        operations in the same order (so bit for bit the cells'), and the plain fields' bits packed per cell
+        (``n x m`` bytes); :meth:`values` then packs the identifier bits beside them and looks the cells up. ``()``
+        when it does not apply."""
+        k = len(self.fields)
+        if k > 8 or not self.special or any(f.any_gnull or f.any_pnull for f in self.special):
+            return ()
+        ks = len(self.special)
+        packed = np.zeros((self.nrows, self.ncols), dtype=np.uint8)
+        shift = ks
+        for _, V, f in self.fields:
+            if f is not None:
+                continue
+            if V.dtype != np.float64 or V.shape != packed.shape:
+                return ()
+            one = V == 1.0
+            if not (one | (V == 0.0)).all():
+                return ()
+            packed |= one.view(np.uint8) << np.uint8(shift)
+            shift += 1
+        combos = np.arange(1 << k)
+        xs = []  # the combination's bit per field, in the order of the fields: identifiers first, then the others
+        t, leaf = 0, ks
+        for _, _, f in self.fields:
+            if f is not None:
+                xs.append(((combos >> t) & 1).astype(np.float64)[:, None])
+                t += 1
+            else:
+                xs.append(((combos >> leaf) & 1).astype(np.float64)[:, None])
+                leaf += 1
+        acc = np.zeros((1 << k, 1), dtype=np.float64)
+        for (w, _, _), X in zip(self.fields, xs):
+            acc += X if w == 1.0 else w * X  # as _combine adds a 0/1 matrix
+        return self._finish(acc)[:, 0].copy(), packed
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
@@ -523,7 +570,15 @@ class _Block:
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
             X = next(it) if f is not None else V if whole else V[sel]
+            if X.dtype == np.bool_:
+                # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
+                # adding w * 1.0, and elsewhere w * 0.0 adds nothing (the sum is never -0.0), so bit for bit the same
+                np.add(acc, w, out=acc, where=X)
+                continue
             acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
+        return self._finish(acc)
+
+    def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
         if tw > 0.0:
             acc /= tw
@@ -576,8 +631,10 @@ class _Block:
     def _relaxation(self, n: int, obj: Objective) -> tuple | None:
         from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
-        if not self.special or n * self.ncols > RELAX_CELLS:
+        if not self.special:
             return None
+        if n * self.ncols > RELAX_CELLS:
+            return self._relaxation_by_counts(n, obj)
         sel = np.arange(n)
         off = [f.fixed(sel, False) for f in self.special]
         c = self._combine(off, sel)
@@ -644,14 +701,60 @@ class _Block:
         M[grow, pcol] = sums
         return base, M, gcodes, pcodes
 
+    def _relaxation_by_counts(self, n: int, obj: Objective) -> tuple | None:
+        """:meth:`_relaxation` for large blocks, without a cell-by-cell pass over the gains: field ``t`` matching adds
+        at most ``g_t`` to any cell (its weight's share of the object's score, plus rounding slack: the combination is
+        affine in each field's value, then clipped), so the best matching between the items holding ``u`` in field
+        ``t`` and those holding ``v`` gains at most ``g_t * min(a_t(u), b_t(v))`` (``a``, ``b``: how many items hold
+        them there), and ``M[u, v]`` is at most the sum over fields. Equal to the cell-by-cell ``M`` up to rounding
+        when the gains are uniform and no item holds one identifier twice (relations: each reference counts once at
+        its own identifier); never below it. The base (``c``'s best total) is bounded by the smaller of its rows' and
+        its columns' best cells summed (no assignment solved on ``c``)."""
+        tw, ki, vi = self.tw, self.ki, self.vi
+        if tw <= 0.0:
+            return None
+        share = (vi / (ki + vi) if ki != 0.0 else 1.0) / tw
+        ws = [w for w, _, f in self.fields if f is not None]
+        gains = [w * share * (1.0 + 1e-12) + 1e-14 for w in ws]
+        G = len(obj.gcode) + 1
+        P = len(obj.pcode) + 1
+        counts = []
+        for f, g in zip(self.special, gains):
+            if g <= 0.0:
+                continue
+            a = np.bincount(f.gcode[f.gcode >= 0], minlength=G)
+            b = np.bincount(f.pcode[f.pcode >= 0], minlength=P)
+            counts.append((g, a, b))
+        if not counts:
+            return None
+        ga = np.flatnonzero(np.logical_or.reduce([a > 0 for _, a, _ in counts]))
+        pb = np.flatnonzero(np.logical_or.reduce([b > 0 for _, _, b in counts]))
+        if len(ga) * len(pb) > RELAX_PAIRS:
+            return None
+        M = np.zeros((len(ga), len(pb)))
+        for g, a, b in counts:
+            M += g * np.minimum(a[ga][:, None], b[pb][None, :])
+        sel = np.arange(n)
+        c = self._combine([f.fixed(sel, False) for f in self.special], sel)
+        base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
+        return base, M, ga, pb
+
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
         bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
+        if self.codes is None:
+            self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        if self.codes:
+            lut, packed = self.codes
+            code = packed[sel]
+            for t, b in enumerate(bits):
+                code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
+            return lut[code]
         if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
             self._tabulate()
         if self.table is None:
             self.direct += len(sel)
-            return self._combine([f.fixed(sel, b) for f, b in zip(self.special, bits)], sel)
+            return self._combine([f.fixed(sel, b) if f.any_gnull or f.any_pnull else b for f, b in zip(self.special, bits)], sel)
         code = bits[0].astype(np.int64) if bits else np.zeros((len(sel), self.ncols), dtype=np.int64)
         for t in range(1, len(bits)):
             code = code + (bits[t].astype(np.int64) << t)
@@ -674,11 +777,14 @@ def _sort_distinct(keys: tuple, sizes: tuple) -> np.ndarray:
     return np.argsort(packed)
 
 
-#: The relaxation of the certificate's bound (``_Block.relaxed_total``) runs on blocks of at most this many
-#: cells and at most RELAX_PAIRS (gold identifier, candidate identifier) pairs that could gain; larger ones keep
-#: the optimistic bound.
-RELAX_CELLS = 1_000_000
+#: The relaxation of the certificate's bound (``_Block.relaxed_total``) is computed cell by cell on blocks of at
+#: most RELAX_CELLS cells, by counts on larger ones (``_Block._relaxation_by_counts``); with more than RELAX_PAIRS
+#: (gold identifier, candidate identifier) pairs that could gain, a block keeps the optimistic bound.
+RELAX_CELLS = 250_000
 RELAX_PAIRS = 2_000_000
+#: Blocks of at least this many cells whose fields all score 0 or 1 compute their rows by lookup (``_Block._codes``);
+#: smaller ones keep the float arithmetic (and the tables below).
+CODE_CELLS = 250_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
@@ -801,6 +907,7 @@ class Objective:
         self.frames: list[list] = []
         self.lazy = False
         self.relax = False  # the certificate's bound: relax the lists whose identifiers are all open (_Block.relaxed_total)
+        self._whole_bound: dict[bool, float] = {}  # bound() with every gold identifier open, by ``relax``
         self.work = 0  # item pairs of the lists re-scored by updates so far (the search's work budget)
         self.root = self._build(ref.plan.root, ctx.gold_root, ctx.pred_root, None, ())
         self.value = self.root if isinstance(self.root, float) else self.root.value
@@ -989,6 +1096,11 @@ class Objective:
         """
         if isinstance(self.root, float):
             return self.root
+        # with every gold identifier open nothing is decided, so the bound does not depend on the mapping: computed
+        # once per kind (relaxed or not; the search asks for it after each of its steps)
+        whole = len(open_keys) >= len(self.gcode) and all(k in open_keys for k in self.gcode)
+        if whole and self.relax in self._whole_bound:
+            return self._whole_bound[self.relax]
         self.open[:] = False
         for k in open_keys:
             c = self.gcode.get(k)
@@ -998,4 +1110,7 @@ class Objective:
         self.avail[:] = True
         self.avail[decided[decided >= 0]] = False
         self.avail[-1] = False
-        return self.root.bound(self, open_keys)
+        b = self.root.bound(self, open_keys)
+        if whole:
+            self._whole_bound[self.relax] = b
+        return b
