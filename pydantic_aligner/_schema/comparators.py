@@ -120,6 +120,8 @@ REQUIRED_PARAMETERS = {"abs_tol": ("tolerance", "the largest absolute difference
 
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
+    if len(golds) * len(preds) <= SMALL_CELLS:  # (cheaper in Python than numpy's calls, see SMALL_CELLS)
+        return np.array(_exact_rows(golds, preds), dtype=_F64).reshape(len(golds), len(preds))
     codes: dict = {}
     ga = np.array([codes.setdefault(g, len(codes)) for g in golds], dtype=np.int64).reshape(len(golds))
     get = codes.get
@@ -335,7 +337,48 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
     return pair
 
 
-def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None, pairwise: bool = False) -> Callable:
+#: a matrix of at most this many cells is computed cell by cell in Python (numbers under ``relative``, ``invdiff``
+#: and ``exact``, strings under ``exact``): below it, numpy's fixed cost per call (a dozen calls of about half a
+#: microsecond) is more than the cells' own; measured on 5 x 5 to 10 x 10 matrices (issue 29)
+SMALL_CELLS = 36
+
+
+def _relative_rows(golds: list, preds: list) -> list[list[float]]:
+    """``relative`` of every pair of two lists of finite floats: ``_relative_fast``'s float operations, cell by cell
+    (``|a - b| / max(|a|, |b|)``, ``1 - that``, ``max(0, that)``, 1 where equal; IEEE operations round alike in
+    Python and numpy, so every cell is the same double)."""
+    ap = [b if b >= 0.0 else -b for b in preds]
+    out = []
+    for a in golds:
+        aa = a if a >= 0.0 else -a
+        row = []
+        for b, bb in zip(preds, ap):
+            if a == b:
+                row.append(1.0)
+                continue
+            d = a - b
+            x = 1.0 - (d if d >= 0.0 else -d) / (aa if aa >= bb else bb)
+            row.append(x if x > 0.0 else 0.0)
+        out.append(row)
+    return out
+
+
+def _invdiff_rows(golds: list, preds: list) -> list[list[float]]:
+    """``invdiff`` of every pair of two lists of finite floats, ``_invdiff_fast``'s float operations cell by cell."""
+    return [[1.0 if a == b else 1.0 / ((a - b if a >= b else b - a) + 1.0) for b in preds] for a in golds]
+
+
+def _exact_rows(golds: list, preds: list) -> list[list[float]]:
+    """1 where equal, else 0 (numbers as floats, or strings)."""
+    return [[1.0 if a == b else 0.0 for b in preds] for a in golds]
+
+
+def _num_matrix(
+    core: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    fast: Callable | None = None,
+    pairwise: bool = False,
+    small: Callable | None = None,
+) -> Callable:
     """The matrix of a number comparator (with ``pairwise``: its element-wise form, ``golds[t]`` against ``preds[t]``,
     the same operations on each pair).
 
@@ -343,9 +386,20 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
     as a float) computes ``core`` with the same float operations in the same
     order, in place where it can (two n x m arrays alive instead of about six):
     the usual case, with no NaN, infinity or big integer to special-case.
+    ``small(golds, preds)`` (two lists of such values as floats) gives the rows
+    of the same matrix computed in Python, used up to :data:`SMALL_CELLS` cells.
     """
 
     def matrix(golds: list, preds: list) -> np.ndarray | None:
+        if (
+            small is not None
+            and not pairwise
+            and len(golds) * len(preds) <= SMALL_CELLS
+            and all([-_EXACT_INT < v < _EXACT_INT for v in golds])
+            and all([-_EXACT_INT < v < _EXACT_INT for v in preds])
+        ):  # a small matrix of finite values whose integers a float holds exactly (as in numpy: converted to float)
+            rows = small([float(v) for v in golds], [float(v) for v in preds])
+            return np.array(rows, dtype=_F64).reshape(len(golds), len(preds))
         try:
             a = np.array(golds, dtype=_F64)
             b = np.array(preds, dtype=_F64)
@@ -616,9 +670,9 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
     return bound
 
 
-def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable) -> BoundComparator:
-    """A number comparator: its pair, matrix and element-wise forms."""
-    return BoundComparator(name, pair, _num_matrix(core_np, fast), pairs=_num_matrix(core_np, fast, pairwise=True))
+def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable, small: Callable | None = None) -> BoundComparator:
+    """A number comparator: its pair, matrix and element-wise forms (``small``: see :func:`_num_matrix`)."""
+    return BoundComparator(name, pair, _num_matrix(core_np, fast, small=small), pairs=_num_matrix(core_np, fast, pairwise=True))
 
 
 def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None) -> BoundComparator | None:
@@ -640,11 +694,11 @@ def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], to
         return None
     if kind == "number":
         if name == "invdiff":
-            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast)
+            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast, _invdiff_rows)
         if name == "relative":
-            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast)
+            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast, _relative_rows)
         if name == "exact":
-            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast)
+            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast, _exact_rows)
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             tol = float(default if tolerance is None else tolerance)
