@@ -141,6 +141,40 @@ def _rf_scorer(name: str) -> Callable:
     return getattr(distance, _RF_STRING[name]).normalized_similarity
 
 
+_RF_CALLS: tuple[Callable, Callable] | None = None
+
+
+def _rf_calls() -> tuple[Callable, Callable]:
+    """``(cdist, cpdist)`` as ``f(queries, choices, scorer) -> float64 array``: rapidfuzz's compiled functions called
+    directly with its float64 type code (the same functions its ``process.cdist`` and ``process.cpdist`` call, the
+    same cells; those Python wrappers look the dtype up through a chain of numpy dtype comparisons on every call,
+    about a microsecond, which is a third of a 5 x 5 matrix); the wrappers where rapidfuzz has no compiled build."""
+    global _RF_CALLS
+    import numpy
+
+    try:
+        from rapidfuzz.process_cpp_impl import FLOAT64, cdist, cpdist
+    except ImportError:  # pragma: no cover - rapidfuzz's pure Python fallback
+
+        def cd(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return process.cdist(queries, choices, scorer=scorer, dtype=numpy.float64, workers=1)
+
+        def cp(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return process.cpdist(queries, choices, scorer=scorer, dtype=numpy.float64, workers=1)
+
+    else:
+        asarray = numpy.asarray
+
+        def cd(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return asarray(cdist(queries, choices, scorer=scorer, dtype=FLOAT64, workers=1))
+
+        def cp(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return asarray(cpdist(queries, choices, scorer=scorer, dtype=FLOAT64, workers=1))
+
+    _RF_CALLS = (cd, cp)
+    return _RF_CALLS
+
+
 def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     if name in _SIMD_SENSITIVE:
         # the scorer is bound on the first call: the inferred position binds jaro when the package is imported,
@@ -154,15 +188,15 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
             return scorer
 
         def matrix(golds: list, preds: list) -> np.ndarray:
-            return process.cdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
+            return (_RF_CALLS or _rf_calls())[0](golds, preds, scorer or bind())
 
         def pair(a: str, b: str) -> float:
             if a == b:
                 return 1.0
-            return float(process.cpdist((a,), (b,), scorer=scorer or bind(), dtype=_F64, workers=1)[0])
+            return float((_RF_CALLS or _rf_calls())[1]((a,), (b,), scorer or bind())[0])
 
         def pairs(golds: list, preds: list) -> np.ndarray:  # (cpdist runs cdist's code: its cells, pair by pair)
-            out = process.cpdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
+            out = (_RF_CALLS or _rf_calls())[1](golds, preds, scorer or bind())
             out[[a == b for a, b in zip(golds, preds)]] = 1.0  # as pair() above
             return out
 
@@ -171,10 +205,10 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     scorer = _rf_scorer(name)
 
     def matrix(golds: list, preds: list) -> np.ndarray:
-        return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+        return (_RF_CALLS or _rf_calls())[0](golds, preds, scorer)
 
     def pairs(golds: list, preds: list) -> np.ndarray:
-        return process.cpdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+        return (_RF_CALLS or _rf_calls())[1](golds, preds, scorer)
 
     def pair(a: str, b: str) -> float:
         return scorer(a, b)
