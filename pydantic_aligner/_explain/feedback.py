@@ -63,6 +63,11 @@ KIND_BUCKETS = {
     "null_value_replace": "null-value",
 }
 
+#: each bucket's first kind in :data:`KIND_BUCKETS` (the one the synthesis line names)
+_BUCKET_KIND: dict[str, str] = {}
+for _kind, _bucket in KIND_BUCKETS.items():
+    _BUCKET_KIND.setdefault(_bucket, _kind)
+
 _MAX = 80
 
 #: style -> its resolved templates, without user templates (the defaults are constants: resolved once)
@@ -303,11 +308,14 @@ def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str
     total = sum(buckets.values())
     if total <= 0.0:
         return ""
-    ranked = sorted(buckets.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
+    if len(buckets) == 1:  # (the usual case: one kind of error shown; nothing to rank)
+        ranked = list(buckets.items())
+    else:
+        ranked = sorted(buckets.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
     top, val = ranked[0]
     share = val / total
     if share >= threshold:
-        kind = next(k for k, b in KIND_BUCKETS.items() if b == top)
+        kind = _BUCKET_KIND[top]
         return _render(
             templates["feedback.synthesis.single_dominant"],
             {"dominant_kind": kind, "dominant_kind_human": top, "dominant_fraction": share, "dominant_fraction_pct": 100.0 * share},
