@@ -123,3 +123,28 @@ def test_templates_the_fast_line_cannot_read_fall_back_to_every_placeholder():
     assert F._names("{gold.real} {pred[0]} {rank}") == ("gold", "pred", "rank")
     with pytest.raises(ValueError):
         align({"a": 1}, {"a": 2}).feedback(templates={"op.primitive_replace": "{rank} {"})
+
+
+# ---------------------------------------------------------------------------
+# string comparators call rapidfuzz's compiled cdist/cpdist directly: the cells its public wrappers give
+
+WORDS = st.lists(st.text("abcé ", max_size=12), min_size=1, max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["levenshtein", "jaro_winkler", "jaro", "indel", "osa", "damerau_levenshtein", "lcsseq"]), WORDS, WORDS)
+def test_direct_rapidfuzz_calls_give_the_wrappers_cells(name, golds, preds):
+    from rapidfuzz import process
+
+    bound = C.resolve_comparator(name, "string", {})
+    scorer = C._rf_scorer(name)
+    expected = process.cdist(golds, preds, scorer=scorer, dtype=np.float64, workers=1)
+    got = bound.matrix(golds, preds)
+    assert got.dtype == np.float64 and got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes()
+    k = min(len(golds), len(preds))
+    pairwise = process.cpdist(golds[:k], preds[:k], scorer=scorer, dtype=np.float64, workers=1)
+    if name in ("jaro", "jaro_winkler"):  # (their pair path scores equal strings 1 before rapidfuzz is asked)
+        pairwise[[a == b for a, b in zip(golds[:k], preds[:k])]] = 1.0
+    assert bound.pairs(golds[:k], preds[:k]).tobytes() == pairwise.tobytes()
+    assert [bound.pair(a, b) for a, b in zip(golds[:k], preds[:k])] == pairwise.tolist()
