@@ -44,7 +44,9 @@ def _both(name: str, golds: list, preds: list, pairwise: bool, monkeypatch, kind
 
 
 @SETTINGS
-@given(st.sampled_from(["relative", "invdiff", "exact"]), st.lists(STRANGE, min_size=1, max_size=8), st.lists(STRANGE, min_size=1, max_size=8))
+@given(
+    st.sampled_from(["relative", "invdiff", "exact"]), st.lists(STRANGE, min_size=1, max_size=8), st.lists(STRANGE, min_size=1, max_size=8)
+)
 def test_small_number_matrix_is_the_numpy_matrix_bit_for_bit(name, golds, preds):
     with pytest.MonkeyPatch.context() as mp:
         small, general = _both(name, golds, preds, False, mp)
@@ -86,11 +88,13 @@ def test_small_number_matrix_cells():
 
 PLACEHOLDERS = sorted(F._FIELD)
 SPECS = {"score_delta": ["", ":.3f", ":+.2e"], "confidence": ["", ":.1%"], "rank": ["", ":>3"], "gold": ["", "!r", ":.5"]}
-DOCS = st.sampled_from([
-    ({"a": 1, "b": "xy", "c": [1, 2]}, {"a": 2, "c": [1], "d": True}),
-    ({"a": {"b": "~/x"}, "t": [1, 2, 3]}, {"a": {"b": "~/y"}, "t": [3]}),
-    ({"r": 1, "s": None}, {"q": 1, "s": 0}),
-])
+DOCS = st.sampled_from(
+    [
+        ({"a": 1, "b": "xy", "c": [1, 2]}, {"a": 2, "c": [1], "d": True}),
+        ({"a": {"b": "~/x"}, "t": [1, 2, 3]}, {"a": {"b": "~/y"}, "t": [3]}),
+        ({"r": 1, "s": None}, {"q": 1, "s": 0}),
+    ]
+)
 
 
 @st.composite
