@@ -410,11 +410,11 @@ def feedback(
     selected_ops: list[Repair] = []
     n = 0
     for unit in chosen:
-        shows = any(visible(o) for o in unit)
+        shows = visible(unit[0]) if len(unit) == 1 else any(visible(o) for o in unit)
         rank_no = n + 1 if shows else None
         if shows:
             n += 1
-        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"}
+        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"} if len(unit) > 1 else {}  # (a rename's halves)
         for o in unit:
             selected_ops.append(o)
             mate = partner.get(o.pair_id) if o.kind == "key_rename_add" else None
