@@ -68,7 +68,7 @@ def test_small_exact_string_matrix_is_the_numpy_matrix_bit_for_bit(golds, preds)
 
 def test_the_small_path_is_taken_up_to_small_cells(monkeypatch):
     calls = []
-    monkeypatch.setattr(C, "_relative_rows", lambda g, p: calls.append(len(g) * len(p)) or [[0.5] * len(p) for _ in g])
+    monkeypatch.setattr(C, "_relative_rows", lambda g, p: calls.append(len(g) * len(p)) or [0.5] * (len(g) * len(p)))
     bound = C.resolve_comparator("relative", "number", {})
     assert bound.matrix([1.0] * 6, [2.0] * 6).tolist() == [[0.5] * 6] * 6
     assert bound.matrix([1.0] * 6, [2.0] * 7)[0, 0] == 0.5  # 42 cells: numpy

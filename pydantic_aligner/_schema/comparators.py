@@ -377,34 +377,34 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
 SMALL_CELLS = 36
 
 
-def _relative_rows(golds: list, preds: list) -> list[list[float]]:
-    """``relative`` of every pair of two lists of finite floats: ``_relative_fast``'s float operations, cell by cell
-    (``|a - b| / max(|a|, |b|)``, ``1 - that``, ``max(0, that)``, 1 where equal; IEEE operations round alike in
-    Python and numpy, so every cell is the same double)."""
+def _relative_rows(golds: list, preds: list) -> list[float]:
+    """``relative`` of every pair of two lists of finite floats, row by row in one flat list: ``_relative_fast``'s
+    float operations, cell by cell (``|a - b| / max(|a|, |b|)``, ``1 - that``, ``max(0, that)``, 1 where equal; IEEE
+    operations round alike in Python and numpy, so every cell is the same double)."""
     ap = [b if b >= 0.0 else -b for b in preds]
-    out = []
+    out: list[float] = []
+    add = out.append
     for a in golds:
         aa = a if a >= 0.0 else -a
-        row = []
         for b, bb in zip(preds, ap):
             if a == b:
-                row.append(1.0)
+                add(1.0)
                 continue
             d = a - b
             x = 1.0 - (d if d >= 0.0 else -d) / (aa if aa >= bb else bb)
-            row.append(x if x > 0.0 else 0.0)
-        out.append(row)
+            add(x if x > 0.0 else 0.0)
     return out
 
 
-def _invdiff_rows(golds: list, preds: list) -> list[list[float]]:
-    """``invdiff`` of every pair of two lists of finite floats, ``_invdiff_fast``'s float operations cell by cell."""
-    return [[1.0 if a == b else 1.0 / ((a - b if a >= b else b - a) + 1.0) for b in preds] for a in golds]
+def _invdiff_rows(golds: list, preds: list) -> list[float]:
+    """``invdiff`` of every pair of two lists of finite floats, row by row in one flat list: ``_invdiff_fast``'s float
+    operations, cell by cell."""
+    return [1.0 if a == b else 1.0 / ((a - b if a >= b else b - a) + 1.0) for a in golds for b in preds]
 
 
-def _exact_rows(golds: list, preds: list) -> list[list[float]]:
-    """1 where equal, else 0 (numbers as floats, or strings)."""
-    return [[1.0 if a == b else 0.0 for b in preds] for a in golds]
+def _exact_rows(golds: list, preds: list) -> list[float]:
+    """1 where equal, else 0 (numbers as floats, or strings), row by row in one flat list."""
+    return [1.0 if a == b else 0.0 for a in golds for b in preds]
 
 
 def _num_matrix(
@@ -420,8 +420,9 @@ def _num_matrix(
     as a float) computes ``core`` with the same float operations in the same
     order, in place where it can (two n x m arrays alive instead of about six):
     the usual case, with no NaN, infinity or big integer to special-case.
-    ``small(golds, preds)`` (two lists of such values as floats) gives the rows
-    of the same matrix computed in Python, used up to :data:`SMALL_CELLS` cells.
+    ``small(golds, preds)`` (two lists of such values as floats) gives the cells
+    of the same matrix computed in Python, row by row in one flat list, used up
+    to :data:`SMALL_CELLS` cells.
     """
 
     def matrix(golds: list, preds: list) -> np.ndarray | None:
@@ -432,8 +433,8 @@ def _num_matrix(
             and all([-_EXACT_INT < v < _EXACT_INT for v in golds])
             and all([-_EXACT_INT < v < _EXACT_INT for v in preds])
         ):  # a small matrix of finite values whose integers a float holds exactly (as in numpy: converted to float)
-            rows = small([float(v) for v in golds], [float(v) for v in preds])
-            return np.array(rows, dtype=_F64).reshape(len(golds), len(preds))
+            cells = small([float(v) for v in golds], [float(v) for v in preds])
+            return np.array(cells, dtype=_F64).reshape(len(golds), len(preds))  # (a flat list converts faster)
         try:
             a = np.array(golds, dtype=_F64)
             b = np.array(preds, dtype=_F64)
