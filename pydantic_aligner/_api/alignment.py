@@ -57,6 +57,23 @@ class Certificate:
         return f"Certificate(score={self.score!r}, bound={self.bound!r}, gap={self.gap:.3g})"
 
 
+#: the explanation entries, imported on first use (``_explain`` is loaded when an alignment is first explained) and
+#: kept here: an import statement in a method costs about a microsecond on every call (importlib's fromlist handling)
+_EXPLAIN: dict[str, Any] = {}
+
+
+def _explain(name: str) -> Any:
+    """The entry ``name`` of the explanation stage (``repairs``, ``json_patch``, ``feedback``), loaded once."""
+    if name == "feedback":
+        from .._explain.feedback import feedback as fn
+    elif name == "repairs":
+        from .._explain.repairs import repairs as fn
+    else:
+        from .._explain.repairs import json_patch as fn
+    _EXPLAIN[name] = fn
+    return fn
+
+
 def _certificate(score: float, found: tuple | None) -> Certificate | None:
     """The search's (bound, proven, objective) as the alignment's certificate. The objective is computed on the
     canonical copies; where it differs from the main pass's score (a fuzzy key pairing a reference with plain
@@ -310,8 +327,7 @@ class Alignment:
         >>> [(op.op, op.path, op.kind) for op in r.repairs()]
         [('remove', '/1', 'list_item_excess'), ('add', '/-', 'list_item_missing')]
         """
-        from .._explain.repairs import repairs
-
+        repairs = _EXPLAIN.get("repairs") or _explain("repairs")
         return repairs(self, granularity, min_delta, top_k, rank_by, include_pairing_ambiguous, ambiguity_threshold)
 
     def to_json_patch(self) -> list[dict]:
@@ -327,8 +343,7 @@ class Alignment:
         >>> align({"a": [1, 2, 3]}, {"a": [0, 1, 3], "b": 1}, schema).to_json_patch()
         [{'op': 'remove', 'path': '/b'}, {'op': 'remove', 'path': '/a/0'}, {'op': 'add', 'path': '/a/1', 'value': 2}]
         """
-        from .._explain.repairs import json_patch
-
+        json_patch = _EXPLAIN.get("json_patch") or _explain("json_patch")
         return json_patch(self)
 
     def patched(self) -> Any:
@@ -376,8 +391,7 @@ class Alignment:
         <BLANKLINE>
         Focus on primitive-value errors — they account for 100% of the deficit shown.
         """
-        from .._explain.feedback import feedback
-
+        feedback = _EXPLAIN.get("feedback") or _explain("feedback")
         return feedback(
             self,
             top_k=top_k,

@@ -92,7 +92,7 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     if n == 0 or m == 0:
         return {}
     pos = S > 0.0
-    if n * m > 64 and not pos.any():  # (a small matrix is solved as fast as this test)
+    if n * m > 64 and not np.count_nonzero(pos):  # (a small matrix is solved as fast as this test; ndarray.any goes through Python)
         return {}
     W = _weights(S, pos, prefer)
     if n == 1:

@@ -828,7 +828,7 @@ def _object_block(h: Any, rows: list, Gs: list, Ps: list, ctx: Any, wscale: floa
         blk.mats.append(V if leaf is not None else None)
         if leaf is None:
             blk.lazy = False
-        acc += w * V
+        acc += w * V if w != 1.0 else V  # (the field matrix is kept: not scaled in place; x * 1.0 is x)
     return finish_block(acc, tw, ki, vi, ksum / len(rows))
 
 

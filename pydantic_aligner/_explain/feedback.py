@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import string
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
+from dataclasses import fields as _dc_fields
 from typing import TYPE_CHECKING, Any
 
 from .._engine.limits import deep_entry
@@ -61,7 +63,15 @@ KIND_BUCKETS = {
     "null_value_replace": "null-value",
 }
 
+#: each bucket's first kind in :data:`KIND_BUCKETS` (the one the synthesis line names)
+_BUCKET_KIND: dict[str, str] = {}
+for _kind, _bucket in KIND_BUCKETS.items():
+    _BUCKET_KIND.setdefault(_bucket, _kind)
+
 _MAX = 80
+
+#: style -> its resolved templates, without user templates (the defaults are constants: resolved once)
+_STYLE_TEMPLATES: dict[str, dict[str, str]] = {}
 
 #: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
 _FOLLOWERS = ("id_fix", "ref_fix")
@@ -111,6 +121,31 @@ class FeedbackEntry:
     def to_dict(self) -> dict:
         """Plain-data form."""
         return asdict(self)
+
+
+class _Entry:
+    """A :class:`FeedbackEntry` under construction, its slots written directly (a frozen dataclass writes each field
+    through ``object.__setattr__``), then given the class it equals (as ``repairs._Raw`` makes a ``Repair``)."""
+
+    __slots__ = FeedbackEntry.__slots__  # the same layout, so the instance can take FeedbackEntry's class
+
+    def __init__(self, rank, op_kind, op, path, score_delta, score_delta_pct, gold, pred, value, text, pair_id, confidence):
+        self.rank = rank
+        self.op_kind = op_kind
+        self.op = op
+        self.path = path
+        self.score_delta = score_delta
+        self.score_delta_pct = score_delta_pct
+        self.gold = gold
+        self.pred = pred
+        self.value = value
+        self.text = text
+        self.pair_id = pair_id
+        self.confidence = confidence
+        self.__class__ = FeedbackEntry  # type: ignore[assignment]
+
+
+assert _Entry.__slots__ == tuple(f.name for f in _dc_fields(FeedbackEntry))
 
 
 class FeedbackResult:
@@ -181,7 +216,10 @@ def _last(path: str | None) -> str:
     return t.replace("~1", "/").replace("~0", "~") if "~" in t else t
 
 
-def _fields(op: Repair, rank: int | None, partner: Repair | None) -> dict[str, Any]:
+def _fields(op: Repair, rank: int | None, partner: Repair | None, names: tuple | None = None) -> dict[str, Any]:
+    """The placeholders of an operation's line; with ``names`` (:func:`_names` of the template), only those."""
+    if names is not None:
+        return {name: _FIELD[name](op, rank, partner) for name in names}
     gold_key = _last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path)
     pred_key = _last(partner.path) if partner is not None else _last(op.pred_path)
     return {
@@ -205,6 +243,58 @@ def _fields(op: Repair, rank: int | None, partner: Repair | None) -> dict[str, A
     }
 
 
+#: each placeholder of :func:`_fields`, alone (the same value as in the full dict)
+_FIELD: dict[str, Any] = {
+    "rank": lambda op, rank, partner: rank if rank is not None else "",
+    "path": lambda op, rank, partner: display_path(op.path),
+    "gold": lambda op, rank, partner: format_value(op.gold),
+    "pred": lambda op, rank, partner: format_value(op.pred),
+    "value": lambda op, rank, partner: format_value(op.value),
+    "score_delta": lambda op, rank, partner: op.delta,
+    "score_delta_pct": lambda op, rank, partner: 100.0 * op.delta,
+    "key": lambda op, rank, partner: _last(op.path),
+    "gold_key": lambda op, rank, partner: _last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path),
+    "pred_key": lambda op, rank, partner: _last(partner.path) if partner is not None else _last(op.pred_path),
+    "gold_path": lambda op, rank, partner: display_path(op.gold_path),
+    "pred_path": lambda op, rank, partner: display_path(op.pred_path),
+    "list_path": lambda op, rank, partner: display_path(op.list_path),
+    "kind": lambda op, rank, partner: op.kind,
+    "op": lambda op, rank, partner: op.op,
+    "confidence": lambda op, rank, partner: op.confidence,
+    "confidence_pct": lambda op, rank, partner: 100.0 * op.confidence,
+}
+
+_NAMES: dict[str, tuple | None] = {}  # template -> the placeholders it reads (None: every one)
+_PARSE = string.Formatter().parse
+
+
+def _names(template: str) -> tuple | None:
+    """The placeholders of an operation's ``template`` (in first-use order), for :func:`_fields`; ``None`` (every
+    placeholder) where the template nests one in a format spec, names one :func:`_fields` does not make, or does
+    not parse (then ``str.format`` raises as it would have). Memoised per template string (a template is
+    configuration: the defaults, a style's, a user's)."""
+    try:
+        return _NAMES[template]
+    except KeyError:
+        pass
+    if len(_NAMES) >= 1024:
+        _NAMES.clear()
+    out: tuple | None
+    try:
+        seen: dict[str, None] = {}
+        for _, name, spec, _ in _PARSE(template):
+            if name is None:
+                continue
+            if spec and "{" in spec:
+                raise ValueError(spec)
+            seen[name.split(".")[0].split("[")[0]] = None
+        out = tuple(seen) if all(n in _FIELD for n in seen) else None
+    except ValueError:
+        out = None
+    _NAMES[template] = out
+    return out
+
+
 def _render(template: str, fields: dict) -> str:
     return template.format(**fields) if template.strip() else ""
 
@@ -218,11 +308,14 @@ def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str
     total = sum(buckets.values())
     if total <= 0.0:
         return ""
-    ranked = sorted(buckets.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
+    if len(buckets) == 1:  # (the usual case: one kind of error shown; nothing to rank)
+        ranked = list(buckets.items())
+    else:
+        ranked = sorted(buckets.items(), key=lambda kv: (-round(kv[1], 12), kv[0]))
     top, val = ranked[0]
     share = val / total
     if share >= threshold:
-        kind = next(k for k, b in KIND_BUCKETS.items() if b == top)
+        kind = _BUCKET_KIND[top]
         return _render(
             templates["feedback.synthesis.single_dominant"],
             {"dominant_kind": kind, "dominant_kind_human": top, "dominant_fraction": share, "dominant_fraction_pct": 100.0 * share},
@@ -273,7 +366,11 @@ def feedback(
         raise SchemaError(f"referential must be one of {REFERENTIAL}, got {referential!r}")
     if isinstance(dominant_fraction_threshold, bool) or not isinstance(dominant_fraction_threshold, (int, float)):
         raise SchemaError(f"dominant_fraction_threshold must be a number, got {dominant_fraction_threshold!r}")
-    tpl = resolve_templates(DEFAULT_FEEDBACK_TEMPLATES, COMPACT_FEEDBACK_TEMPLATES if style == "compact" else None, templates)
+    tpl = _STYLE_TEMPLATES.get(style) if templates is None else None
+    if tpl is None:
+        tpl = resolve_templates(DEFAULT_FEEDBACK_TEMPLATES, COMPACT_FEEDBACK_TEMPLATES if style == "compact" else None, templates)
+        if templates is None:
+            _STYLE_TEMPLATES[style] = tpl  # (read only below: the same dict serves every call of this style)
     textual = style != "json"
     score = alignment.score
     deficit = 1.0 - score
@@ -313,32 +410,32 @@ def feedback(
     selected_ops: list[Repair] = []
     n = 0
     for unit in chosen:
-        shows = any(visible(o) for o in unit)
+        shows = visible(unit[0]) if len(unit) == 1 else any(visible(o) for o in unit)
         rank_no = n + 1 if shows else None
         if shows:
             n += 1
-        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"}
+        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"} if len(unit) > 1 else {}  # (a rename's halves)
         for o in unit:
             selected_ops.append(o)
-            fields = _fields(o, rank_no, partner.get(o.pair_id) if o.kind == "key_rename_add" else None)
+            mate = partner.get(o.pair_id) if o.kind == "key_rename_add" else None
             text = ""
             if textual:
                 if sem is not None and o.kind in ("ref_fix", "ref_fix_no_target"):
+                    fields = _fields(o, rank_no, mate)
                     text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{o.kind}"], fields)
                 elif o.gold_path in tables and o.kind in _TABLE_OPS:
-                    text = _render(tpl[f"feedback.op.{o.kind}.table"], {**fields, "similarity": tables[o.gold_path]})
+                    text = _render(tpl[f"feedback.op.{o.kind}.table"], {**_fields(o, rank_no, mate), "similarity": tables[o.gold_path]})
                 elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
-                    text = _render(tpl["feedback.op.key_add.default"], fields)
+                    text = _render(tpl["feedback.op.key_add.default"], _fields(o, rank_no, mate))
                 elif o.kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
-                    text = _render(tpl["feedback.op.id_fix.type"], {**fields, "expected_type": kind_of(o.value)})
-                elif visible(o):
-                    text = _render(tpl[f"feedback.op.{o.kind}"], fields)
+                    text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
+                elif visible(o):  # the usual line: only the placeholders its template reads are made
+                    template = tpl[f"feedback.op.{o.kind}"]
+                    text = template.format(**_fields(o, rank_no, mate, _names(template)))
                 if text:
                     lines.append(text)
             entries.append(
-                FeedbackEntry(
-                    rank_no, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence
-                )
+                _Entry(rank_no, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence)
             )
     diag = diagnostics(alignment, ambiguity_threshold) if include_pairing_ambiguous else []
     for d in diag:

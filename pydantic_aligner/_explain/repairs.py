@@ -355,6 +355,8 @@ class _Builder:
                 bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
                 for f in fields:
                     vcol = f[8]
+                    if not vcol or min(vcol) >= 1.0:
+                        continue  # (the usual field: every object's value scores 1)
                     for u in [u for u, s in enumerate(vcol) if s < 1.0]:
                         b = bad.get(u)
                         if b is None:

@@ -123,6 +123,8 @@ REQUIRED_PARAMETERS = {"abs_tol": ("tolerance", "the largest absolute difference
 
 
 def _exact_str_matrix(golds: list, preds: list) -> np.ndarray:
+    if len(golds) * len(preds) <= SMALL_CELLS:  # (cheaper in Python than numpy's calls, see SMALL_CELLS)
+        return np.array(_exact_rows(golds, preds), dtype=_F64).reshape(len(golds), len(preds))
     codes: dict = {}
     ga = np.array([codes.setdefault(g, len(codes)) for g in golds], dtype=np.int64).reshape(len(golds))
     get = codes.get
@@ -150,6 +152,40 @@ def _rf_similarity(name: str) -> Callable:
     return getattr(distance, _RF_STRING[name]).similarity
 
 
+_RF_CALLS: tuple[Callable, Callable] | None = None
+
+
+def _rf_calls() -> tuple[Callable, Callable]:
+    """``(cdist, cpdist)`` as ``f(queries, choices, scorer) -> float64 array``: rapidfuzz's compiled functions called
+    directly with its float64 type code (the same functions its ``process.cdist`` and ``process.cpdist`` call, the
+    same cells; those Python wrappers look the dtype up through a chain of numpy dtype comparisons on every call,
+    about a microsecond, which is a third of a 5 x 5 matrix); the wrappers where rapidfuzz has no compiled build."""
+    global _RF_CALLS
+    import numpy
+
+    try:
+        from rapidfuzz.process_cpp_impl import FLOAT64, cdist, cpdist
+    except ImportError:  # pragma: no cover - rapidfuzz's pure Python fallback
+
+        def cd(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return process.cdist(queries, choices, scorer=scorer, dtype=numpy.float64, workers=1)
+
+        def cp(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return process.cpdist(queries, choices, scorer=scorer, dtype=numpy.float64, workers=1)
+
+    else:
+        asarray = numpy.asarray
+
+        def cd(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return asarray(cdist(queries, choices, scorer=scorer, dtype=FLOAT64, workers=1))
+
+        def cp(queries: Any, choices: Any, scorer: Callable) -> np.ndarray:
+            return asarray(cpdist(queries, choices, scorer=scorer, dtype=FLOAT64, workers=1))
+
+    _RF_CALLS = (cd, cp)
+    return _RF_CALLS
+
+
 def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     if name in _SIMD_SENSITIVE:
         # the scorers are bound on the first call: the inferred position binds jaro when the package is imported,
@@ -164,7 +200,7 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
             return scorer
 
         def matrix(golds: list, preds: list) -> np.ndarray:
-            return process.cdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
+            return (_RF_CALLS or _rf_calls())[0](golds, preds, scorer or bind())
 
         def pair(a: str, b: str) -> float:
             nonlocal similarity
@@ -174,7 +210,7 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
             return (similarity or (similarity := _rf_similarity(name)))(a, b)
 
         def pairs(golds: list, preds: list) -> np.ndarray:  # (cpdist runs cdist's code: its cells, pair by pair)
-            out = process.cpdist(golds, preds, scorer=scorer or bind(), dtype=_F64, workers=1)
+            out = (_RF_CALLS or _rf_calls())[1](golds, preds, scorer or bind())
             out[[a == b for a, b in zip(golds, preds)]] = 1.0  # as pair() above
             return out
 
@@ -183,10 +219,10 @@ def _rf_string(name: str) -> tuple[Callable, Callable, Callable]:
     scorer = _rf_scorer(name)
 
     def matrix(golds: list, preds: list) -> np.ndarray:
-        return process.cdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+        return (_RF_CALLS or _rf_calls())[0](golds, preds, scorer)
 
     def pairs(golds: list, preds: list) -> np.ndarray:
-        return process.cpdist(golds, preds, scorer=scorer, dtype=_F64, workers=1)
+        return (_RF_CALLS or _rf_calls())[1](golds, preds, scorer)
 
     def pair(a: str, b: str) -> float:
         return scorer(a, b)
@@ -349,7 +385,48 @@ def _num_pair(core: Callable[[float, float], float], name: str | None = None, to
     return pair
 
 
-def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Callable | None = None, pairwise: bool = False) -> Callable:
+#: a matrix of at most this many cells is computed cell by cell in Python (numbers under ``relative``, ``invdiff``
+#: and ``exact``, strings under ``exact``): below it, numpy's fixed cost per call (a dozen calls of about half a
+#: microsecond) is more than the cells' own; measured on 5 x 5 to 10 x 10 matrices (issue 29)
+SMALL_CELLS = 36
+
+
+def _relative_rows(golds: list, preds: list) -> list[float]:
+    """``relative`` of every pair of two lists of finite floats, row by row in one flat list: ``_relative_fast``'s
+    float operations, cell by cell (``|a - b| / max(|a|, |b|)``, ``1 - that``, ``max(0, that)``, 1 where equal; IEEE
+    operations round alike in Python and numpy, so every cell is the same double)."""
+    ap = [b if b >= 0.0 else -b for b in preds]
+    out: list[float] = []
+    add = out.append
+    for a in golds:
+        aa = a if a >= 0.0 else -a
+        for b, bb in zip(preds, ap):
+            if a == b:
+                add(1.0)
+                continue
+            d = a - b
+            x = 1.0 - (d if d >= 0.0 else -d) / (aa if aa >= bb else bb)
+            add(x if x > 0.0 else 0.0)
+    return out
+
+
+def _invdiff_rows(golds: list, preds: list) -> list[float]:
+    """``invdiff`` of every pair of two lists of finite floats, row by row in one flat list: ``_invdiff_fast``'s float
+    operations, cell by cell."""
+    return [1.0 if a == b else 1.0 / ((a - b if a >= b else b - a) + 1.0) for a in golds for b in preds]
+
+
+def _exact_rows(golds: list, preds: list) -> list[float]:
+    """1 where equal, else 0 (numbers as floats, or strings), row by row in one flat list."""
+    return [1.0 if a == b else 0.0 for a in golds for b in preds]
+
+
+def _num_matrix(
+    core: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    fast: Callable | None = None,
+    pairwise: bool = False,
+    small: Callable | None = None,
+) -> Callable:
     """The matrix of a number comparator (with ``pairwise``: its element-wise form, ``golds[t]`` against ``preds[t]``,
     the same operations on each pair).
 
@@ -357,9 +434,21 @@ def _num_matrix(core: Callable[[np.ndarray, np.ndarray], np.ndarray], fast: Call
     as a float) computes ``core`` with the same float operations in the same
     order, in place where it can (two n x m arrays alive instead of about six):
     the usual case, with no NaN, infinity or big integer to special-case.
+    ``small(golds, preds)`` (two lists of such values as floats) gives the cells
+    of the same matrix computed in Python, row by row in one flat list, used up
+    to :data:`SMALL_CELLS` cells.
     """
 
     def matrix(golds: list, preds: list) -> np.ndarray | None:
+        if (
+            small is not None
+            and not pairwise
+            and len(golds) * len(preds) <= SMALL_CELLS
+            and all([-_EXACT_INT < v < _EXACT_INT for v in golds])
+            and all([-_EXACT_INT < v < _EXACT_INT for v in preds])
+        ):  # a small matrix of finite values whose integers a float holds exactly (as in numpy: converted to float)
+            cells = small([float(v) for v in golds], [float(v) for v in preds])
+            return np.array(cells, dtype=_F64).reshape(len(golds), len(preds))  # (a flat list converts faster)
         try:
             a = np.array(golds, dtype=_F64)
             b = np.array(preds, dtype=_F64)
@@ -630,9 +719,9 @@ def resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tol
     return bound
 
 
-def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable) -> BoundComparator:
-    """A number comparator: its pair, matrix and element-wise forms."""
-    return BoundComparator(name, pair, _num_matrix(core_np, fast), pairs=_num_matrix(core_np, fast, pairwise=True))
+def _num_bound(name: str, pair: Callable, core_np: Callable, fast: Callable, small: Callable | None = None) -> BoundComparator:
+    """A number comparator: its pair, matrix and element-wise forms (``small``: see :func:`_num_matrix`)."""
+    return BoundComparator(name, pair, _num_matrix(core_np, fast, small=small), pairs=_num_matrix(core_np, fast, pairwise=True))
 
 
 def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], tolerance: float | None) -> BoundComparator | None:
@@ -654,11 +743,11 @@ def _resolve_comparator(name: str, kind: str, custom: Mapping[str, Callable], to
         return None
     if kind == "number":
         if name == "invdiff":
-            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast)
+            return _num_bound(name, _num_pair(_invdiff), _invdiff_np, _invdiff_fast, _invdiff_rows)
         if name == "relative":
-            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast)
+            return _num_bound(name, _num_pair(_relative), _relative_np, _relative_fast, _relative_rows)
         if name == "exact":
-            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast)
+            return _num_bound(name, _num_pair(_exact), _exact_num_np, _exact_fast, _exact_rows)
         if name in ("abs_tol", "rel_tol"):
             default = 0.0 if name == "abs_tol" else 1e-9  # the defaults of math.isclose
             tol = float(default if tolerance is None else tolerance)

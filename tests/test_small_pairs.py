@@ -1,0 +1,154 @@
+"""Small pairs (issue 29): the fast paths for small inputs give what the general paths give, bit for bit.
+
+* number matrices (and exact string matrices) of at most ``SMALL_CELLS`` cells are computed in Python, cell by
+  cell, instead of numpy;
+* feedback lines render only the placeholders their template reads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pydantic_aligner import align
+from pydantic_aligner._explain import feedback as F
+from pydantic_aligner._explain.repairs import REPAIR_KINDS
+from pydantic_aligner._schema import comparators as C
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# finite numbers a float holds exactly, with the edges the float operations care about: zeros of both signs,
+# equal values, values of opposite signs, near 2**53, tiny and huge floats, integers and floats of one value
+EDGES = [0, 0.0, -0.0, 1, -1, 1.0, 2**53 - 1, -(2**53) + 1, 1e-300, 5e-324, 1e300, -1e300, 1.7976931348623157e308, 0.1, 0.2, 0.3]
+NUMBERS = st.one_of(
+    st.sampled_from(EDGES),
+    st.integers(-(2**53) + 1, 2**53 - 1),
+    st.integers(-5, 5),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(-10, 10, allow_nan=False),
+)
+# beyond the small path's domain: NaN, infinities, integers a float cannot hold (the general path decides)
+STRANGE = st.one_of(NUMBERS, st.sampled_from([float("nan"), float("inf"), -float("inf"), 2**53, 2**60, -(2**70)]))
+
+
+def _both(name: str, golds: list, preds: list, pairwise: bool, monkeypatch, kind: str = "number") -> tuple:
+    bound = C.resolve_comparator(name, kind, {})
+    fn = bound.pairs if pairwise else bound.matrix
+    small = fn(golds, preds)
+    monkeypatch.setattr(C, "SMALL_CELLS", -1)  # the numpy path
+    general = fn(golds, preds)
+    monkeypatch.undo()
+    return small, general
+
+
+@SETTINGS
+@given(
+    st.sampled_from(["relative", "invdiff", "exact"]), st.lists(STRANGE, min_size=1, max_size=8), st.lists(STRANGE, min_size=1, max_size=8)
+)
+def test_small_number_matrix_is_the_numpy_matrix_bit_for_bit(name, golds, preds):
+    with pytest.MonkeyPatch.context() as mp:
+        small, general = _both(name, golds, preds, False, mp)
+    assert (small is None) == (general is None)
+    if small is not None:
+        assert small.dtype == general.dtype == np.float64
+        assert small.shape == general.shape == (len(golds), len(preds))
+        assert small.tobytes() == general.tobytes(), (golds, preds, small, general)
+
+
+@SETTINGS
+@given(st.lists(st.text("ab", max_size=2), min_size=1, max_size=8), st.lists(st.text("ab", max_size=2), min_size=1, max_size=8))
+def test_small_exact_string_matrix_is_the_numpy_matrix_bit_for_bit(golds, preds):
+    with pytest.MonkeyPatch.context() as mp:
+        small, general = _both("exact", golds, preds, False, mp, "string")
+    assert small.shape == general.shape == (len(golds), len(preds))
+    assert small.tobytes() == general.tobytes(), (golds, preds, small, general)
+
+
+def test_the_small_path_is_taken_up_to_small_cells(monkeypatch):
+    calls = []
+    monkeypatch.setattr(C, "_relative_rows", lambda g, p: calls.append(len(g) * len(p)) or [0.5] * (len(g) * len(p)))
+    bound = C.resolve_comparator("relative", "number", {})
+    assert bound.matrix([1.0] * 6, [2.0] * 6).tolist() == [[0.5] * 6] * 6
+    assert bound.matrix([1.0] * 6, [2.0] * 7)[0, 0] == 0.5  # 42 cells: numpy
+    assert calls == [36]
+
+
+def test_small_number_matrix_cells():
+    bound = C.resolve_comparator("relative", "number", {})
+    m = bound.matrix([100, 0, -3], [80.0, 0, 3])
+    assert m.tolist() == [[0.8, 0.0, 1.0 - 97 / 100], [0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    assert m.tolist() == [[bound.pair(a, b) for b in [80.0, 0, 3]] for a in [100, 0, -3]]
+    assert m.flags.c_contiguous and m.flags.writeable
+
+
+# ---------------------------------------------------------------------------
+# feedback lines: only the placeholders a template reads are made, the text is the same
+
+PLACEHOLDERS = sorted(F._FIELD)
+SPECS = {"score_delta": ["", ":.3f", ":+.2e"], "confidence": ["", ":.1%"], "rank": ["", ":>3"], "gold": ["", "!r", ":.5"]}
+DOCS = st.sampled_from(
+    [
+        ({"a": 1, "b": "xy", "c": [1, 2]}, {"a": 2, "c": [1], "d": True}),
+        ({"a": {"b": "~/x"}, "t": [1, 2, 3]}, {"a": {"b": "~/y"}, "t": [3]}),
+        ({"r": 1, "s": None}, {"q": 1, "s": 0}),
+    ]
+)
+
+
+@st.composite
+def templates(draw):
+    parts = []
+    for _ in range(draw(st.integers(0, 6))):
+        name = draw(st.sampled_from(PLACEHOLDERS))
+        spec = draw(st.sampled_from(SPECS.get(name, [""])))
+        parts.append(draw(st.sampled_from(["", " ", "x {{", "}} y", ": "])) + "{" + name + spec + "}")
+    return "".join(parts) or "plain"
+
+
+@settings(max_examples=150, deadline=None)
+@given(DOCS, templates())
+def test_feedback_lines_render_only_what_the_template_reads_the_same(docs, template):
+    gold, pred = docs
+    schema = {"type": "object", "keyScore": "exact"}
+    result = align(gold, pred, schema)
+    overrides = {f"op.{kind}": template for kind in REPAIR_KINDS if kind != "pairing_ambiguous"}
+    fb = result.feedback(top_k=None, templates=overrides)
+    chosen = [o for o in result.repairs()]
+    expected = [template.format(**F._fields(o, k + 1, None)) for k, o in enumerate(chosen)]
+    assert [e.text for e in fb.entries] == expected
+    assert F._names(template) is not None
+
+
+def test_templates_the_fast_line_cannot_read_fall_back_to_every_placeholder():
+    assert F._names("{rank}. {gold:{score_delta}}") is None  # a placeholder nested in a format spec
+    assert F._names("{rank} {") is None  # not a format string: str.format raises as before
+    assert F._names("{gold.real} {pred[0]} {rank}") == ("gold", "pred", "rank")
+    with pytest.raises(ValueError):
+        align({"a": 1}, {"a": 2}).feedback(templates={"op.primitive_replace": "{rank} {"})
+
+
+# ---------------------------------------------------------------------------
+# string comparators call rapidfuzz's compiled cdist/cpdist directly: the cells its public wrappers give
+
+WORDS = st.lists(st.text("abcé ", max_size=12), min_size=1, max_size=6)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["levenshtein", "jaro_winkler", "jaro", "indel", "osa", "damerau_levenshtein", "lcsseq"]), WORDS, WORDS)
+def test_direct_rapidfuzz_calls_give_the_wrappers_cells(name, golds, preds):
+    from rapidfuzz import process
+
+    bound = C.resolve_comparator(name, "string", {})
+    scorer = C._rf_scorer(name)
+    expected = process.cdist(golds, preds, scorer=scorer, dtype=np.float64, workers=1)
+    got = bound.matrix(golds, preds)
+    assert got.dtype == np.float64 and got.shape == expected.shape
+    assert got.tobytes() == expected.tobytes()
+    k = min(len(golds), len(preds))
+    pairwise = process.cpdist(golds[:k], preds[:k], scorer=scorer, dtype=np.float64, workers=1)
+    if name in ("jaro", "jaro_winkler"):  # (their pair path scores equal strings 1 before rapidfuzz is asked)
+        pairwise[[a == b for a, b in zip(golds[:k], preds[:k])]] = 1.0
+    assert bound.pairs(golds[:k], preds[:k]).tobytes() == pairwise.tobytes()
+    assert [bound.pair(a, b) for a, b in zip(golds[:k], preds[:k])] == pairwise.tolist()
