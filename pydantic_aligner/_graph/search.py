@@ -51,6 +51,7 @@ __all__ = [
     "LOCAL_EVALS_BASE",
     "LOCAL_EVALS_PER_ID",
     "LOCAL_WORK",
+    "LOOK_ALIKE",
     "SEEDS",
     "SEED_ROUNDS",
     "Search",
@@ -80,6 +81,11 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 8
 SEED_ROUNDS = 1
+#: ... and, on graphs whose lists hold more than EXACT_CELLS item pairs, only when the records' attributes leave large
+#: look-alike classes: a gold identifier's best attribute agreement shared by more than this many candidate identifiers
+#: on average (``Search.look_alike``). With smaller classes the start already pairs records by their attributes and a
+#: wrong pick among a few look-alikes is within the improvement steps' reach (CANDIDATES targets per identifier).
+LOOK_ALIKE = CANDIDATES
 #: The check that the start is already the best mapping (``Search._start_is_best``) solves the attribute agreement's
 #: assignment on scopes of at most this many identifier pairs (larger ones compare with each row's best instead).
 AGREE_CELLS = 250_000
@@ -588,6 +594,29 @@ class Search:
             best += int(A[r, c].sum())
         return self.total_agreement() >= best
 
+    def look_alike(self) -> float:
+        """The mean size of the gold identifiers' look-alike classes: for each gold identifier references point at,
+        how many candidate identifiers share its best attribute agreement (1.0: the attributes tell every record
+        apart; the number of candidates: nothing does, as on symmetric graphs). A function of the canonical
+        copies' content only (the count does not depend on how the rows and columns are ordered)."""
+        tied = total = 0
+        for s in self.scopes:
+            A = self.agree[s]
+            rows = [self.gindex[s][u] for sc, u in self.relevant if sc == s]
+            if not rows or not A.shape[1]:
+                continue
+            R = A[np.sort(np.array(rows, dtype=np.intp))]
+            tied += int(np.count_nonzero(R == R.max(axis=1, keepdims=True)))
+            total += len(rows)
+        return tied / total if total else 0.0
+
+    def _needs_restarts(self) -> bool:
+        """Whether seed-and-extend may find what the improvement steps cannot: always on graphs small enough for
+        branch and bound (cheap there), else only when the attributes leave large look-alike classes (LOOK_ALIKE)."""
+        if sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
+            return True
+        return self.look_alike() > LOOK_ALIKE
+
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
@@ -699,7 +728,7 @@ class Search:
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
-                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
+                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now() and self._needs_restarts():
                     self.restarts(n)
                 if self._proven_now():
                     self.bound, self.proven = self.obj.value, True
