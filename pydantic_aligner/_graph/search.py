@@ -655,14 +655,19 @@ class Search:
                     changed.add((s, u))
         if not changed:
             return
-        self.obj.update(changed)
-        self.obj.commit()
-        if self._snapshot()[:2] > best[:2]:
+        f = self.obj.update(changed)
+        if (f, self.total_agreement()) > best[:2]:
+            self.obj.commit()
             self.improve(n)
             cur = self._snapshot()
             if cur[:2] > best[:2]:
                 return
-        self._restore(best[2])
+            self._restore(best[2])
+            return
+        # not better: undo the evaluation (the objective's own undo, cheaper than evaluating the old mapping again)
+        self.obj.rollback()
+        for s in self.scopes:
+            self.ctx.mappings[s].update(best[2][s])
 
     def certify(self, prove: bool = False) -> None:
         """The certificate: 1.0 reached, or a completed branch and bound over every identifier (proven optimal);
