@@ -696,6 +696,12 @@ class Search:
         finally:
             obj.relax = False
 
+    def final(self, mode: str) -> bool:
+        """Whether the certificate is as good as proving can make it: proven, or out of reach of the proof's branch and
+        bound (``certify(prove=True)`` runs only for the "auto" and "local" searches on lists of at most EXACT_CELLS
+        item pairs). ``Alignment.certificate`` then reads it as it is instead of running the search again."""
+        return self.proven or mode not in ("auto", "local") or sum(lst.n * lst.m for lst in self.obj.lists()) > EXACT_CELLS
+
     def _proven_now(self) -> bool:
         """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
         if self.obj.value >= 1.0:
