@@ -606,7 +606,7 @@ class Search:
             if not rows or not A.shape[1]:
                 continue
             R = A[np.sort(np.array(rows, dtype=np.intp))]
-            tied += int(np.count_nonzero(R == R.max(axis=1, keepdims=True)))
+            tied += int(np.count_nonzero(R.max(axis=1, keepdims=True) == R))
             total += len(rows)
         return tied / total if total else 0.0
 
