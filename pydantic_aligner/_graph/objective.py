@@ -580,17 +580,37 @@ class _Block:
             acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
         return self._finish(acc)
 
+    def _none_matching(self, n: int) -> np.ndarray:
+        """The block's first ``n`` rows with no identifier or reference field matching (null rules applied): looked
+        up by code, or the cells kept for :meth:`_sparse` (computed here if it will keep them), where the block has
+        them (the same values, bit for bit), else computed."""
+        if n == self.nrows:
+            if self.codes is None:
+                self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+            if self.codes:
+                lut, packed = self.codes
+                return lut[packed]
+            if self.off is None:
+                self.off = CODE_CELLS <= self.nrows * self.ncols <= SPARSE_CELLS
+            if self.off is not False:
+                return self._off()
+        sel = np.arange(n)
+        return self._combine([f.fixed(sel, False) for f in self.special], sel)
+
+    def _off(self) -> np.ndarray:
+        if not isinstance(self.off, np.ndarray):
+            every = np.arange(self.nrows)
+            none = np.zeros((self.nrows, self.ncols), dtype=bool)
+            self.off = self._combine([f.fixed(every, none) if f.any_gnull or f.any_pnull else none for f in self.special], every)
+        return self.off
+
     def _sparse(self, sel: Any, bits: list, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
         """Rows ``sel`` of a large block whose identifier and reference fields match in few cells (``ii``, ``jj``: the
         cells where one does): the rows with no field matching, computed once for the whole block (``off``), with
         those cells computed again, each by the same float operations in the same order as :meth:`_combine` (which
         are element by element: bit for bit its values). A row is then a copy and a few cells, not a pass over every
         field of every cell (people lists with fuzzy names: no :meth:`_codes`)."""
-        if not isinstance(self.off, np.ndarray):
-            every = np.arange(self.nrows)
-            none = np.zeros((self.nrows, self.ncols), dtype=bool)
-            self.off = self._combine([f.fixed(every, none) if f.any_gnull or f.any_pnull else none for f in self.special], every)
-        out = self.off[sel]
+        out = self._off()[sel]
         if len(ii):
             rows = np.asarray(sel)[ii]
             acc = np.zeros(len(ii), dtype=np.float64)
@@ -760,8 +780,7 @@ class _Block:
         M = np.zeros((len(ga), len(pb)))
         for g, a, b in counts:
             M += g * np.minimum(a[ga][:, None], b[pb][None, :])
-        sel = np.arange(n)
-        c = self._combine([f.fixed(sel, False) for f in self.special], sel)
+        c = self._none_matching(n)
         base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
         return base, M, ga, pb
 
