@@ -779,7 +779,16 @@ class _Block:
             return None
         M = np.zeros((len(ga), len(pb)))
         for g, a, b in counts:
-            M += g * np.minimum(a[ga][:, None], b[pb][None, :])
+            # over the rows and columns where the field holds a code (its scope's: codes are numbered scope by scope);
+            # elsewhere it would add g * 0 = 0.0, which changes no value
+            a, b = a[ga].astype(np.float64), b[pb].astype(np.float64)  # (counts: exact in floats)
+            rs, cs = np.flatnonzero(a), np.flatnonzero(b)
+            if not (len(rs) and len(cs)):
+                continue
+            r0, r1, c0, c1 = rs[0], rs[-1] + 1, cs[0], cs[-1] + 1
+            T = np.minimum(a[r0:r1, None], b[None, c0:c1])
+            T *= g
+            M[r0:r1, c0:c1] += T
         c = self._none_matching(n)
         base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
         return base, M, ga, pb
@@ -801,8 +810,8 @@ class _Block:
             on = bits[0].copy() if bits else np.zeros((len(sel), self.ncols), dtype=bool)
             for b in bits[1:]:
                 on |= b
-            ii, jj = np.nonzero(on)
-            if len(ii) * SPARSE_SHARE <= on.size:
+            if np.count_nonzero(on) * SPARSE_SHARE <= on.size:
+                ii, jj = np.nonzero(on)
                 return self._sparse(sel, bits, ii, jj)
         if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
             self._tabulate()
