@@ -605,7 +605,7 @@ class Search:
             rows = [self.gindex[s][u] for sc, u in self.relevant if sc == s]
             if not rows or not A.shape[1]:
                 continue
-            R = A[np.sort(np.array(rows, dtype=np.intp))]
+            R = A if len(rows) == A.shape[0] else A[np.sort(np.array(rows, dtype=np.intp))]  # (no copy when all are)
             tied += int(np.count_nonzero(R.max(axis=1, keepdims=True) == R))
             total += len(rows)
         return tied / total if total else 0.0
