@@ -537,7 +537,7 @@ class Aligner:
             if e.path is None and not isinstance(gold, (dict, list)):
                 e.path = ""  # a comparator of the root value (everything below has a location)
             raise
-        return Alignment(
+        alignment = Alignment(
             root.score,
             root,
             mappings=ctx.mappings,
@@ -549,6 +549,9 @@ class Aligner:
             validation_errors=list(issues),
             certificate=_certificate(root.score, ctx.certificate),
         )
+        if isinstance(ctx.certificate, tuple) and ctx.certificate[3]:
+            alignment._extra["proved"] = True  # proving would not change it: reading it does not run the search again
+        return alignment
 
     def _prove(self, gold: Any, pred: Any) -> tuple | None:
         """The search again (deterministic: the same bijection), this time proving its certificate by branch and

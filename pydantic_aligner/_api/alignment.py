@@ -80,7 +80,7 @@ def _certificate(score: float, found: tuple | None) -> Certificate | None:
     data, docs/referential.md), nothing is claimed proven and the bound is at least the score."""
     if found is None:
         return None
-    bound, proven, value = found
+    bound, proven, value = found[:3]
     if value != score:
         return Certificate(score, max(bound, score), False)
     return Certificate(score, score if proven else max(bound, score), proven or bound <= score)

@@ -78,7 +78,8 @@ class Ctx:
         self.gold_root = gold_root
         self.pred_root = pred_root
         self.mappings: dict[str, dict] = {}
-        self.certificate: tuple[float, bool] | None = None  # the bijection search's (upper bound, proven optimal)
+        # the bijection search's (upper bound, proven optimal, its objective, final: proving cannot change it)
+        self.certificate: tuple[float, bool, float, bool] | None = None
         self.pred_ids: dict[str, set] = {}
         self.mask_scope: str | None = None
         self.mask_all = False

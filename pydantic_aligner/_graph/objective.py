@@ -505,7 +505,8 @@ class _Block:
     """
 
     __slots__ = (
-        "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "relaxed", "special", "table", "tabulate", "tw", "vi",
+        "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "relaxed", "special", "table", "tabulate", "tw",
+        "vi",
     )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
@@ -518,6 +519,7 @@ class _Block:
         self.direct = 0  # rows computed without the table so far
         self.relaxed: tuple | None = None  # the certificate's relaxation (relaxed_total), computed on first use
         self.codes: tuple | None = None  # (values by code, the plain fields' codes) when every field is 0/1 (_codes)
+        self.off: np.ndarray | bool | None = None  # every cell with no field matching, on large blocks (_sparse)
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -577,6 +579,50 @@ class _Block:
                 continue
             acc += X if w == 1.0 else w * X  # (x * 1.0 is x)
         return self._finish(acc)
+
+    def _none_matching(self, n: int) -> np.ndarray:
+        """The block's first ``n`` rows with no identifier or reference field matching (null rules applied): looked
+        up by code, or the cells kept for :meth:`_sparse` (computed here if it will keep them), where the block has
+        them (the same values, bit for bit), else computed."""
+        if n == self.nrows:
+            if self.codes is None:
+                self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+            if self.codes:
+                lut, packed = self.codes
+                return lut[packed]
+            if self.off is None:
+                self.off = CODE_CELLS <= self.nrows * self.ncols <= SPARSE_CELLS
+            if self.off is not False:
+                return self._off()
+        sel = np.arange(n)
+        return self._combine([f.fixed(sel, False) for f in self.special], sel)
+
+    def _off(self) -> np.ndarray:
+        if not isinstance(self.off, np.ndarray):
+            every = np.arange(self.nrows)
+            none = np.zeros((self.nrows, self.ncols), dtype=bool)
+            self.off = self._combine([f.fixed(every, none) if f.any_gnull or f.any_pnull else none for f in self.special], every)
+        return self.off
+
+    def _sparse(self, sel: Any, bits: list, ii: np.ndarray, jj: np.ndarray) -> np.ndarray:
+        """Rows ``sel`` of a large block whose identifier and reference fields match in few cells (``ii``, ``jj``: the
+        cells where one does): the rows with no field matching, computed once for the whole block (``off``), with
+        those cells computed again, each by the same float operations in the same order as :meth:`_combine` (which
+        are element by element: bit for bit its values). A row is then a copy and a few cells, not a pass over every
+        field of every cell (people lists with fuzzy names: no :meth:`_codes`)."""
+        out = self._off()[sel]
+        if len(ii):
+            rows = np.asarray(sel)[ii]
+            acc = np.zeros(len(ii), dtype=np.float64)
+            it = iter(bits)
+            for w, V, f in self.fields:
+                X = f.fixed_cells(rows, jj, next(it)[ii, jj]) if f is not None else V[rows, jj]
+                if X.dtype == np.bool_:
+                    np.add(acc, w, out=acc, where=X)
+                    continue
+                acc += X if w == 1.0 else w * X
+            out[ii, jj] = self._finish(acc)
+        return out
 
     def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
@@ -733,9 +779,17 @@ class _Block:
             return None
         M = np.zeros((len(ga), len(pb)))
         for g, a, b in counts:
-            M += g * np.minimum(a[ga][:, None], b[pb][None, :])
-        sel = np.arange(n)
-        c = self._combine([f.fixed(sel, False) for f in self.special], sel)
+            # over the rows and columns where the field holds a code (its scope's: codes are numbered scope by scope);
+            # elsewhere it would add g * 0 = 0.0, which changes no value
+            a, b = a[ga].astype(np.float64), b[pb].astype(np.float64)  # (counts: exact in floats)
+            rs, cs = np.flatnonzero(a), np.flatnonzero(b)
+            if not (len(rs) and len(cs)):
+                continue
+            r0, r1, c0, c1 = rs[0], rs[-1] + 1, cs[0], cs[-1] + 1
+            T = np.minimum(a[r0:r1, None], b[None, c0:c1])
+            T *= g
+            M[r0:r1, c0:c1] += T
+        c = self._none_matching(n)
         base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
         return base, M, ga, pb
 
@@ -750,6 +804,15 @@ class _Block:
             for t, b in enumerate(bits):
                 code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
             return lut[code]
+        if self.off is None:
+            self.off = CODE_CELLS <= self.nrows * self.ncols <= SPARSE_CELLS
+        if self.off is not False:
+            on = bits[0].copy() if bits else np.zeros((len(sel), self.ncols), dtype=bool)
+            for b in bits[1:]:
+                on |= b
+            if np.count_nonzero(on) * SPARSE_SHARE <= on.size:
+                ii, jj = np.nonzero(on)
+                return self._sparse(sel, bits, ii, jj)
         if self.table is None and self.tabulate and self.direct >= (1 << len(self.special)) * self.nrows:
             self._tabulate()
         if self.table is None:
@@ -785,6 +848,11 @@ RELAX_PAIRS = 2_000_000
 #: Blocks of at least this many cells whose fields all score 0 or 1 compute their rows by lookup (``_Block._codes``);
 #: smaller ones keep the float arithmetic (and the tables below).
 CODE_CELLS = 250_000
+#: Blocks of CODE_CELLS to SPARSE_CELLS cells without codes (a fuzzy field, a null rule) keep their cells with no
+#: field matching (``_Block._sparse``: n x m floats) and recompute only the cells where one does, when at most one
+#: cell in SPARSE_SHARE does (rows under a mapping: a record's identifier matches one candidate's).
+SPARSE_CELLS = 16_000_000
+SPARSE_SHARE = 8
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
@@ -861,6 +929,26 @@ class _Field:
             X[:, self.pnull] = self.null_score
             if self.any_gnull:
                 X[np.ix_(self.gnull[sel], self.pnull)] = 1.0
+        return X
+
+
+    def fixed_cells(self, rows: np.ndarray, cols: np.ndarray, bits: np.ndarray) -> np.ndarray:
+        """:meth:`fixed` at the cells ``(rows[k], cols[k])`` only (block rows and columns): the bits as they are
+        without null rules (as :meth:`_Block.values` passes them), else the same similarities as :meth:`fixed`."""
+        if not (self.any_gnull or self.any_pnull):
+            return bits
+        X = bits.astype(np.float64)
+        if self.any_gnull:
+            gnull = self.gnull[rows]
+            if self.is_id:
+                X[gnull] = 1.0
+                return X
+            X[gnull] = self.null_score
+        if self.any_pnull:
+            pnull = self.pnull[cols]
+            X[pnull] = self.null_score
+            if self.any_gnull:
+                X[gnull & pnull] = 1.0
         return X
 
 

@@ -598,7 +598,8 @@ class Referential:
             to_p = cp.to_canon[name]
             identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
         search.run(mode, identity, prove=ctx.certificate == "prove")
-        ctx.certificate = (search.bound, search.proven, search.obj.value)
+        # (the last: whether proving it, as Alignment.certificate may ask, could change it: see Search.final)
+        ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode))
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
         # freed only by the garbage collector, with everything it reaches)
@@ -648,7 +649,7 @@ class Referential:
         ctx.mappings.update(mappings)
         ctx.ids_mapped = True
         ctx.record_pairs = _Pairing(self, ctx.mappings, recorded.lists)
-        ctx.certificate = (1.0, True, 1.0)
+        ctx.certificate = (1.0, True, 1.0, True)
         return True
 
     @staticmethod

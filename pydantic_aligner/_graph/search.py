@@ -51,6 +51,7 @@ __all__ = [
     "LOCAL_EVALS_BASE",
     "LOCAL_EVALS_PER_ID",
     "LOCAL_WORK",
+    "LOOK_ALIKE",
     "SEEDS",
     "SEED_ROUNDS",
     "Search",
@@ -80,6 +81,11 @@ EXACT_CELLS = 20_000
 #: SEED_ROUNDS rounds of colour refinement (local structure, so an edit far away leaves the colours alone).
 SEEDS = 8
 SEED_ROUNDS = 1
+#: ... and, on graphs whose lists hold more than EXACT_CELLS item pairs, only when the records' attributes leave large
+#: look-alike classes: a gold identifier's best attribute agreement shared by more than this many candidate identifiers
+#: on average (``Search.look_alike``). With smaller classes the start already pairs records by their attributes and a
+#: wrong pick among a few look-alikes is within the improvement steps' reach (CANDIDATES targets per identifier).
+LOOK_ALIKE = CANDIDATES
 #: The check that the start is already the best mapping (``Search._start_is_best``) solves the attribute agreement's
 #: assignment on scopes of at most this many identifier pairs (larger ones compare with each row's best instead).
 AGREE_CELLS = 250_000
@@ -588,6 +594,29 @@ class Search:
             best += int(A[r, c].sum())
         return self.total_agreement() >= best
 
+    def look_alike(self) -> float:
+        """The mean size of the gold identifiers' look-alike classes: for each gold identifier references point at,
+        how many candidate identifiers share its best attribute agreement (1.0: the attributes tell every record
+        apart; the number of candidates: nothing does, as on symmetric graphs). A function of the canonical
+        copies' content only (the count does not depend on how the rows and columns are ordered)."""
+        tied = total = 0
+        for s in self.scopes:
+            A = self.agree[s]
+            rows = [self.gindex[s][u] for sc, u in self.relevant if sc == s]
+            if not rows or not A.shape[1]:
+                continue
+            R = A if len(rows) == A.shape[0] else A[np.sort(np.array(rows, dtype=np.intp))]  # (no copy when all are)
+            tied += int(np.count_nonzero(R.max(axis=1, keepdims=True) == R))
+            total += len(rows)
+        return tied / total if total else 0.0
+
+    def _needs_restarts(self) -> bool:
+        """Whether seed-and-extend may find what the improvement steps cannot: always on graphs small enough for
+        branch and bound (cheap there), else only when the attributes leave large look-alike classes (LOOK_ALIKE)."""
+        if sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
+            return True
+        return self.look_alike() > LOOK_ALIKE
+
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
@@ -626,14 +655,19 @@ class Search:
                     changed.add((s, u))
         if not changed:
             return
-        self.obj.update(changed)
-        self.obj.commit()
-        if self._snapshot()[:2] > best[:2]:
+        f = self.obj.update(changed)
+        if (f, self.total_agreement()) > best[:2]:
+            self.obj.commit()
             self.improve(n)
             cur = self._snapshot()
             if cur[:2] > best[:2]:
                 return
-        self._restore(best[2])
+            self._restore(best[2])
+            return
+        # not better: undo the evaluation (the objective's own undo, cheaper than evaluating the old mapping again)
+        self.obj.rollback()
+        for s in self.scopes:
+            self.ctx.mappings[s].update(best[2][s])
 
     def certify(self, prove: bool = False) -> None:
         """The certificate: 1.0 reached, or a completed branch and bound over every identifier (proven optimal);
@@ -661,6 +695,12 @@ class Search:
                 self.proven = self._reached()
         finally:
             obj.relax = False
+
+    def final(self, mode: str) -> bool:
+        """Whether the certificate is as good as proving can make it: proven, or out of reach of the proof's branch and
+        bound (``certify(prove=True)`` runs only for the "auto" and "local" searches on lists of at most EXACT_CELLS
+        item pairs). ``Alignment.certificate`` then reads it as it is instead of running the search again."""
+        return self.proven or mode not in ("auto", "local") or sum(lst.n * lst.m for lst in self.obj.lists()) > EXACT_CELLS
 
     def _proven_now(self) -> bool:
         """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
@@ -699,7 +739,7 @@ class Search:
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
-                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now():
+                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now() and self._needs_restarts():
                     self.restarts(n)
                 if self._proven_now():
                     self.bound, self.proven = self.obj.value, True
