@@ -42,7 +42,7 @@ from .._schema.plan import ARR, BOOL, OBJ, UNION, IdSpec, RefSpec, kind_of
 from .records import _id_value, _walk_branch, value_pos
 from .search import ITERATIONS
 
-__all__ = ["FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
+__all__ = ["CYCLE_ROUNDS", "FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
 
 #: list cells per cell of the referential derivation (measured: benchmarks/graph_scaling.py, docs/limits.md)
 REF_WEIGHT = 6
@@ -53,6 +53,8 @@ SEARCH_PASSES = ITERATIONS + 2
 #: below this many cells for the search's rounds in the worst case (every pair look-alike), that worst case is
 #: charged without walking the items (small graphs: the walk would cost more than it could save)
 SMALL = 1_000_000
+#: upper bound on the rounds of mapping iteration for scopes in a cycle of references (D8, ``referential.py``)
+CYCLE_ROUNDS = 10
 _INF = float("inf")
 
 
@@ -142,8 +144,6 @@ def _derivations(ref: Any, items: Any) -> int:
     scope in a cycle of references: once with every reference masked, then up to ``CYCLE_ROUNDS`` rounds, D8)."""
     if not ref.cyclic:
         return 1
-    from .referential import CYCLE_ROUNDS  # (it imports this module)
-
     hs = list(items.kinds.values())
     while hs:
         h = hs.pop()
