@@ -506,11 +506,17 @@ class Search:
             first = min((self.scopes.index(k[0]), canon_index(k[1])) for k in g)
             return (len(g) != len(p), len(g), len(p), first)
 
-        c = min(shared, key=rank)
-        s, u = min(gby[c], key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
-        row = self.agree[s][self.gindex[s][u]]
-        cands = sorted((k for k in pby[c] if k[0] == s), key=lambda k: (-int(row[self.pindex[s][k[1]]]), canon_index(k[1])))
-        return [(s, u, v) for _, v in cands[:limit]]
+        out: list[tuple] = []
+        for c in sorted(shared, key=rank):
+            # the rarest colour's first gold identifier with its candidates; if they are fewer than ``limit``, the
+            # next rarest colour's too (an edit next to the true partner changes its colour: another seed)
+            s, u = min(gby[c], key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
+            row = self.agree[s][self.gindex[s][u]]
+            cands = sorted((k for k in pby[c] if k[0] == s), key=lambda k: (-int(row[self.pindex[s][k[1]]]), canon_index(k[1])))
+            out += [(s, u, v) for _, v in cands[: limit - len(out)]]
+            if len(out) >= limit:
+                break
+        return out
 
     def propagate(self, seed: tuple) -> None:
         """Seed-and-extend: map the seed pair, then repeatedly map the unmapped gold identifiers next to mapped ones
