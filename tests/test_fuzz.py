@@ -114,6 +114,7 @@ def check_pair(a: Aligner, gold, pred, allowed: type | tuple = AlignerError) -> 
 @example(seed=13347056)  # a tuple's weightless tail element shifted into a slot the patch emptied
 @example(seed=855033582)  # the same, from candidate text, with ignoreExcess inside the slots
 @example(seed=13328185760)  # candidate text holding a lone surrogate: a bare TypeError from pydantic_core
+@example(seed=12884904189)  # a retyped id's reference inside an item at an addition's path kept its old spelling in the patch
 def test_fuzz_scores_errors_identity_repairs_and_patches(seed):
     s, gold, pred, options = make_case(seed)
     a = build(s, **options)

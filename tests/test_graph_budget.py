@@ -9,8 +9,11 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pydantic_aligner import Aligner, LimitError
 from pydantic_aligner._engine.limits import DEFAULTS
@@ -255,3 +258,86 @@ def test_short_strings_count_as_before_only_long_ones_weigh_more():
     with pytest.raises(LimitError) as info:
         Aligner(lev["items"], max_cells=1000).score("a" * 6400, "b" * 6400)
     assert info.value.value == 101 * 101 + 7 * (101 * 101 - 1)
+
+
+# ---------------------------------------------------------------------------
+# reference mode: its start and main pass are checked as they will count, before either runs
+
+
+def _total_charged(monkeypatch, aligner: Aligner, gold: Any, pred: Any) -> int:
+    """Every cell the call charges (``ctx.work`` at the end), with ``max_cells`` out of the way."""
+    from pydantic_aligner._engine import context
+
+    seen = []
+    real = context.Ctx.__init__
+
+    def keep(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        seen.append(self)
+
+    monkeypatch.setattr(context.Ctx, "__init__", keep)
+    aligner.score(gold, pred)
+    monkeypatch.setattr(context.Ctx, "__init__", real)
+    return max(c.work for c in seen)
+
+
+def _org(people: int, edits: int, seed: int) -> tuple[dict, dict, dict]:
+    sys.path.insert(0, str(BENCH))
+    try:
+        import orggraph
+    finally:
+        sys.path.remove(str(BENCH))
+    rng = random.Random(seed)
+    gold = orggraph.generate(seed=seed, people=people, companies=max(2, people // 4), twin_fraction=0.3)
+    pred = orggraph.relabel(gold, seed=seed + 1)
+    for rec in rng.sample(pred["acquaintances"], edits):  # rerouted references
+        rec["a"] = rng.choice(pred["people"])["id"]
+    return orggraph.schema(), gold, pred
+
+
+def test_reference_mode_is_refused_before_its_start_not_after_it(spy, monkeypatch):
+    # a 5,000-record organisation graph was refused only after its start had run (~7 s): the up-front check
+    # counted one dense pass per list, a lower bound of what the start and the main pass charge as they go
+    schema, gold, pred = _org(300, 30, seed=4)
+    derivation, _, main = budget._count(Aligner(schema)._referential, gold, pred, "reference")
+    total = _total_charged(monkeypatch, Aligner(schema, max_cells=10**15, bijection_search="reference"), gold, pred)
+    assert derivation + main >= total  # the check is an upper bound of the real count (here: equal to it)
+    calls = []
+    real = referential.Referential._reference
+    monkeypatch.setattr(referential.Referential, "_reference", lambda *a, **k: calls.append(1) or real(*a, **k))
+    with pytest.raises(LimitError) as info:
+        Aligner(schema, max_cells=total - 1, bijection_search="reference").score(gold, pred)
+    assert calls == [] and info.value.value == derivation + main  # before the start and the main pass
+    assert 0.0 < Aligner(schema, max_cells=derivation + main, bijection_search="reference").score(gold, pred) < 1.0
+    assert calls == [1]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10**6), st.sampled_from(["AMR", "RICH"]), st.integers(0, 4), st.booleans())
+def test_reference_mode_never_refuses_after_the_check_it_passed(seed, schema_name, edits, damaged):
+    # whatever the graph (nested lists of references, nulls, damaged candidate identifiers), the up-front count
+    # is at least what the call charges: with max_cells at the count it scores, one cell less it is refused at once
+    from referential_graphs import AMR, RICH, amr, damage_ids, edit_amr, edit_rich, relabel, rich
+
+    rng = random.Random(seed)
+    if schema_name == "AMR":
+        schema, gold = AMR, amr(rng, rng.randint(1, 25))
+        pred = edit_amr(rng, gold, edits)
+    else:
+        schema, gold = RICH, rich(rng, rng.randint(1, 12), rng.randint(0, 5))
+        pred = edit_rich(rng, gold, edits)
+    pred, _ = relabel(damage_ids(rng, pred, 2) if damaged else pred, rng)
+    derivation, _, main = budget._count(Aligner(schema)._referential, gold, pred, "reference")
+    with pytest.MonkeyPatch.context() as mp:
+        total = _total_charged(mp, Aligner(schema, max_cells=10**15, bijection_search="reference"), gold, pred)
+    assert derivation + main >= total
+    limit = max(derivation + main, 1)
+    Aligner(schema, max_cells=limit, bijection_search="reference").score(gold, pred)  # no LimitError
+    calls = []
+    real = referential.Referential._reference
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(referential.Referential, "_reference", lambda *a, **k: calls.append(1) or real(*a, **k))
+        if derivation + main > 0:
+            with pytest.raises(LimitError):
+                Aligner(schema, max_cells=derivation + main - 1, bijection_search="reference").score(gold, pred)
+            assert calls == []

@@ -7,6 +7,7 @@ every node alike) with 1-3 rerouted edges, same ids or relabelled; small sizes h
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -98,3 +99,50 @@ def test_the_local_mode_reports_a_bound_without_proving_it_by_branch_and_bound()
     gold = symmetric("ring", 12)
     c = Aligner(AMR, bijection_search="local").align(gold, reroute(gold, random.Random(1), 1)).certificate
     assert c.score <= c.bound
+
+
+def dangling(doc: dict, rng: random.Random, share: float) -> dict:
+    """``share`` of the edges re-pointed at identifiers no record has (references to missing ids)."""
+    d = copy.deepcopy(doc)
+    for e in rng.sample(d["edges"], max(1, int(share * len(d["edges"])))):
+        e["target"] = 10**6 + e["target"]
+    return d
+
+
+@pytest.mark.parametrize("n", [30, 50, 100])
+def test_a_relabelled_cycle_with_references_to_missing_ids_reaches_the_identity(n):
+    # the dangling references cut the cycle into paths; seed and extend re-seeded anywhere (a path's middle in the
+    # middle of a gap) and left fragments: 0.9778 / 0.9733 / 0.9767 here, 0.9572 on 1,000 nodes (identity 0.9833).
+    # Re-seeded where the mapped part ends, with a candidate of the same residual shape (a path's start), the paths
+    # tile the cycle
+    gold = symmetric("cycle", n)
+    pred = dangling(gold, random.Random(0), 0.1)
+    best = identity_score(gold, pred)
+    assert {DEFAULT.score(gold, relabel(pred, random.Random(seed))[0]) for seed in range(3)} == {best}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from([("cycle", 0.05), ("cycle", 0.1), ("cycle", 0.2), ("cycle", 0.3), ("ring", 0.05), ("ring", 0.1)]),
+       st.integers(12, 80), st.integers(0, 10**6))  # fmt: skip
+def test_cycles_with_references_to_missing_ids_score_near_the_identity_whatever_the_labels(case, n, seed):
+    # (rings, edges both ways, with 30% of their references dangling still end up to 0.8% below: not claimed here)
+    family, share = case
+    gold = symmetric(family, n)
+    pred = dangling(gold, random.Random(seed), share)
+    floor = identity_score(gold, pred)
+    assert DEFAULT.score(gold, pred) >= floor
+    scores = {DEFAULT.score(gold, relabel(pred, random.Random(seed + t))[0]) for t in range(2)}
+    assert len(scores) == 1 and min(scores) >= floor * (1 - 5e-3), (floor, scores)
+
+
+@pytest.mark.parametrize(
+    ("family", "n", "graph_seed", "share", "seed"),
+    [("reg3", 34, 5, 0.2, 1), ("reg3", 22, 6, 0.2, 1), ("reg3", 22, 6, 0.2, 2), ("grid", 49, 6, 0.2, 1), ("reg3", 40, 1, 0.1, 1)],
+)
+def test_restarts_seed_from_more_than_one_colour_when_the_rarest_has_few_candidates(family, n, graph_seed, share, seed):
+    # a dangling reference changes the colour of its endpoints: the true partner of the rarest colour's gold identifier
+    # may sit in another colour, and its 1-3 candidates were the only seeds (0.9510 / 0.9293 / 0.9394 / 0.9583 / 0.9278
+    # here); the next rarest colours' seeds fill the SEEDS restarts
+    gold = symmetric(family, n, graph_seed)
+    pred = dangling(gold, random.Random(seed), share)
+    assert DEFAULT.score(gold, relabel(pred, random.Random(seed))[0]) == identity_score(gold, pred)

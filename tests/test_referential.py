@@ -548,6 +548,19 @@ def test_identifiers_of_the_wrong_type_through_a_model():
     assert {"/entities/0/id", "/entities/1/id"} <= {i.path for i in r.validation_errors}
 
 
+def test_a_retyped_identifier_s_references_follow_it_inside_items_next_to_an_addition():
+    # fuzz seed 12884904189: the zero-delta ref_fix of a reference to a retyped identifier (1 for "e1") was skipped
+    # when an addition's path (a position after the patch) equalled the candidate item's path: the patch rewrote the
+    # identifier but not the reference to it, and the patched candidate scored 0.875, not 1
+    gold = {**TYPED_GOLD, "relations": [{"source": "e1", "target": "e2"}, {"source": "e2", "target": "e1"}]}
+    pred = {"entities": [{"id": 1, "name": "Ann"}, {"id": "e2", "name": "Bob"}], "relations": [{"source": "e2", "target": 1}]}
+    r = Aligner(TYPED).align(gold, pred)
+    assert r.mappings == {"e": {"e1": 1, "e2": "e2"}}
+    assert [(o.op, o.path, o.kind) for o in r.repairs() if o.delta == 0] == [("replace", "/relations/0/target", "ref_fix")]
+    assert r.patched() == gold
+    assert Aligner(TYPED).score(gold, r.patched()) == 1.0
+
+
 def test_one_identifier_of_the_wrong_type_among_right_ones():
     pred = {"entities": [{"id": 1, "name": "Ann"}, {"id": "x2", "name": "Bob"}], "relations": [{"source": 1, "target": "x2"}]}
     r = Aligner(TYPED).align(TYPED_GOLD, pred)

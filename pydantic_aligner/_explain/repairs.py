@@ -257,9 +257,10 @@ class _Builder:
     def follow_retyped_ids(self) -> None:
         """Zero-delta ``ref_fix`` operations for the candidate's references to an identifier rewritten to its declared
         JSON type: they resolve (and cost nothing), and must name the identifier's new spelling after the patch.
-        A reference inside a position another operation already rewrites is left to that operation."""
+        A reference inside a position another operation already rewrites or removes is left to that operation (an
+        addition's path is a position after the patch, not the candidate's: it takes nothing)."""
         plan = self.alignment.aligner.plan
-        taken = {o.path for o in self.ops}
+        taken = {o.path for o in self.ops if o.op != "add"}
         for sp, v, ptr, *_ in walk_specials(plan.root, self.alignment.pred):
             if sp.__class__ is not RefSpec or not _hashable(v) or v.__class__ is bool:
                 continue

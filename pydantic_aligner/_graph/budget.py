@@ -19,8 +19,13 @@ graph too big for the budget is refused in the time one walk over the documents 
   of unlabelled nodes) pays the full rounds; one whose records carry distinct names pays almost nothing;
 * each of those cells is worth ``REF_WEIGHT`` list cells (the graph path is measured about that much slower
   per cell than the blocked list path that defines a cell, ``benchmarks/graph_scaling.py``).
-* the main pass's own charges (the assignments of the objective's lists, which it reuses; in reference mode
-  one dense pass per list) are checked, not charged, so that it cannot refuse after the derivation is done.
+* the main pass's own charges (the assignments of the objective's lists, which it reuses) are checked, not
+  charged, so that it cannot refuse after the derivation is done.
+* ``bijection_search="reference"`` charges its start's assignments (weighted as above) and checks what its
+  start and main pass will charge as they go, counted as they count it (:func:`_field_cells`): every field
+  matrix of the record lists (the start's record matrices) and of every list (the main pass computes every
+  list again), strings by their lengths as ``string_cells`` does, and every list's assignments. That is an
+  upper bound on what they charge, so a graph they would refuse is refused here, before either runs.
 
 ``bijection_search="exact"`` is charged only its floor: its branch and bound is unbounded by design.
 """
@@ -31,12 +36,13 @@ from collections import Counter
 from typing import Any
 
 from .._engine.context import Ctx, charge
-from .._engine.limits import assign_cells
-from .._schema.plan import ARR, OBJ, UNION, IdSpec, RefSpec, kind_of
+from .._engine.limits import ASSIGN_SCALE, PAIR_CELLS, STRING_BLOCK_CELLS, assign_cells
+from .._engine.matrix import LEAF_PAIR_CELLS, _needs_context
+from .._schema.plan import ARR, BOOL, OBJ, UNION, IdSpec, RefSpec, kind_of
 from .records import _id_value, _walk_branch, value_pos
 from .search import ITERATIONS
 
-__all__ = ["FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
+__all__ = ["CYCLE_ROUNDS", "FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
 
 #: list cells per cell of the referential derivation (measured: benchmarks/graph_scaling.py, docs/limits.md)
 REF_WEIGHT = 6
@@ -47,17 +53,20 @@ SEARCH_PASSES = ITERATIONS + 2
 #: below this many cells for the search's rounds in the worst case (every pair look-alike), that worst case is
 #: charged without walking the items (small graphs: the walk would cost more than it could save)
 SMALL = 1_000_000
+#: upper bound on the rounds of mapping iteration for scopes in a cycle of references (D8, ``referential.py``)
+CYCLE_ROUNDS = 10
 _INF = float("inf")
 
 
 class _ListSizes:
     """The occurrences of one order-agnostic list position in both documents."""
 
-    __slots__ = ("items", "largest", "path", "records", "total")
+    __slots__ = ("items", "largest", "path", "records", "start", "total")
 
     def __init__(self, path: tuple, records: bool) -> None:
         self.path = path  # the data path of its first occurrence in document order (for the error)
         self.records = records  # it holds records of some scope
+        self.start = 0  # how many times the reference bijection computes its matrices (records, lists inside them)
         self.total = [0, 0]  # items, gold and candidate
         self.largest = [0, 0]  # the longest single occurrence, gold and candidate
         self.items: tuple[list, list] = ([], [])  # (items Pos, the items of one occurrence) of each side
@@ -85,9 +94,9 @@ def _lists(ref: Any, doc: Any, side: int, out: dict) -> None:
     """Find the order-agnostic lists below positions that reach identifiers, references or records."""
     relevant = ref.relevant
     cache: dict = {}
-    stack = [(ref.plan.root, doc, ())]
+    stack = [(ref.plan.root, doc, (), 0)]
     while stack:
-        pos, v, path = stack.pop()
+        pos, v, path, start = stack.pop()
         if pos.any or pos.special is not None or pos.uid not in relevant:
             continue
         kind = kind_of(v)
@@ -102,12 +111,12 @@ def _lists(ref: Any, doc: Any, side: int, out: dict) -> None:
                 if vp is None:
                     vp = value_pos(h, key)
                 if vp is not None and isinstance(val, (dict, list)):
-                    stack.append((vp, val, (*path, key)))
+                    stack.append((vp, val, (*path, key), start))
         elif h.tag == ARR:
             L = len(h.prefix)
             for i, val in enumerate(v[:L]):
                 if isinstance(val, (dict, list)):
-                    stack.append((h.prefix[i], val, (*path, i)))
+                    stack.append((h.prefix[i], val, (*path, i), start))
             items = h.items
             if items is None or len(v) <= L:
                 continue
@@ -121,10 +130,28 @@ def _lists(ref: Any, doc: Any, side: int, out: dict) -> None:
                 entry.total[side] += len(rest)
                 entry.largest[side] = max(entry.largest[side], len(rest))
                 entry.items[side].append((items, rest))
+                if entry.records:
+                    start = max(start, _derivations(ref, items))
+                entry.start = max(entry.start, start)
             if not items.any and items.uid in relevant and _descend(items, cache):
                 for i, val in enumerate(rest, L):
                     if isinstance(val, (dict, list)):
-                        stack.append((items, val, (*path, i)))
+                        stack.append((items, val, (*path, i), start))
+
+
+def _derivations(ref: Any, items: Any) -> int:
+    """How many times the reference bijection derives the mapping of the scope whose records are ``items`` (a
+    scope in a cycle of references: once with every reference masked, then up to ``CYCLE_ROUNDS`` rounds, D8)."""
+    if not ref.cyclic:
+        return 1
+    hs = list(items.kinds.values())
+    while hs:
+        h = hs.pop()
+        if h.tag == UNION:
+            hs.extend(h.branches)
+        elif h.tag == OBJ and any(isinstance(vp.special, IdSpec) and vp.special.scope in ref.cyclic for vp in h.props.values()):
+            return 1 + CYCLE_ROUNDS
+    return 1
 
 
 def _dense(entry: _ListSizes) -> int:
@@ -204,6 +231,82 @@ def _look_alike(lists: dict) -> dict[int, int]:
     return out
 
 
+def _leaves(pos: Any, v: Any, prefix: tuple, out: dict) -> None:
+    """Count into ``out[field path] = [values, block, characters, long blocks, cells per pair]`` the field values of
+    one item as the matrix path compares them, one matrix per field: identifiers, references and scalars below its
+    objects (``block``: a bit-parallel string comparator's, whose cells grow with the lengths), or a value scored
+    pair by pair (``cells per pair``: a list, a context-aware object or comparator; an order-agnostic list's own
+    items are counted by its own entry)."""
+    stack = [(pos, v, prefix)]
+    while stack:
+        pos, v, prefix = stack.pop()
+        h = None
+        if pos.special is None and not pos.any:
+            kind = kind_of(v)
+            h = pos.kinds.get(kind) if kind is not None else None
+            if h is not None and h.tag == UNION:
+                h = _walk_branch(h, v)
+            if h is not None and h.tag == OBJ and not _needs_context(h):
+                for key, val in v.items():
+                    vp = h.props.get(key) if type(key) is str else None
+                    if vp is None:
+                        vp = value_pos(h, key)
+                    if vp is not None:
+                        stack.append((vp, val, (*prefix, key)))
+                continue
+        block = per_pair = 0
+        if h is not None and h.tag in (OBJ, ARR, UNION):
+            per_pair = PAIR_CELLS
+        elif h is not None and h.tag != BOOL and h.cmp is not None:
+            if h.cmp.matrix is None or h.cmp.wants_context:
+                per_pair = LEAF_PAIR_CELLS
+            if h.cmp.block and type(v) is str:
+                block = h.cmp.block
+        acc = out.get(prefix)
+        if acc is None:
+            acc = out[prefix] = [0, 0, 0, 0, 0]
+        acc[0] += 1
+        acc[4] = max(acc[4], per_pair)
+        if block:
+            acc[1] = block
+            acc[2] += len(v)
+            acc[3] += len(v) // block
+
+
+def _field_cells(entry: _ListSizes) -> int:
+    """What the matrix path charges for the field matrices of one order-agnostic list (every occurrence against
+    every other), an upper bound: ``n x m`` per field of ``n`` gold and ``m`` candidate values, a field of strings
+    under a bit-parallel comparator as :func:`~.._engine.context.string_cells` counts it from their lengths, a
+    field scored pair by pair its cells per pair on top."""
+    sides: list[dict] = [{}, {}]
+    for side in (0, 1):
+        for pos, chunk in entry.items[side]:
+            for v in chunk:
+                _leaves(pos, v, (), sides[side])
+    cells = 0
+    for key, (n, gblock, lg, bg, gpair) in sides[0].items():
+        other = sides[1].get(key)
+        if other is None:
+            continue
+        m, pblock, lp, bp, ppair = other
+        cells += n * m * max(gpair, ppair)
+        block = gblock or pblock
+        if not block:
+            cells += n * m
+            continue
+        cells += (n + lg // block) * (m + lp // block)
+        extra = STRING_BLOCK_CELLS.get(block, 1) - 1
+        if extra:
+            cells += extra * ((n + bg) * (m + bp) - n * m)
+    return cells
+
+
+def _assignments(entry: _ListSizes) -> int:
+    """The assignments of every pair of occurrences of one list: at most ``N x M x (1 + min(n, m) / ASSIGN_SCALE)``."""
+    (n, m), (a, b) = entry.total, entry.largest
+    return n * m + n * m * min(a, b) // ASSIGN_SCALE
+
+
 def _count(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple, int]:
     """``(cells of the derivation, data path of its costliest list, cells the main pass will charge at least)``."""
     lists: dict[int, _ListSizes] = {}
@@ -215,8 +318,10 @@ def _count(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple, int]:
     if mode == "reference":
         # the start runs on the call's own context, which charges its record matrices as it computes them; its
         # assignments and Weisfeiler-Leman are counted here. The main pass computes every list's matrix again.
-        cost = {lid: assign_cells(*lists[lid].largest) for lid in dense if lists[lid].records}
-        main = sum(dense.values())
+        # Both are checked now, as they will count them: the start's field matrices of the lists of records, the
+        # main pass's of every list and their assignments.
+        cost = {lid: e.start * assign_cells(*e.largest) for lid, e in lists.items() if e.records}
+        main = sum((1 + e.start) * _field_cells(e) + _assignments(e) for e in lists.values())
     else:
         cost = {lid: (FLOOR_PASSES if lists[lid].records else FLOOR_PASSES - 1) * d for lid, d in dense.items()}
         if mode in ("auto", "local"):

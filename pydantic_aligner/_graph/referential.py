@@ -41,7 +41,7 @@ from .._engine.walk import _score_h, score
 from .._errors import AlignerWarning, ComparatorError, DataError, LimitError, SchemaError
 from .._schema.compile import escape_token
 from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
-from .budget import charge_referential
+from .budget import CYCLE_ROUNDS, charge_referential
 from .canonical import canonicalize
 from .records import (
     LeafMatrices,
@@ -56,8 +56,8 @@ from .wl import Graph, individualize, refine
 
 __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
 
-#: Upper bound on the rounds of mapping iteration for scopes in a cycle (D8).
-CYCLE_ROUNDS = 10
+# CYCLE_ROUNDS, the upper bound on the rounds of mapping iteration for scopes in a cycle (D8), is defined in budget.py
+# (the budget counts those rounds before they run, and does not import this module).
 
 _first = operator.itemgetter(0)
 _MAP = object()  # marker in a suffix: the id sits below a map value (not addressable)

@@ -440,17 +440,27 @@ class Search:
         return state["complete"]
 
     # -- seed and extend ----------------------------------------------------------------------
-    def _colours(self, idx: Any, ids: dict[str, list], table: dict, rounds: int) -> dict[tuple, Any]:
-        """``rounds`` rounds of colour refinement of one side's reference graph (SPEC 9.5's carriers: a relation
-        with two endpoints is an edge, one endpoint a label, more a hub), from the scope alone; ``table``
-        numbers signatures jointly for both sides (filled by the gold side, so the numbering reads no order)."""
+    def _incidence(self, idx: Any, ids: dict[str, list]) -> dict[tuple, list]:
+        """One side's reference graph (SPEC 9.5's carriers: a relation with two endpoints is an edge, one endpoint
+        a label, more a hub; a carrier that is itself a record also links its identifier to each endpoint, as a
+        node holding a list of its neighbours does): per identifier, ``(direction, label, role, role, arity or
+        scope, other end or None)``."""
         known = {s: set(ids[s]) for s in self.scopes}
-        colour: dict[tuple, Any] = {(s, u): (s,) for s in self.scopes for u in ids[s]}
-        inc: dict[tuple, list] = {k: [] for k in colour}
+        inc: dict[tuple, list] = {(s, u): [] for s in self.scopes for u in ids[s]}
+        holder: dict[tuple, tuple] = {}
+        for s in self.scopes:
+            for _, rid, dpath, _ in idx.records[s]:
+                if rid is not None and rid in known[s]:
+                    holder.setdefault(dpath, (s, rid))
         for s in self.scopes:
             for carrier in idx.carriers_of(s):
                 label = repr(carrier[1])
                 eps = [(repr(role), (s, v)) for role, v in carrier[4] if v in known[s]]
+                own = holder.get(carrier[0])
+                if own is not None:
+                    for role, b in eps:
+                        inc[own].append(("holds", label, role, s, b))
+                        inc[b].append(("held", label, role, own[0], own))
                 if len(eps) == 2 and eps[0][0] != eps[1][0]:
                     (r0, a), (r1, b) = eps
                     inc[a].append(("out", label, r0, r1, b))
@@ -458,6 +468,13 @@ class Search:
                 else:
                     for role, a in eps:
                         inc[a].append(("member" if len(eps) > 1 else "unary", label, role, len(eps), None))
+        return inc
+
+    def _colours(self, inc: dict[tuple, list], table: dict, rounds: int) -> dict[tuple, Any]:
+        """``rounds`` rounds of colour refinement of one side's reference graph (:meth:`_incidence`), from the scope
+        alone; ``table`` numbers signatures jointly for both sides (filled by the gold side, so the numbering reads
+        no order)."""
+        colour: dict[tuple, Any] = {k: (k[0],) for k in inc}
         for _ in range(rounds):
             new = {}
             for k, c in colour.items():
@@ -469,8 +486,9 @@ class Search:
     def _classes(self) -> tuple[dict, dict]:
         if getattr(self, "_by_colour", None) is None:
             table: dict = {}
-            gcol = self._colours(self.gidx, self.golds, table, SEED_ROUNDS)
-            pcol = self._colours(self.pidx, self.preds, table, SEED_ROUNDS)
+            self._inc = (self._incidence(self.gidx, self.golds), self._incidence(self.pidx, self.preds))
+            gcol = self._colours(self._inc[0], table, SEED_ROUNDS)
+            pcol = self._colours(self._inc[1], table, SEED_ROUNDS)
             gby: dict = {}
             pby: dict = {}
             for k, c in gcol.items():
@@ -499,11 +517,17 @@ class Search:
             first = min((self.scopes.index(k[0]), canon_index(k[1])) for k in g)
             return (len(g) != len(p), len(g), len(p), first)
 
-        c = min(shared, key=rank)
-        s, u = min(gby[c], key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
-        row = self.agree[s][self.gindex[s][u]]
-        cands = sorted((k for k in pby[c] if k[0] == s), key=lambda k: (-int(row[self.pindex[s][k[1]]]), canon_index(k[1])))
-        return [(s, u, v) for _, v in cands[:limit]]
+        out: list[tuple] = []
+        for c in sorted(shared, key=rank):
+            # the rarest colour's first gold identifier with its candidates; if they are fewer than ``limit``, the
+            # next rarest colour's too (an edit next to the true partner changes its colour: another seed)
+            s, u = min(gby[c], key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
+            row = self.agree[s][self.gindex[s][u]]
+            cands = sorted((k for k in pby[c] if k[0] == s), key=lambda k: (-int(row[self.pindex[s][k[1]]]), canon_index(k[1])))
+            out += [(s, u, v) for _, v in cands[: limit - len(out)]]
+            if len(out) >= limit:
+                break
+        return out
 
     def propagate(self, seed: tuple) -> None:
         """Seed-and-extend: map the seed pair, then repeatedly map the unmapped gold identifiers next to mapped ones
@@ -527,6 +551,8 @@ class Search:
         for k, c in obj.pcode.items():
             pkeys[c] = k
         near = obj.neighbours()
+        rest = _Residual(self, mapped, used)
+        rest.take({(s0, u0)}, {(s0, v0)})
         obj.lazy = True
         try:
             obj.update(changed)
@@ -551,18 +577,23 @@ class Search:
                     used.add((s, v))
                     accepted.add((s, u))
                 if not accepted:
-                    # the evidence ran out (a part the edits cut off, or another component): seed it again
-                    # (only a large part: a few records the edits left unmatched are the improvement steps' job)
+                    # the evidence ran out (the edits cut the graph into parts, or another component): seed again,
+                    # first where the mapped part ends (a gold identifier next to it, with a candidate of the same
+                    # shape among the unmapped ones: the start of a part the edits cut off), else (only a large
+                    # part: a few records the edits left unmatched are the improvement steps' job) anywhere
                     left = len(self.relevant) - len(mapped)
-                    more = self.seeds(1, mapped, used) if left > max(EXACT_IDS, len(self.relevant) // 10) else []
-                    if not more:
+                    more = rest.seed()
+                    if more is None and left > max(EXACT_IDS, len(self.relevant) // 10):
+                        more = next(iter(self.seeds(1, mapped, used)), None)
+                    if more is None:
                         break
-                    s, u, v = more[0]
+                    s, u, v = more
                     ctx.mappings[s][u] = v
                     mapped.add((s, u))
                     used.add((s, v))
                     accepted = {(s, u)}
                     frontier = set()
+                rest.take(accepted, {(s, ctx.mappings[s][u]) for s, u in accepted})
                 obj.update(accepted)
                 obj.commit()
                 frontier = set().union(*(near.get(k, ()) for k in accepted)) | frontier
@@ -759,3 +790,79 @@ class Search:
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
+
+
+class _Residual:
+    """What seed-and-extend has left to map, for :meth:`Search.propagate`'s seeds where a mapped part ends.
+
+    A *residual shape* is an identifier's incidences (:meth:`Search._incidence`) to identifiers not yet mapped
+    (gold) or used (candidate), its own labels and hubs included. The gold identifiers next to the mapped part
+    (its *boundary*) are the seeds' gold side; the candidate identifiers are kept in classes of their residual
+    shape, updated as identifiers are used (only the neighbours of a used one change shape). A seed is the
+    boundary identifier whose shape the fewest unused candidates share (canonical order on ties), with the one of
+    them that agrees most (then canonical order): on a cycle the edits cut into paths, where a gold path meets
+    the mapped part, the start of a path the edits cut off. Everything depends on structure and canonical ranks
+    only, so the seeds read neither list order nor identifier spelling."""
+
+    __slots__ = ("boundary", "classes", "dirty", "ginc", "mapped", "pinc", "search", "shape", "used")
+
+    def __init__(self, search: Search, mapped: set, used: set) -> None:
+        search._classes()
+        self.search = search
+        self.ginc, self.pinc = search._inc
+        self.mapped, self.used = mapped, used
+        self.boundary: set = set()
+        self.shape: dict = {}  # candidate identifier -> its residual shape (when computed)
+        self.classes: dict = {}  # residual shape -> the unused candidate identifiers of that shape
+        self.dirty: set = set(self.pinc)
+
+    @staticmethod
+    def _shape(k: tuple, inc: list, taken: set) -> tuple:
+        return (k[0], tuple(sorted((d, lab, r0, r1) for d, lab, r0, r1, b in inc if b is None or b not in taken)))
+
+    def take(self, golds: set, preds: set) -> None:
+        """``golds`` were mapped to ``preds`` (already in ``mapped`` and ``used``)."""
+        relevant = self.search.relevant
+        for k in golds:
+            for *_, b in self.ginc.get(k, ()):
+                if b is not None and b not in self.mapped and b in relevant:
+                    self.boundary.add(b)
+        self.boundary -= golds
+        for k in preds:
+            old = self.shape.pop(k, None)
+            if old is not None:
+                self.classes[old].discard(k)
+            self.dirty.discard(k)
+            for *_, b in self.pinc.get(k, ()):
+                if b is not None and b not in self.used:
+                    self.dirty.add(b)
+
+    def seed(self) -> tuple | None:
+        """``(scope, gold id, candidate id)``, or None when no boundary identifier has an unused candidate of its shape."""
+        self.boundary -= self.mapped
+        if not self.boundary:
+            return None
+        for k in self.dirty:
+            old = self.shape.get(k)
+            new = self._shape(k, self.pinc[k], self.used)
+            if old != new:
+                if old is not None:
+                    self.classes[old].discard(k)
+                self.shape[k] = new
+                self.classes.setdefault(new, set()).add(k)
+        self.dirty = set()
+        s = self.search
+        best = None
+        for k in self.boundary:
+            cls = self.classes.get(self._shape(k, self.ginc[k], self.mapped))
+            if cls:
+                key = (len(cls), s.scopes.index(k[0]), canon_index(k[1]))
+                if best is None or key < best[0]:
+                    best = (key, k, cls)
+        if best is None:
+            return None
+        _, (sc, u), cls = best
+        row = s.agree[sc][s.gindex[sc][u]]
+        pindex = s.pindex[sc]
+        v = min(cls, key=lambda k: (-int(row[pindex[k[1]]]), canon_index(k[1])))[1]
+        return sc, u, v
