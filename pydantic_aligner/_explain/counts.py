@@ -216,20 +216,38 @@ class FieldCounts(Mapping):
     is the rule the counts were made with (see :meth:`Alignment.field_counts`).
     """
 
-    __slots__ = ("_data", "threshold")
+    __slots__ = ("_counts", "_lists", "threshold")
 
     def __init__(self, data: Mapping[str, Counts], threshold: Any = None) -> None:
-        self._data = dict(data)
+        self._counts: dict[str, Counts] | None = dict(data)
+        self._lists: dict[str, list] | None = None
         self.threshold = threshold
+
+    @classmethod
+    def _of_lists(cls, lists: dict[str, list], threshold: Any = None) -> FieldCounts:
+        """The counts as :meth:`to_dict` gives them (``lists`` kept, not copied): the :class:`Counts` are made
+        only when read (a batch keeps only the plain lists of every item)."""
+        self = cls.__new__(cls)
+        self._counts = None
+        self._lists = lists
+        self.threshold = threshold
+        return self
+
+    @property
+    def _data(self) -> dict[str, Counts]:
+        data = self._counts
+        if data is None:
+            data = self._counts = {k: Counts.from_list(v) for k, v in self._lists.items()}
+        return data
 
     def __getitem__(self, key: str) -> Counts:
         return self._data[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
+        return iter(self._lists if self._counts is None else self._counts)
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._lists if self._counts is None else self._counts)
 
     def __repr__(self) -> str:
         return f"FieldCounts({self._data!r})"
@@ -264,7 +282,9 @@ class FieldCounts(Mapping):
 
     def to_dict(self) -> dict[str, list]:
         """``{key: [tp, missing, extra, wrong, tn, credit]}`` (:data:`COUNT_COLUMNS`): compact plain data."""
-        return {k: v.to_list() for k, v in self._data.items()}
+        if self._counts is None:
+            return {k: [v[0], v[1], v[2], v[3], v[4], float(v[5])] for k, v in self._lists.items()}
+        return {k: v.to_list() for k, v in self._counts.items()}
 
 
 def check_threshold(threshold: Any) -> float | dict[str, float] | None:
@@ -407,16 +427,18 @@ class _Counter:
                 if wt == 0.0 and not kw:
                     continue  # excused: does not count
                 sub = f"{key}/{_escape(gk)}"
-                fields.append((sub, gcol, pcol, vpos, vcol, self.by_key.get(sub)))
+                t = self.by_key.get(sub)
+                fields.append((sub, gcol, pcol, vpos, vcol, t if t is not None else self.default, {}))
             m = self.memo[id(data), key] = (data, fields)
-        default = self.default
-        for sub, gcol, pcol, vpos, vcol, t in m[1]:
+        for sub, gcol, pcol, vpos, vcol, t, by_type in m[1]:
             g, p, s = gcol[li], pcol[lj], vcol[u]
             if g is None or p is None or g.__class__ not in _SCALARS or p.__class__ not in _SCALARS:
                 self.leaf(sub, g, p, vpos, s, False)
                 continue
-            if t is None:
-                t = default if default is not None else self.threshold(sub, vpos, g, False)
+            if t is None:  # the schema's threshold of the field, for the gold value's type
+                t = by_type.get(g.__class__)
+                if t is None:
+                    t = by_type[g.__class__] = self.threshold(sub, vpos, g, False)
             c = self.out.get(sub)
             if c is None:
                 c = self.out[sub] = [0, 0, 0, 0, 0, 0.0]
@@ -576,4 +598,4 @@ def field_counts(alignment: Alignment, threshold: Any = None) -> FieldCounts:
         counter.unmatched("", root.gold, root.pos, _MISS, False)
     else:
         counter.pair("", root, False)
-    return FieldCounts({k: Counts.from_list(v) for k, v in counter.out.items()}, threshold=t)
+    return FieldCounts._of_lists(counter.out, threshold=t)  # ([int, int, int, int, int, float]: what Counts.to_list gives)
