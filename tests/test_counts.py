@@ -669,3 +669,19 @@ def test_counts_build_no_subtree_of_a_list_of_plain_objects():
     list(built.walk())
     assert counts.to_dict() == built.field_counts({"/items/*": 0.8}).to_dict()
     assert counts["/items/*/sku"].support == 10 and counts["/items/*"].support == 10
+
+
+def test_counts_kept_as_lists_read_as_counts_copy_and_pickle():
+    import pickle
+
+    counts = align({"total": 3, "lines": [{"sku": "a", "qty": 1}]}, {"total": 3.5, "lines": [{"sku": "a", "qty": 2}]}, LINES).field_counts()
+    d = counts.to_dict()
+    assert d == {"/total": [0, 0, 0, 1, 0, 0.0], "/lines/*": [0, 0, 0, 1, 0, 0.5], "/lines/*/sku": [1, 0, 0, 0, 0, 1.0],
+                 "/lines/*/qty": [0, 0, 0, 1, 0, 0.0]}  # fmt: skip
+    assert all(type(v[5]) is float for v in d.values())
+    d["/total"][0] = 99  # a copy: the counts do not change
+    assert counts.to_dict()["/total"][0] == 0 and counts["/total"].tp == 0
+    assert len(counts) == 4 and list(counts) == list(d) and counts["/lines/*/sku"].precision == 1.0
+    back = pickle.loads(pickle.dumps(counts))
+    assert back == counts and back.to_dict() == counts.to_dict() and repr(back) == repr(counts)
+    assert FieldCounts(dict(counts.items())).to_dict() == counts.to_dict()
