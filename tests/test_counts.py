@@ -552,3 +552,136 @@ def test_a_missing_prediction_misses_every_gold_value(run_files, capsys):
     assert (rows["/total"]["tp"], rows["/total"]["wrong"], rows["/total"]["missing"]) == (1, 1, 2)
     assert rows["/lines/*/sku"]["support"] == 4 and rows["/lines/*/sku"]["missing"] == 1
     assert not any("counts" in n for n in report["notes"])
+
+
+# ---------------------------------------------------------------------------
+# counts read off rows not built yet (what score_batch meets on every item) equal those of the built tree
+
+_LEAFY = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "name": {"type": "string", "score": "levenshtein", "threshold": 0.5},
+        "qty": {"type": "integer", "score": "relative"},
+        "sku": {"anyOf": [EXACT, {"type": "null"}]},
+        "ok": {"type": "boolean"},
+        "note": {"type": "string", "valueWeight": 0},  # counts nowhere
+    },
+}
+_LISTS = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "vendor": {"type": "string", "score": "jaro_winkler"},
+        "lines": {"type": "array", "order": "align", "items": _LEAFY},
+        "fixed": {"type": "array", "order": "fixed", "items": _LEAFY},
+        "loose": {"type": "array", "order": "align", "ignoreExcess": True, "items": _LEAFY},
+        "tags": {"type": "array", "order": "align", "items": EXACT},
+        "words": {"type": "array", "order": "align", "items": {"type": "string", "score": "levenshtein"}},
+        "groups": {  # lists of lists of objects (a level-at-a-time matrix)
+            "type": "array",
+            "order": "align",
+            "items": {"type": "object", "keyScore": "exact", "properties": {"id": EXACT, "lines": {"type": "array", "order": "align", "items": _LEAFY}}},
+        },
+    },
+}
+_FIELD = {  # (repeated choices: mostly values of the field's own kind, so that most lists are built later)
+    "name": st.sampled_from(["bolt", "bolts", "nut", "washer", "", "b0lt"]),
+    "qty": st.sampled_from([0, 1, 2, 3, 4] * 3 + [2.5, "3"]),  # a float, a string: of another kind
+    "sku": st.sampled_from(["A", "B"] * 4 + [None]),
+    "ok": st.sampled_from([True, False] * 4 + [None]),
+    "note": st.sampled_from(["x", "y"]),
+    "extra": st.integers(0, 1),  # a key the schema does not name
+}
+_LINE = st.builds(
+    lambda d, keep: {k: v for k, v in d.items() if k in keep},
+    st.fixed_dictionaries(_FIELD),
+    st.sampled_from([{"name", "qty", "sku", "ok"}] * 4 + [{"name", "qty"}, {"name", "qty", "extra"}, {"qty", "sku", "ok"}, set(_FIELD)]),
+)
+_LINES = st.lists(_LINE, max_size=6)
+_ODD_LINES = st.lists(_LINE | st.sampled_from([None, "bolt", [1]]), max_size=4)  # items of another kind too
+_INVOICE = st.fixed_dictionaries(
+    {"lines": _LINES},
+    optional={
+        "vendor": st.sampled_from(["Acme", "ACME", "Acme Inc", None]),
+        "fixed": _ODD_LINES,
+        "loose": _LINES,
+        "tags": st.lists(st.sampled_from(["a", "b", "c", None]), max_size=4),
+        "words": st.lists(st.sampled_from(["red", "rad", "blue", "glue"]), max_size=4),
+        "groups": st.lists(st.fixed_dictionaries({"id": st.sampled_from(["g", "h"]), "lines": _LINES}), max_size=3),
+    },
+)
+_THRESHOLDS = st.one_of(
+    st.none(),
+    st.sampled_from([0.0, 0.5, 0.9, 1.0]),
+    st.dictionaries(
+        st.sampled_from(["/lines/*", "/lines/*/name", "/lines/*/qty", "/fixed/*/name", "/words/*", "/groups/*/lines/*", "/vendor"]),
+        st.sampled_from([0.0, 0.3, 0.7, 1.0]),
+        max_size=3,
+    ),
+)
+
+
+def _unbuilt(alignment) -> int:
+    """The subtrees of ``alignment`` not built yet, found without building any."""
+    from pydantic_aligner._engine.tree import LazyMatch
+
+    n, stack = 0, [alignment.root]
+    while stack:
+        node = stack.pop()
+        if type(node) is LazyMatch and node._build is not None:
+            n += 1
+        else:
+            stack.extend(row.node for row in node.children)
+    return n
+
+
+@settings(max_examples=250, deadline=None)
+@given(_INVOICE, st.one_of(_INVOICE, st.sampled_from(["I cannot read this invoice", '{"lines": [{"name": "bo'])), _THRESHOLDS)
+def test_counts_of_rows_not_built_yet_equal_those_of_the_built_tree(gold, pred, threshold):
+    aligner = Aligner(_LISTS, lenient=True)  # (lenient: text with no JSON in it reads as an unreadable candidate)
+    lazy = aligner.align(gold, pred)
+    counts = lazy.field_counts(threshold)
+    built = aligner.align(gold, pred)
+    list(built.walk())  # builds every subtree: the counts are then read off built rows only
+    assert _unbuilt(built) == 0
+    expected = built.field_counts(threshold)
+    assert list(counts) == list(expected)  # the same keys in the same (document) order
+    assert counts.to_dict() == expected.to_dict()  # and the same numbers, bit for bit
+    assert repr(counts) == repr(expected)
+
+
+def test_counts_build_no_subtree_of_a_list_of_plain_objects():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from invoices import SCHEMA, invoice_pair
+
+    aligner = Aligner(SCHEMA)
+    gold, pred = invoice_pair(10, seed=3)
+    alignment = aligner.align(gold, pred)
+    before = _unbuilt(alignment)
+    assert before >= 1  # the item list (or its items) is not built yet
+    counts = alignment.field_counts({"/items/*": 0.8})
+    assert _unbuilt(alignment) == before  # counting built none of it
+    built = aligner.align(gold, pred)
+    list(built.walk())
+    assert counts.to_dict() == built.field_counts({"/items/*": 0.8}).to_dict()
+    assert counts["/items/*/sku"].support == 10 and counts["/items/*"].support == 10
+
+
+def test_counts_kept_as_lists_read_as_counts_copy_and_pickle():
+    import pickle
+
+    counts = align({"total": 3, "lines": [{"sku": "a", "qty": 1}]}, {"total": 3.5, "lines": [{"sku": "a", "qty": 2}]}, LINES).field_counts()
+    d = counts.to_dict()
+    assert d == {"/total": [0, 0, 0, 1, 0, 0.0], "/lines/*": [0, 0, 0, 1, 0, 0.5], "/lines/*/sku": [1, 0, 0, 0, 0, 1.0],
+                 "/lines/*/qty": [0, 0, 0, 1, 0, 0.0]}  # fmt: skip
+    assert all(type(v[5]) is float for v in d.values())
+    d["/total"][0] = 99  # a copy: the counts do not change
+    assert counts.to_dict()["/total"][0] == 0 and counts["/total"].tp == 0
+    assert len(counts) == 4 and list(counts) == list(d) and counts["/lines/*/sku"].precision == 1.0
+    back = pickle.loads(pickle.dumps(counts))
+    assert back == counts and back.to_dict() == counts.to_dict() and repr(back) == repr(counts)
+    assert FieldCounts(dict(counts.items())).to_dict() == counts.to_dict()

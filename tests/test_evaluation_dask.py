@@ -142,9 +142,35 @@ def test_local_cluster_with_two_workers_equals_serial():
         reprs = dd.from_pandas(pd.DataFrame({"gold": [str({"a": 1})] * 3, "pred": ['{"a": 1}'] * 3}), npartitions=2)
         with pytest.raises(DataError, match="Python repr of a dict or list"):
             evaluate_dask(reprs, {"type": "object"})
+        # a frame indexed by strings: items numbered by their position in the whole frame, as evaluate numbers them
+        by_name = df.set_axis([f"r{i:03d}" for i in range(len(df))])
+        report_by_name = evaluate_dask(dd.from_pandas(by_name, npartitions=5), SCHEMA)
+    assert [r.index for r in report_by_name.summary.items] == list(range(80))
+    serial_by_name = evaluate(by_name["gold"].tolist(), by_name["pred"].tolist(), SCHEMA, ids=list(by_name.index))
+    assert report_by_name.to_dict(items=True) == serial_by_name.to_dict(items=True)
     assert scored["score"].tolist() == [r.score for r in serial_results]
     assert scored["verdict"].tolist() == [r.verdict for r in serial_results]
     # the report built from five partial summaries is the serial report, number for number
     assert report.to_dict(items=True) == serial_report.to_dict(items=True)
     assert report_persisted.to_dict(items=True) == serial_report.to_dict(items=True)
     assert report.outcomes["unreadable"] == 9 and report.n_items == 80
+
+
+@pytest.mark.parametrize("labels", ["strings", "integers"])
+def test_items_are_numbered_by_their_position_in_the_frame(labels):
+    """A frame indexed by strings (or by integers that are not positions): ItemResult.index is the row's position
+    in the whole frame, 0..n-1 across partitions, as evaluate numbers the same rows; the index label is the id."""
+    import dask
+
+    df = frame(23)
+    # (sorted labels: dd.from_pandas sorts the frame by its index)
+    df.index = [f"row-{i:02d}" for i in range(23)] if labels == "strings" else [100 + 7 * i for i in range(23)]
+    ddf = dd.from_pandas(df, npartitions=3)
+    assert ddf.npartitions == 3
+    with dask.config.set(scheduler="synchronous"):
+        report = evaluate_dask(ddf, SCHEMA, worst=23)
+    assert [r.index for r in report.summary.items] == list(range(23))
+    assert [r.id for r in report.summary.items] == list(df.index)
+    serial = evaluate(df["gold"].tolist(), df["pred"].tolist(), SCHEMA, ids=list(df.index), worst=23)
+    assert report.to_dict(items=True) == serial.to_dict(items=True)
+    assert [r.index for r in report.worst] == [r.index for r in serial.worst]

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._engine.limits import deep_entry
-from .._engine.tree import CONTAINER_KINDS
+from .._engine.tree import CONTAINER_KINDS, LazyMatch
+from .._engine.walk import _block_rows, _equal_leaves, _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
 from .._schema.plan import _array_handlers, _object_handlers, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -215,20 +216,38 @@ class FieldCounts(Mapping):
     is the rule the counts were made with (see :meth:`Alignment.field_counts`).
     """
 
-    __slots__ = ("_data", "threshold")
+    __slots__ = ("_counts", "_lists", "threshold")
 
     def __init__(self, data: Mapping[str, Counts], threshold: Any = None) -> None:
-        self._data = dict(data)
+        self._counts: dict[str, Counts] | None = dict(data)
+        self._lists: dict[str, list] | None = None
         self.threshold = threshold
+
+    @classmethod
+    def _of_lists(cls, lists: dict[str, list], threshold: Any = None) -> FieldCounts:
+        """The counts as :meth:`to_dict` gives them (``lists`` kept, not copied): the :class:`Counts` are made
+        only when read (a batch keeps only the plain lists of every item)."""
+        self = cls.__new__(cls)
+        self._counts = None
+        self._lists = lists
+        self.threshold = threshold
+        return self
+
+    @property
+    def _data(self) -> dict[str, Counts]:
+        data = self._counts
+        if data is None:
+            data = self._counts = {k: Counts.from_list(v) for k, v in self._lists.items()}
+        return data
 
     def __getitem__(self, key: str) -> Counts:
         return self._data[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
+        return iter(self._lists if self._counts is None else self._counts)
 
     def __len__(self) -> int:
-        return len(self._data)
+        return len(self._lists if self._counts is None else self._counts)
 
     def __repr__(self) -> str:
         return f"FieldCounts({self._data!r})"
@@ -263,7 +282,9 @@ class FieldCounts(Mapping):
 
     def to_dict(self) -> dict[str, list]:
         """``{key: [tp, missing, extra, wrong, tn, credit]}`` (:data:`COUNT_COLUMNS`): compact plain data."""
-        return {k: v.to_list() for k, v in self._data.items()}
+        if self._counts is None:
+            return {k: [v[0], v[1], v[2], v[3], v[4], float(v[5])] for k, v in self._lists.items()}
+        return {k: v.to_list() for k, v in self._counts.items()}
 
 
 def check_threshold(threshold: Any) -> float | dict[str, float] | None:
@@ -287,13 +308,14 @@ def _one_threshold(v: Any, what: str) -> float:
 
 
 class _Counter:
-    __slots__ = ("by_key", "default", "out", "schema_thresholds")
+    __slots__ = ("by_key", "default", "memo", "out", "schema_thresholds")
 
     def __init__(self, threshold: float | dict | None) -> None:
         self.out: dict[str, list] = {}
         self.default = threshold if not isinstance(threshold, dict) else None
         self.by_key = threshold if isinstance(threshold, dict) else {}
         self.schema_thresholds: dict = {}  # (position, type of the gold value) -> the leaf's threshold
+        self.memo: dict = {}  # (id of an unbuilt block's data, key) -> (the data, its counted fields), see _plain
 
     def cell(self, key: str) -> list:
         c = self.out.get(key)
@@ -301,26 +323,25 @@ class _Counter:
             c = self.out[key] = [0, 0, 0, 0, 0, 0.0]
         return c
 
-    def threshold(self, key: str, node: Any, record: bool) -> float:
+    def threshold(self, key: str, pos: Any, gold: Any, record: bool) -> float:
         t = self.by_key.get(key)
         if t is not None:
             return t
         if self.default is not None:
             return self.default
-        if record or node.pos is None:
+        if record or pos is None:
             return 1.0
-        mk = (node.pos, type(node.gold))
+        mk = (pos, type(gold))
         t = self.schema_thresholds.get(mk)
         if t is None:
-            h = node.pos.kinds.get(kind_of(node.gold))
+            h = pos.kinds.get(kind_of(gold))
             t = self.schema_thresholds[mk] = getattr(h, "threshold", 0.0) or 1.0
         return t
 
-    def judged(self, key: str, node: Any, record: bool) -> None:
-        """A pair of two values at ``key``: tp or wrong by its credit."""
+    def judged(self, key: str, s: float, pos: Any, gold: Any, record: bool) -> None:
+        """A pair of two values at ``key`` with credit ``s``: tp or wrong by its credit."""
         c = self.cell(key)
-        s = node.score
-        c[_TP if s >= self.threshold(key, node, record) else _WRONG] += 1
+        c[_TP if s >= self.threshold(key, pos, gold, record) else _WRONG] += 1
         c[_CREDIT] += s
 
     def pair(self, key: str, node: Any, entity: bool) -> None:
@@ -350,30 +371,148 @@ class _Counter:
                 stack.pop()
 
     def visit(self, key: str, node: Any, entity: bool, stack: list) -> bool:
-        """Count one pair at ``key``; a paired container's rows are pushed on ``stack`` (``True``)."""
-        g, p = node.gold, node.pred
+        """Count one pair at ``key``; a paired container's rows are pushed on ``stack`` (``True``), or counted
+        off the values they would be built from when they are not built yet (see :meth:`unbuilt`)."""
         kind = node.kind
         if kind in CONTAINER_KINDS:
             if entity:
-                self.judged(key, node, True)
+                self.judged(key, node.score, node.pos, node.gold, True)
+            if node.__class__ is LazyMatch and node._build is not None and self.unbuilt(key, node):
+                return False
             stack.append((key, iter(node.children), kind in _ARRAY_KINDS, kind == "prefix"))
             return True
+        self.leaf(key, node.gold, node.pred, node.pos, node.score, entity)
+        return False
+
+    def leaf(self, key: str, g: Any, p: Any, pos: Any, s: float, entity: bool) -> None:
+        """A pair of a node that has no rows: gold ``g``, candidate ``p``, score ``s``, position ``pos``."""
         if g is None and p is None:
             self.cell(key)[_TN] += 1
         elif g is None:
-            self.unmatched(key, p, node.pos, _EXTRA, entity)
+            self.unmatched(key, p, pos, _EXTRA, entity)
         elif p is None:
-            self.unmatched(key, g, node.pos, _MISS, entity)
+            self.unmatched(key, g, pos, _MISS, entity)
         elif not _container(g) and not _container(p):
-            self.judged(key, node, False)
+            self.judged(key, s, pos, g, False)
         elif entity:  # a list item paired with a value of another kind: one wrong entity, then what is below each
-            self.judged(key, node, _container(g))
-            self.below(key, g, node.pos, _MISS)
-            self.below(key, p, node.pos, _EXTRA)
+            self.judged(key, s, pos, g, _container(g))
+            self.below(key, g, pos, _MISS)
+            self.below(key, p, pos, _EXTRA)
         else:  # a field whose values differ in kind (a string against an object): what each side holds
-            self.unmatched(key, g, node.pos, _MISS, False)
-            self.unmatched(key, p, node.pos, _EXTRA, False)
+            self.unmatched(key, g, pos, _MISS, False)
+            self.unmatched(key, p, pos, _EXTRA, False)
+
+    # -- rows not built yet: counted off the values the engine would build them from (what a batch mostly meets:
+    # field_counts then costs no tree; the counts are those of the built rows, the same additions in the same order)
+
+    def unbuilt(self, key: str, node: LazyMatch) -> bool:
+        """Count the rows of an unbuilt ``node`` (an object of plain leaves, or a list of leaves or of such
+        objects) without building them; ``False``: not such a node, nothing counted."""
+        fn, args = node._build
+        if fn is _leaf_rows:
+            self.plain(key, args[0], args[1], args[2], args[3])
+            return True
+        if fn is _block_rows:
+            return self.block(key, args[0], args[1], args[2], args[3], True)
+        if fn is _rows_tuple and args[0] is _list_rows:
+            return self.plain_list(key + "/*", node.kind, args[1])
         return False
+
+    def plain(self, key: str, data: tuple, u: int, li: int, lj: int) -> None:
+        """The rows ``_leaf_rows(data, u, li, lj, ...)`` would build: every field a pair of plain leaves."""
+        m = self.memo.get((id(data), key))
+        if m is None or m[0] is not data:
+            fields = []
+            for gk, _pk, wt, _ks, kw, vpos, _leaf, _gtok, _ptok, gcol, pcol, vcol in data:
+                if wt == 0.0 and not kw:
+                    continue  # excused: does not count
+                sub = f"{key}/{_escape(gk)}"
+                t = self.by_key.get(sub)
+                fields.append((sub, gcol, pcol, vpos, vcol, t if t is not None else self.default, {}))
+            m = self.memo[id(data), key] = (data, fields)
+        for sub, gcol, pcol, vpos, vcol, t, by_type in m[1]:
+            g, p, s = gcol[li], pcol[lj], vcol[u]
+            if g is None or p is None or g.__class__ not in _SCALARS or p.__class__ not in _SCALARS:
+                self.leaf(sub, g, p, vpos, s, False)
+                continue
+            if t is None:  # the schema's threshold of the field, for the gold value's type
+                t = by_type.get(g.__class__)
+                if t is None:
+                    t = by_type[g.__class__] = self.threshold(sub, vpos, g, False)
+            c = self.out.get(sub)
+            if c is None:
+                c = self.out[sub] = [0, 0, 0, 0, 0, 0.0]
+            c[_TP if s >= t else _WRONG] += 1
+            c[_CREDIT] += s
+
+    def block(self, key: str, data: tuple, u: int, li: int, lj: int, check: bool) -> bool:
+        """The rows ``_block_rows(data, u, li, lj, ...)`` would build (plain-leaf pairs, unpaired keys); ``False``
+        (only with ``check``): a field of it is not a plain leaf, nothing counted."""
+        spec, cols, gvals, pvals = data
+        if check and any(row[0] == "pair" and row[8].__class__ is not str for row in spec):
+            return False
+        for r, (rk, gk, pk, wt, _ks, kw, vpos, t, _leaf, _gtok, _ptok) in enumerate(spec):
+            if wt == 0.0 and not kw:
+                continue
+            sub = f"{key}/{_escape(gk if gk is not None else pk)}"
+            if rk == "pair":
+                self.leaf(sub, gvals[r][li], pvals[r][lj], vpos, cols[t][u], False)
+            elif rk == "missing":
+                self.unmatched(sub, gvals[r][li], vpos, _MISS, False)
+            else:
+                self.unmatched(sub, pvals[r][lj], vpos, _EXTRA, False)
+        return True
+
+    def plain_list(self, key: str, kind: str, args: tuple) -> bool:
+        """The rows ``_list_rows(*args)`` would build, when its pairs are leaves or unbuilt objects of plain leaves
+        (``key``: the items' key); ``False``: not such a list, nothing counted."""
+        plan, nodes, alpha, wm, we, gt, pt, L, pos = args[:9]
+        if L or kind not in ("reorder", "fixed"):
+            return False
+        items: list = []  # per pair, in order: (function, data, u, li, lj, score), or (None, score, gold, candidate) for a leaf
+        if nodes is not None:
+            fn, nargs = nodes
+            if fn is _kept_nodes:
+                (cells, blocks, _, _), pairs = nargs[0], nargs[2]
+                if blocks is None:
+                    kg, kp = nargs[3], nargs[4]  # (the values its nodes are built from)
+                    items = [(None, c, kg[i], kp[j]) for c, (i, j) in zip(cells, pairs)]
+                else:
+                    items = [None] * len(pairs)
+                    for ts, spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+                        if later is None or (later[0] is _block_rows and any(r[0] == "pair" and r[8].__class__ is not str for r in spec)):
+                            return False
+                        for u, t in enumerate(ts):
+                            items[t] = (later[0], later[1], u, li[u], lj[u], cells[t])
+            elif fn is _equal_leaves:
+                pairs, kg, kp = nargs[1], nargs[2], nargs[3]
+                items = [(None, 1.0, kg[i], kp[j]) for i, j in pairs]
+            else:
+                return False  # pragma: no cover - the lists the engine builds later are these
+        elif any(rk == "pair" for rk, _, _ in plan):
+            return False  # pragma: no cover - a lazy list with pairs always has their nodes
+        k = 0
+        for rk, i, j in plan:
+            if rk == "pair":
+                item = items[k]
+                k += 1
+                if alpha == 0.0:
+                    continue
+                if item[0] is None:
+                    self.leaf(key, item[2], item[3], pos, item[1], True)
+                    continue
+                fn, data, u, li, lj, s = item
+                self.judged(key, s, pos, None, True)
+                if fn is _leaf_rows:
+                    self.plain(key, data, u, li, lj)
+                else:
+                    self.block(key, data, u, li, lj, False)
+            elif rk == "missing":
+                if wm != 0.0:
+                    self.unmatched(key, gt[i], pos, _MISS, True)
+            elif we != 0.0:
+                self.unmatched(key, pt[j], pos, _EXTRA, True)
+        return True
 
     def unmatched(self, key: str, value: Any, pos: Any, cell: int, entity: bool) -> None:
         """A value only one side holds, at ``key``: counted there when it is a scalar or a list item, and what
@@ -459,4 +598,4 @@ def field_counts(alignment: Alignment, threshold: Any = None) -> FieldCounts:
         counter.unmatched("", root.gold, root.pos, _MISS, False)
     else:
         counter.pair("", root, False)
-    return FieldCounts({k: Counts.from_list(v) for k, v in counter.out.items()}, threshold=t)
+    return FieldCounts._of_lists(counter.out, threshold=t)  # ([int, int, int, int, int, float]: what Counts.to_list gives)

@@ -20,6 +20,7 @@ import json
 import numbers
 import pickle
 import re
+from dataclasses import replace
 from typing import Any
 
 from pydantic_aligner import Aligner, DataError, SchemaError
@@ -27,7 +28,7 @@ from pydantic_aligner import Aligner, DataError, SchemaError
 from ._batch import Scorer
 from ._render import format_repair
 from ._report import Report, Summary
-from ._result import DEFAULT_BANDS, Bands
+from ._result import DEFAULT_BANDS, Bands, ItemResult
 
 __all__ = ["RESULT_COLUMNS", "evaluate_dask", "score_dask", "score_partition", "score_series", "summarize_partition"]
 
@@ -207,7 +208,11 @@ def summarize_partition(
     labels: Any = None,
     options: dict | None = None,
 ) -> Summary:
-    """The partial :class:`Summary` of one partition (what a worker sends back for a report)."""
+    """The partial :class:`Summary` of one partition (what a worker sends back for a report).
+
+    Its items are numbered by the partition's index labels when they are integers, else by their position in
+    the partition (``0..k-1``): :func:`evaluate_dask` renumbers the merged items by their position in the whole
+    frame. The index label is each item's id unless ``id=`` names a column."""
     results = _results(df, schema, gold, pred, id, top_repairs, True, bands, critical, labels, options)
     return Summary.from_results(results, bands, critical)
 
@@ -276,8 +281,35 @@ def evaluate_dask(
         tasks = [dask.delayed(_summarize_pickled, pure=False)(pickle.dumps(p, protocol=5), portable, **kw) for p in parts]
     else:
         tasks = ddf.map_partitions(summarize_partition, portable, meta=(None, object), enforce_metadata=False, **kw).to_delayed()
-    summaries = dask.compute(*tasks)
+    summaries = _numbered(dask.compute(*tasks))
     return Report.merge(summaries, n_boot=n_boot, confidence=confidence, seed=seed, worst=worst)
+
+
+def _numbered(summaries: Any) -> list:
+    """The partitions' summaries (in partition order) with their items numbered by their position in the whole
+    frame, ``0..n-1``, as :func:`evaluate` numbers the same rows (the index label is the item's id unless ``id=``
+    names a column). A partition alone cannot know its offset (the lengths of the partitions before it are known
+    only once they are read), so its items are renumbered here, where the summaries arrive in order: whatever the
+    scheduler, and at no cost when the numbers are already the positions (a frame with a default ``RangeIndex``)."""
+    out = []
+    start = 0
+    for s in summaries:
+        items = s.items
+        if any(r.index != start + k for k, r in enumerate(items)):
+            s.items = [r if r.index == start + k else _renumbered(r, start + k) for k, r in enumerate(items)]
+        start += len(items)
+        out.append(s)
+    return out
+
+
+def _renumbered(r: ItemResult, index: int) -> ItemResult:
+    """``dataclasses.replace(r, index=index)`` in a tenth of the time (as ``Summary`` unpickles its items)."""
+    if r.__class__ is not ItemResult:
+        return replace(r, index=index)
+    new = object.__new__(ItemResult)
+    new.__dict__.update(r.__dict__)
+    new.__dict__["index"] = index
+    return new
 
 
 def _columns(ddf: Any, caller: str, *names: str | None) -> list:
