@@ -377,3 +377,23 @@ def reroute(doc: dict, rng: random.Random, k: int) -> dict:
     for e in rng.sample(d["edges"], k):
         e["target"] = rng.choice([i for i in ids if i != e["target"]])
     return d
+
+
+def aligned_with_knobs(seed: int, n: int, edits: int, module: Any, **knobs: Any) -> tuple[Any, Any]:
+    """An edited, relabelled rich graph (``n`` people, 3 companies) aligned as is and with ``module``'s size
+    thresholds set to ``knobs`` (e.g. ``CODE_CELLS=0`` forces a large-graph path on a small graph):
+    ``(before, after)``, the two alignments."""
+    rng = random.Random(seed)
+    gold = rich(rng, n, 3)
+    pred, _ = relabel(edit_rich(rng, gold, edits), rng)
+    aligner = Aligner(RICH)
+    before = aligner.align(gold, pred)
+    saved = {k: getattr(module, k) for k in knobs}
+    for k, v in knobs.items():
+        setattr(module, k, v)
+    try:
+        after = aligner.align(gold, pred)
+    finally:
+        for k, v in saved.items():
+            setattr(module, k, v)
+    return before, after

@@ -12,7 +12,20 @@ import random
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from referential_graphs import AMR, RICH, amr, brute_force, damage_ids, edit_amr, edit_rich, relabel, reroute, rich, symmetric
+from referential_graphs import (
+    AMR,
+    RICH,
+    aligned_with_knobs,
+    amr,
+    brute_force,
+    damage_ids,
+    edit_amr,
+    edit_rich,
+    relabel,
+    reroute,
+    rich,
+    symmetric,
+)
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._graph import objective as _objective
@@ -90,17 +103,7 @@ def test_rows_by_lookup_are_the_float_arithmetic_bit_for_bit():
 @given(st.integers(0, 10**6), st.integers(3, 12), st.integers(0, 4))
 def test_the_large_graph_paths_change_no_score(seed, n, edits):
     # the lookup rows and the relaxation by counts, forced on every list: the same score, bit for bit
-    rng = random.Random(seed)
-    gold = rich(rng, n, 3)
-    pred, _ = relabel(edit_rich(rng, gold, edits), rng)
-    aligner = Aligner(RICH)
-    before = aligner.align(gold, pred)
-    saved = _objective.CODE_CELLS, _objective.RELAX_CELLS
-    _objective.CODE_CELLS = _objective.RELAX_CELLS = 0
-    try:
-        after = aligner.align(gold, pred)
-    finally:
-        _objective.CODE_CELLS, _objective.RELAX_CELLS = saved
+    before, after = aligned_with_knobs(seed, n, edits, _objective, CODE_CELLS=0, RELAX_CELLS=0)
     # (a bound that proves the result optimal sooner can stop the search sooner: the mapping may then differ among
     # bijections of the same score, the score cannot)
     assert repr(after.score) == repr(before.score)

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from referential_graphs import AMR, RICH, edit_rich, relabel, reroute, rich, symmetric
+from referential_graphs import AMR, aligned_with_knobs, relabel, reroute, symmetric
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._graph import objective as _objective
@@ -135,17 +135,7 @@ def test_sparse_rows_are_the_float_arithmetic_bit_for_bit(monkeypatch):
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.integers(3, 12), st.integers(0, 4))
 def test_sparse_rows_change_no_result(seed, n, edits):
-    rng = random.Random(seed)
-    gold = rich(rng, n, 3)
-    pred, _ = relabel(edit_rich(rng, gold, edits), rng)
-    aligner = Aligner(RICH)
-    before = aligner.align(gold, pred)
-    saved = _objective.CODE_CELLS, _objective.SPARSE_SHARE
-    _objective.CODE_CELLS, _objective.SPARSE_SHARE = 0, 1
-    try:
-        after = aligner.align(gold, pred)
-    finally:
-        _objective.CODE_CELLS, _objective.SPARSE_SHARE = saved
+    before, after = aligned_with_knobs(seed, n, edits, _objective, CODE_CELLS=0, SPARSE_SHARE=1)
     assert repr(after.score) == repr(before.score)
     assert after.mappings == before.mappings
     a, b = after.certificate, before.certificate
