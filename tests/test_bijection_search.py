@@ -265,13 +265,14 @@ def test_the_key_order_of_records_does_not_change_the_score(mode):
     assert a.score(KEY_ORDER_GOLD, same) == a.score(KEY_ORDER_GOLD, KEY_ORDER_PRED)
 
 
-def test_a_model_and_its_json_schema_agree_whatever_the_key_order_of_the_input():
-    # a Pydantic model reads the input through the model (its key order), the JSON Schema takes it as written
+@functools.cache
+def _graph_model() -> type:
+    """An AMR-style graph as an annotated Pydantic model: nodes with ids, edges referring to them."""
     from typing import Annotated
 
     from pydantic import BaseModel
 
-    from pydantic_aligner import Comparator, IdScope, Order, Ref, to_json_schema
+    from pydantic_aligner import Comparator, IdScope, Order, Ref
 
     class Node(BaseModel):
         id: Annotated[int, IdScope("node")]
@@ -286,6 +287,14 @@ def test_a_model_and_its_json_schema_agree_whatever_the_key_order_of_the_input()
         nodes: Annotated[list[Node], Order("align")]
         edges: Annotated[list[Edge], Order("align")]
 
+    return Graph
+
+
+def test_a_model_and_its_json_schema_agree_whatever_the_key_order_of_the_input():
+    # a Pydantic model reads the input through the model (its key order), the JSON Schema takes it as written
+    from pydantic_aligner import to_json_schema
+
+    Graph = _graph_model()
     pred = {**KEY_ORDER_PRED, "nodes": [dict(reversed(list(x.items()))) if x["id"] in (0, 5) else x for x in KEY_ORDER_PRED["nodes"]]}
     assert Aligner(Graph).score(KEY_ORDER_GOLD, pred) == Aligner(to_json_schema(Graph)).score(KEY_ORDER_GOLD, pred)
 
@@ -473,25 +482,8 @@ def test_an_aligner_without_a_schema_keeps_its_options_for_the_model_of_its_inst
     # Aligner(bijection_search=...) scoring model instances builds an Aligner for their model: it used to
     # drop bijection_search there (and silently score with the default search)
     import inspect
-    from typing import Annotated
 
-    from pydantic import BaseModel
-
-    from pydantic_aligner import Comparator, IdScope, Order, Ref
-
-    class Node(BaseModel):
-        id: Annotated[int, IdScope("node")]
-        concept: Annotated[str, Comparator("exact")]
-
-    class Edge(BaseModel):
-        source: Annotated[int, Ref("node")]
-        role: Annotated[str, Comparator("exact")]
-        target: Annotated[int, Ref("node")]
-
-    class Graph(BaseModel):
-        nodes: Annotated[list[Node], Order("align")]
-        edges: Annotated[list[Edge], Order("align")]
-
+    Graph = _graph_model()
     gold = Graph.model_validate({
         "nodes": [{"id": 0, "concept": "city"}, *({"id": i, "concept": "cell"} for i in range(1, 7))],
         "edges": [{"source": s, "role": r, "target": t} for s, r, t in
