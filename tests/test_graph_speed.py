@@ -45,7 +45,7 @@ def test_an_attribute_rich_large_graph_skips_the_restarts_and_loses_nothing(monk
     monkeypatch.setattr(_search.Search, "look_alike", lambda self: looks.append(real(self)) or looks[-1])
     ran: list = []
     restarts = _search.Search.restarts
-    monkeypatch.setattr(_search.Search, "restarts", lambda self, n: ran.append(n) or restarts(self, n))
+    monkeypatch.setattr(_search.Search, "restarts", lambda self, n, *a: ran.append(n) or restarts(self, n, *a))
     quick = aligner.align(gold, pred)
     assert looks == [2.0] and ran == []
     monkeypatch.setattr(_search, "LOOK_ALIKE", 0.0)  # restarts forced, as before
