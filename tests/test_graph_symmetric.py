@@ -146,3 +146,36 @@ def test_restarts_seed_from_more_than_one_colour_when_the_rarest_has_few_candida
     gold = symmetric(family, n, graph_seed)
     pred = dangling(gold, random.Random(seed), share)
     assert DEFAULT.score(gold, relabel(pred, random.Random(seed))[0]) == identity_score(gold, pred)
+
+
+def _canonical_budget_warnings(monkeypatch, gold: dict, pred: dict) -> tuple[float, list]:
+    import warnings
+
+    from pydantic_aligner._graph import canonical
+
+    monkeypatch.setattr(canonical, "LEAF_BUDGET", 2)  # the canonical ordering's budget, hit by a torus's symmetries
+    monkeypatch.setattr(canonical, "NODE_BUDGET", 8)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        score = Aligner(AMR).score(gold, pred)
+    return score, [str(w.message) for w in caught if "canonical ordering" in str(w.message)]
+
+
+def test_a_score_proven_optimal_does_not_warn_that_it_may_depend_on_list_order(monkeypatch):
+    # the canonical ordering hit its budget, but the certificate proves the score optimal: the best over every
+    # bijection, whatever copy the search ran on (before: "this score may depend on the order of its lists")
+    gold = symmetric("torus", 36)
+    pred = relabel(gold, random.Random(3))[0]
+    score, warned = _canonical_budget_warnings(monkeypatch, gold, pred)
+    assert score == 1.0 and warned == []
+
+
+def test_a_score_not_proven_optimal_still_warns_when_the_canonical_budget_is_hit(monkeypatch):
+    from pydantic_aligner._graph import search
+
+    monkeypatch.setattr(search.Search, "_reached", lambda self: False)  # nothing proven
+    gold = symmetric("torus", 36)
+    pred = relabel(reroute(gold, random.Random(1), 1), random.Random(3))[0]
+    score, warned = _canonical_budget_warnings(monkeypatch, gold, pred)
+    assert score < 1.0
+    assert warned == ["the canonical ordering of a highly symmetric document hit its search budget; this score may depend on the order of its lists"]

@@ -571,13 +571,6 @@ class Referential:
         cp = canonicalize(self, pred)
         for name in self.scopes:
             ctx.pred_ids[name] = set(cp.ids[name])
-        if not (cg.complete and cp.complete):
-            warnings.warn(
-                "the canonical ordering of a highly symmetric document hit its search budget; "
-                "this score may depend on the order of its lists",
-                AlignerWarning,
-                stacklevel=5,
-            )
         if cg.complete and cp.complete and self._isomorphic(ctx, gold, pred, cg, cp):
             return
         cgidx = self.index(cg.doc)
@@ -598,6 +591,14 @@ class Referential:
             to_p = cp.to_canon[name]
             identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
         search.run(mode, identity, prove=ctx.certificate == "prove")
+        if not ((cg.complete and cp.complete) or search.proven):
+            # (a score proven optimal is the best over every bijection, whatever copy the search ran on)
+            warnings.warn(
+                "the canonical ordering of a highly symmetric document hit its search budget; "
+                "this score may depend on the order of its lists",
+                AlignerWarning,
+                stacklevel=5,
+            )
         # (the last: whether proving it, as Alignment.certificate may ask, could change it: see Search.final)
         ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode))
         ctx.ids_mapped = True
