@@ -299,6 +299,100 @@ def _render(template: str, fields: dict) -> str:
     return template.format(**fields) if template.strip() else ""
 
 
+# ---------------------------------------------------------------------------
+# templates compiled once per template string: the same text as str.format, without parsing it on every call
+
+#: each placeholder of :func:`_fields` as an expression of ``op``, ``rank`` and ``partner``: the value :data:`_FIELD`
+#: gives (``tests/test_small_pairs.py`` checks every one against it)
+_EXPR: dict[str, str] = {
+    "rank": '("" if rank is None else rank)',
+    "path": "_dp(op.path)",
+    "gold": "_fv(op.gold)",
+    "pred": "_fv(op.pred)",
+    "value": "_fv(op.value)",
+    "score_delta": "op.delta",
+    "score_delta_pct": "100.0 * op.delta",
+    "key": "_last(op.path)",
+    "gold_key": '(_last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path))',
+    "pred_key": "(_last(partner.path) if partner is not None else _last(op.pred_path))",
+    "gold_path": "_dp(op.gold_path)",
+    "pred_path": "_dp(op.pred_path)",
+    "list_path": "_dp(op.list_path)",
+    "kind": "op.kind",
+    "op": "op.op",
+    "confidence": "op.confidence",
+    "confidence_pct": "100.0 * op.confidence",
+}
+_CONVERSIONS = {None: "", "r": "repr", "s": "str", "a": "ascii"}
+_LINES: dict[str, Any] = {}  # template -> its renderer of an operation's line
+
+
+def _source(template: str) -> tuple[str, tuple] | None:
+    """The Python source of the renderer of an operation's line from ``template`` and the constants it reads
+    (``None``: the template cannot be compiled; ``str.format`` renders it). Nothing of the template enters the
+    source: its literal text and format specs are constants (``_K[i]``), its placeholders are looked up in
+    :data:`_EXPR`; the source holds only this module's own expressions, local names and constant indices, so a
+    template is never code."""
+    try:
+        pieces = list(_PARSE(template))
+    except ValueError:
+        return None
+    consts: list = []
+    parts: list[str] = []
+    pre: list[str] = []  # the placeholders' values, in first-use order, before any is formatted (as _fields makes them)
+    local: dict[str, str] = {}
+
+    def const(x: Any) -> str:
+        consts.append(x)
+        return f"_K[{len(consts) - 1}]"
+
+    for lit, name, spec, conv in pieces:
+        if lit:
+            parts.append(const(lit))
+        if name is None:
+            continue
+        if (spec and "{" in spec) or conv not in _CONVERSIONS or not name.isidentifier():
+            return None  # nested fields, attribute or index lookups, positional fields: str.format decides
+        if name not in _EXPR:
+            return None
+        value = local.get(name)
+        if value is None:
+            value = local[name] = f"v{len(local)}"
+            pre.append(f"    {value} = {_EXPR[name]}\n")
+        if conv is not None:
+            value = f"{_CONVERSIONS[conv]}({value})"
+        parts.append(f"_f({value}, {const(spec)})")
+    body = "".join(pre) + "    return " + ('"".join((' + ", ".join(parts) + ",))" if parts else '""') + "\n"
+    return f"def render(op, rank, partner):\n{body}", tuple(consts)
+
+
+def _build(template: str) -> Any:
+    made = _source(template)
+    if made is None:
+        return None
+    src, consts = made
+    namespace = {"_K": consts, "_f": format, "_dp": display_path, "_fv": format_value, "_last": _last, "repr": repr, "str": str,
+                 "ascii": ascii, "__builtins__": {}}  # fmt: skip
+    exec(compile(src, "<feedback template>", "exec"), namespace)  # the source is this module's (see _source)
+    return namespace["render"]
+
+
+def _line(template: str) -> Any:
+    """The renderer of an operation's line from ``template``: ``fn(op, rank, partner) == template.format(**_fields(op,
+    rank, partner))``, the placeholders' values made (only those it reads) before any is formatted, as
+    :func:`_fields` makes them. Memoised per template string."""
+    fn = _LINES.get(template)
+    if fn is None:
+        if len(_LINES) >= 1024:
+            _LINES.clear()
+        fn = _build(template)
+        if fn is None:
+            names = _names(template)
+            fn = lambda op, rank, partner: template.format(**_fields(op, rank, partner, names))
+        _LINES[template] = fn
+    return fn
+
+
 def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str:
     buckets: dict[str, float] = {}
     for o in selected:
@@ -431,7 +525,7 @@ def feedback(
                     text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
                 elif visible(o):  # the usual line: only the placeholders its template reads are made
                     template = tpl[f"feedback.op.{o.kind}"]
-                    text = template.format(**_fields(o, rank_no, mate, _names(template)))
+                    text = (_LINES.get(template) or _line(template))(o, rank_no, mate)
                 if text:
                     lines.append(text)
             entries.append(
