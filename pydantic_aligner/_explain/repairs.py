@@ -351,8 +351,10 @@ class _Builder:
             if any(row[0] != row[1] for row in plain):
                 hit = ((), {})
             else:
-                fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
-                               for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
+                # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
+                # patch path takes, "/" + _escape(key))
+                fields = tuple([(pk, ptok, wt, vpos, gtok, ptok, gcol, pcol, vcol)
+                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain])  # fmt: skip
                 bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
                 for f in fields:
                     vcol = f[8]
