@@ -429,9 +429,9 @@ class _Builder:
         add_at: dict[int, Any] = {}
         cnt = 0
         if reorder:
-            for j in sorted(j for rk, _, j in plan if rk == PAIR or (rk == EXCESS and we == 0.0)):
-                final_of[j] = cnt
-                cnt += 1
+            kept = [j for rk, _, j in plan if rk == PAIR] if we != 0.0 else [j for rk, _, j in plan if rk != MISSING]
+            kept.sort()
+            final_of = dict(zip(kept, range(len(kept))))
         else:
             for t, (rk, _, j) in enumerate(plan):
                 if rk == PAIR or (rk == EXCESS and we == 0.0):
