@@ -459,9 +459,14 @@ class _Builder:
                 for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
                     delta = (ca * wt) * (1.0 - s)
-                    args = (delta, opath, i, j, fj, pk, tok, gtok, ptok, gold if translate is None else translate(vpos, gold), gold,
-                            pcol[lj], gptr, pptr, orig, final)  # fmt: skip
-                    ops.append((delta, "primitive_replace", args) if later else _plain_op(*args))
+                    value = gold if translate is None else translate(vpos, gold)
+                    if later:
+                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, tok, gtok, ptok, value, gold, pcol[lj], gptr,
+                                                                 pptr, orig, final)))  # fmt: skip
+                    else:  # (what _plain_op makes of those arguments)
+                        ops.append(_Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pcol[lj],
+                                        f"{gptr}/{i}{gtok}", f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk),
+                                        (*final, fj, pk)))  # fmt: skip
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
