@@ -215,3 +215,19 @@ def test_direct_rapidfuzz_calls_give_the_wrappers_cells(name, golds, preds):
         pairwise[[a == b for a, b in zip(golds[:k], preds[:k])]] = 1.0
     assert bound.pairs(golds[:k], preds[:k]).tobytes() == pairwise.tobytes()
     assert [bound.pair(a, b) for a, b in zip(golds[:k], preds[:k])] == pairwise.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(DOCS, templates(), st.sampled_from(["gepa", "compact"]), st.sampled_from([None, 1, 3]))
+def test_compiled_lines_give_the_feedback_of_str_format(docs, template, style, top_k):
+    """The whole feedback (text and entries) with lines from compiled templates is the feedback with lines from
+    ``str.format`` (``feedback.COMPILE_LINES = False``), under the default templates and a user's."""
+    gold, pred = docs
+    result = align(gold, pred, {"type": "object", "keyScore": "exact"})
+    for templates_ in (None, {f"op.{kind}": template for kind in REPAIR_KINDS if kind != "pairing_ambiguous"}):
+        compiled = result.feedback(top_k=top_k, style=style, templates=templates_).to_dict()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(F, "COMPILE_LINES", False)
+            mp.setattr(F, "_LINES", {})
+            plain = result.feedback(top_k=top_k, style=style, templates=templates_).to_dict()
+        assert compiled == plain
