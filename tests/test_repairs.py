@@ -590,8 +590,12 @@ def test_top_repairs_of_a_list_of_plain_objects_with_ties():
     gold = {"items": [{"name": f"item {i}", "qty": i % 3} for i in range(8)]}
     pred = {"items": [{"name": f"item {i}" + ("x" if i % 2 else ""), "qty": (i + 1) % 3} for i in range(7, 0, -1)]
             + [{"name": "extra", "qty": 9}]}  # fmt: skip
-    from pydantic_aligner._explain.repairs import _build_ops
+    from pydantic_aligner._explain.repairs import _build_ops, _made
 
-    deferred = _build_ops(Aligner(schema).align(gold, pred), "leaf", later=True)[0]
+    alignment = Aligner(schema).align(gold, pred)
+    deferred = _build_ops(alignment, "leaf", later=True)[0]
     assert sum(o.__class__ is tuple for o in deferred) >= 7  # the fields' repairs are deferred
+    # made later, they are the operations made at once (every field, the patch's token paths too)
+    eager = _build_ops(alignment, "leaf")[0]
+    assert [(o, o._orig, o._final) for o in map(_made, deferred)] == [(o, o._orig, o._final) for o in eager]
     _check_top_and_kinds(Aligner(schema), gold, pred)

@@ -2,7 +2,8 @@
 
 * number matrices (and exact string matrices) of at most ``SMALL_CELLS`` cells are computed in Python, cell by
   cell, instead of numpy;
-* feedback lines render only the placeholders their template reads.
+* feedback lines render only the placeholders their template reads, through the template compiled once
+  (``feedback._line``: the same text as ``str.format`` of every placeholder).
 """
 
 from __future__ import annotations
@@ -87,12 +88,19 @@ def test_small_number_matrix_cells():
 # feedback lines: only the placeholders a template reads are made, the text is the same
 
 PLACEHOLDERS = sorted(F._FIELD)
-SPECS = {"score_delta": ["", ":.3f", ":+.2e"], "confidence": ["", ":.1%"], "rank": ["", ":>3"], "gold": ["", "!r", ":.5"]}
+SPECS = {
+    "score_delta": ["", ":.3f", ":+.2e", "!s", "!r:>12"],
+    "confidence": ["", ":.1%"],
+    "rank": ["", ":>3", "!a"],
+    "gold": ["", "!r", ":.5", "!a:^9"],
+    "path": ["", "!r", ":*<7"],
+}
 DOCS = st.sampled_from(
     [
         ({"a": 1, "b": "xy", "c": [1, 2]}, {"a": 2, "c": [1], "d": True}),
         ({"a": {"b": "~/x"}, "t": [1, 2, 3]}, {"a": {"b": "~/y"}, "t": [3]}),
         ({"r": 1, "s": None}, {"q": 1, "s": 0}),
+        ({"naïve": "é", "l": ["x", "y"]}, {"naive": "é", "l": ["y", "z"]}),
     ]
 )
 
@@ -103,8 +111,9 @@ def templates(draw):
     for _ in range(draw(st.integers(0, 6))):
         name = draw(st.sampled_from(PLACEHOLDERS))
         spec = draw(st.sampled_from(SPECS.get(name, [""])))
-        parts.append(draw(st.sampled_from(["", " ", "x {{", "}} y", ": "])) + "{" + name + spec + "}")
-    return "".join(parts) or "plain"
+        parts.append(draw(st.sampled_from(["", " ", "x {{", "}} y", ": ", '"', "'", "\\", "\n"])) + "{" + name + spec + "}")
+    template = "".join(parts) + draw(st.sampled_from(["", " {{}}", "'", "\n"]))
+    return template if template.strip() else "plain"  # (a blank template silences the line)
 
 
 @settings(max_examples=150, deadline=None)
@@ -119,10 +128,64 @@ def test_feedback_lines_render_only_what_the_template_reads_the_same(docs, templ
     expected = [template.format(**F._fields(o, k + 1, None)) for k, o in enumerate(chosen)]
     assert [e.text for e in fb.entries] == expected
     assert F._names(template) is not None
+    assert F._source(template) is not None  # compiled (the text above came from the compiled line)
+    assert [F._line(template)(o, None, None) for o in chosen] == [template.format(**F._fields(o, None, None)) for o in chosen]
+
+
+def _every_kind_of_operation() -> list:
+    """Operations of many kinds (renames with their partner), from alignments built for it."""
+    pairs = [
+        ({"a": 1, "b": "xy", "c": [1, 2]}, {"a": 2, "c": [1], "d": True}, {"type": "object", "keyScore": "exact"}),
+        ({"phoneNumber": "555-1234", "s": None}, {"phone": "555-1234", "s": 0}, {"type": "object", "keyScore": "jaro", "keyImportance": 1}),
+        ({"t": [1, 2, 3], "u": "~/x"}, {"t": [3, 4], "u": "~/y"}, None),
+        (["a", "b", "c"], ["b", "x"], {"type": "array", "order": "align", "items": {"type": "string", "score": "exact"}}),
+    ]
+    out = []
+    for gold, pred, schema in pairs:
+        ops = list(align(gold, pred, schema).repairs())
+        renames = {o.pair_id: o for o in ops if o.kind == "key_rename_remove"}
+        out += [(o, renames.get(o.pair_id) if o.kind == "key_rename_add" else None) for o in ops]
+    return out
+
+
+def test_every_compiled_placeholder_is_the_placeholder_of_fields():
+    ops = _every_kind_of_operation()
+    kinds = {o.kind for o, _ in ops}
+    assert kinds >= {"primitive_replace", "key_add", "key_remove", "key_rename_add", "key_rename_remove", "list_item_missing"}
+    assert set(F._EXPR) == set(F._FIELD)
+    for name in F._FIELD:
+        line = F._line("{" + name + "}|{" + name + "!r}")
+        for o, partner in ops:
+            for rank in (None, 3):
+                value = F._FIELD[name](o, rank, partner)
+                assert line(o, rank, partner) == f"{value}|{value!r}", (name, o)
+
+
+HOSTILE = ['"); __import__("os").system("x"); ("', "{rank}'''\\n{path}\"", "{{__import__}} {rank}", "\x00{kind}\u2028", "\\"]
+
+
+def test_a_template_is_never_code():
+    """The compiled line holds none of the template's text as code: quotes, braces, backslashes and names of
+    builtins in a template render as str.format renders them (or raise as it raises)."""
+    o, _ = _every_kind_of_operation()[0]
+    for template in HOSTILE:
+        assert F._line(template)(o, 1, None) == template.format(**F._fields(o, 1, None))
+    for template in ["{__import__}", "{rank.__class__}", "{0}", "{}", "{gold[0]}"]:  # not compiled: str.format decides
+        assert F._source(template) is None
+        try:
+            expected: object = template.format(**F._fields(o, 1, None))
+        except (KeyError, IndexError) as e:
+            expected = type(e)
+        try:
+            got: object = F._line(template)(o, 1, None)
+        except (KeyError, IndexError) as e:
+            got = type(e)
+        assert got == expected
 
 
 def test_templates_the_fast_line_cannot_read_fall_back_to_every_placeholder():
     assert F._names("{rank}. {gold:{score_delta}}") is None  # a placeholder nested in a format spec
+    assert F._source("{rank}. {gold:{score_delta}}") is None and F._source("{gold.real} {rank}") is None
     assert F._names("{rank} {") is None  # not a format string: str.format raises as before
     assert F._names("{gold.real} {pred[0]} {rank}") == ("gold", "pred", "rank")
     with pytest.raises(ValueError):
@@ -152,3 +215,19 @@ def test_direct_rapidfuzz_calls_give_the_wrappers_cells(name, golds, preds):
         pairwise[[a == b for a, b in zip(golds[:k], preds[:k])]] = 1.0
     assert bound.pairs(golds[:k], preds[:k]).tobytes() == pairwise.tobytes()
     assert [bound.pair(a, b) for a, b in zip(golds[:k], preds[:k])] == pairwise.tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(DOCS, templates(), st.sampled_from(["gepa", "compact"]), st.sampled_from([None, 1, 3]))
+def test_compiled_lines_give_the_feedback_of_str_format(docs, template, style, top_k):
+    """The whole feedback (text and entries) with lines from compiled templates is the feedback with lines from
+    ``str.format`` (``feedback.COMPILE_LINES = False``), under the default templates and a user's."""
+    gold, pred = docs
+    result = align(gold, pred, {"type": "object", "keyScore": "exact"})
+    for templates_ in (None, {f"op.{kind}": template for kind in REPAIR_KINDS if kind != "pairing_ambiguous"}):
+        compiled = result.feedback(top_k=top_k, style=style, templates=templates_).to_dict()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(F, "COMPILE_LINES", False)
+            mp.setattr(F, "_LINES", {})
+            plain = result.feedback(top_k=top_k, style=style, templates=templates_).to_dict()
+        assert compiled == plain

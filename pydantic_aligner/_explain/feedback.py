@@ -73,6 +73,9 @@ _MAX = 80
 #: style -> its resolved templates, without user templates (the defaults are constants: resolved once)
 _STYLE_TEMPLATES: dict[str, dict[str, str]] = {}
 
+#: style -> {repair kind: whether the style's template for it shows a line} (without user templates: constants)
+_STYLE_SHOWN: dict[str, dict[str, bool]] = {}
+
 #: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
 _FOLLOWERS = ("id_fix", "ref_fix")
 
@@ -299,6 +302,103 @@ def _render(template: str, fields: dict) -> str:
     return template.format(**fields) if template.strip() else ""
 
 
+# ---------------------------------------------------------------------------
+# templates compiled once per template string: the same text as str.format, without parsing it on every call
+
+#: each placeholder of :func:`_fields` as an expression of ``op``, ``rank`` and ``partner``: the value :data:`_FIELD`
+#: gives (``tests/test_small_pairs.py`` checks every one against it)
+_EXPR: dict[str, str] = {
+    "rank": '("" if rank is None else rank)',
+    "path": "_dp(op.path)",
+    "gold": "_fv(op.gold)",
+    "pred": "_fv(op.pred)",
+    "value": "_fv(op.value)",
+    "score_delta": "op.delta",
+    "score_delta_pct": "100.0 * op.delta",
+    "key": "_last(op.path)",
+    "gold_key": '(_last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path))',
+    "pred_key": "(_last(partner.path) if partner is not None else _last(op.pred_path))",
+    "gold_path": "_dp(op.gold_path)",
+    "pred_path": "_dp(op.pred_path)",
+    "list_path": "_dp(op.list_path)",
+    "kind": "op.kind",
+    "op": "op.op",
+    "confidence": "op.confidence",
+    "confidence_pct": "100.0 * op.confidence",
+}
+_CONVERSIONS = {None: "", "r": "repr", "s": "str", "a": "ascii"}
+_LINES: dict[str, Any] = {}  # template -> its renderer of an operation's line
+#: lines rendered by their compiled template (``False``: by ``str.format`` of the placeholders, the reference the
+#: tests compare it with; clear ``_LINES`` after changing it)
+COMPILE_LINES = True
+
+
+def _source(template: str) -> tuple[str, tuple] | None:
+    """The Python source of the renderer of an operation's line from ``template`` and the constants it reads
+    (``None``: the template cannot be compiled; ``str.format`` renders it). Nothing of the template enters the
+    source: its literal text and format specs are constants (``_K[i]``), its placeholders are looked up in
+    :data:`_EXPR`; the source holds only this module's own expressions, local names and constant indices, so a
+    template is never code."""
+    try:
+        pieces = list(_PARSE(template))
+    except ValueError:
+        return None
+    consts: list = []
+    parts: list[str] = []
+    pre: list[str] = []  # the placeholders' values, in first-use order, before any is formatted (as _fields makes them)
+    local: dict[str, str] = {}
+
+    def const(x: Any) -> str:
+        consts.append(x)
+        return f"_K[{len(consts) - 1}]"
+
+    for lit, name, spec, conv in pieces:
+        if lit:
+            parts.append(const(lit))
+        if name is None:
+            continue
+        if (spec and "{" in spec) or conv not in _CONVERSIONS or not name.isidentifier():
+            return None  # nested fields, attribute or index lookups, positional fields: str.format decides
+        if name not in _EXPR:
+            return None
+        value = local.get(name)
+        if value is None:
+            value = local[name] = f"v{len(local)}"
+            pre.append(f"    {value} = {_EXPR[name]}\n")
+        if conv is not None:
+            value = f"{_CONVERSIONS[conv]}({value})"
+        parts.append(f"_f({value}, {const(spec)})")
+    body = "".join(pre) + "    return " + ('"".join((' + ", ".join(parts) + ",))" if parts else '""') + "\n"
+    return f"def render(op, rank, partner):\n{body}", tuple(consts)
+
+
+def _build(template: str) -> Any:
+    made = _source(template)
+    if made is None:
+        return None
+    src, consts = made
+    namespace = {"_K": consts, "_f": format, "_dp": display_path, "_fv": format_value, "_last": _last, "repr": repr, "str": str,
+                 "ascii": ascii, "__builtins__": {}}  # fmt: skip
+    exec(compile(src, "<feedback template>", "exec"), namespace)  # the source is this module's (see _source)
+    return namespace["render"]
+
+
+def _line(template: str) -> Any:
+    """The renderer of an operation's line from ``template``: ``fn(op, rank, partner) == template.format(**_fields(op,
+    rank, partner))``, the placeholders' values made (only those it reads) before any is formatted, as
+    :func:`_fields` makes them. Memoised per template string."""
+    fn = _LINES.get(template)
+    if fn is None:
+        if len(_LINES) >= 1024:
+            _LINES.clear()
+        fn = _build(template) if COMPILE_LINES else None
+        if fn is None:
+            names = _names(template)
+            fn = lambda op, rank, partner: template.format(**_fields(op, rank, partner, names))
+        _LINES[template] = fn
+    return fn
+
+
 def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str:
     buckets: dict[str, float] = {}
     for o in selected:
@@ -391,7 +491,8 @@ def feedback(
     n_selected = sum(len(u) for u in chosen)
     truncated = n_selected < n_total_ops
 
-    shown: dict[str, bool] = {}
+    # whether a kind's template shows a line (the same for every call of a style without user templates)
+    shown = _STYLE_SHOWN.setdefault(style, {}) if templates is None else {}
 
     def visible(op: Repair) -> bool:
         v = shown.get(op.kind)
@@ -401,8 +502,7 @@ def feedback(
         # identifier's rewrite: not fixes to show
         return v and not (op.delta <= 0.0 and op.kind in _FOLLOWERS)
 
-    semantic = referential == "semantic"
-    sem = _Semantic(alignment) if semantic else None
+    sem = _Semantic(alignment) if referential == "semantic" else None
     tables = _table_leaves(alignment, chosen) if textual else {}
     defaults = _Defaults(alignment) if textual else None
     entries: list[FeedbackEntry] = []
@@ -414,28 +514,29 @@ def feedback(
         rank_no = n + 1 if shows else None
         if shows:
             n += 1
-        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"} if len(unit) > 1 else {}  # (a rename's halves)
+        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"} if len(unit) > 1 else None  # (a rename's halves)
         for o in unit:
             selected_ops.append(o)
-            mate = partner.get(o.pair_id) if o.kind == "key_rename_add" else None
+            kind = o.kind
+            mate = partner.get(o.pair_id) if partner is not None and kind == "key_rename_add" else None
             text = ""
             if textual:
-                if sem is not None and o.kind in ("ref_fix", "ref_fix_no_target"):
+                if sem is not None and kind in ("ref_fix", "ref_fix_no_target"):
                     fields = _fields(o, rank_no, mate)
-                    text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{o.kind}"], fields)
-                elif o.gold_path in tables and o.kind in _TABLE_OPS:
-                    text = _render(tpl[f"feedback.op.{o.kind}.table"], {**_fields(o, rank_no, mate), "similarity": tables[o.gold_path]})
-                elif o.kind == "key_add" and defaults is not None and defaults.is_default(o):
+                    text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{kind}"], fields)
+                elif tables and o.gold_path in tables and kind in _TABLE_OPS:
+                    text = _render(tpl[f"feedback.op.{kind}.table"], {**_fields(o, rank_no, mate), "similarity": tables[o.gold_path]})
+                elif kind == "key_add" and defaults is not None and defaults.is_default(o):
                     text = _render(tpl["feedback.op.key_add.default"], _fields(o, rank_no, mate))
-                elif o.kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
+                elif kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
                     text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
-                elif visible(o):  # the usual line: only the placeholders its template reads are made
-                    template = tpl[f"feedback.op.{o.kind}"]
-                    text = template.format(**_fields(o, rank_no, mate, _names(template)))
+                elif visible(o):  # the usual line: its template compiled once (only the placeholders it reads are made)
+                    template = tpl[f"feedback.op.{kind}"]
+                    text = (_LINES.get(template) or _line(template))(o, rank_no, mate)
                 if text:
                     lines.append(text)
             entries.append(
-                _Entry(rank_no, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence)
+                _Entry(rank_no, kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence)
             )
     diag = diagnostics(alignment, ambiguity_threshold) if include_pairing_ambiguous else []
     for d in diag:
@@ -448,8 +549,13 @@ def feedback(
     if not lines:
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
-        if all(visible(o) for o in ops):
-            n_total = count_units(ops)  # every kind has a line
+        every = True  # whether every operation has a line
+        for o in ops:
+            if not visible(o):
+                every = False
+                break
+        if every:
+            n_total = count_units(ops)
         else:
             n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))
         intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
@@ -458,7 +564,7 @@ def feedback(
             syn = _synthesis(selected_ops, tpl, float(dominant_fraction_threshold))
             if syn:
                 text += "\n" + syn
-    diag_lines = [e.text for e in entries if e.op_kind == "pairing_ambiguous" and e.text]
+    diag_lines = [e.text for e in entries if e.op_kind == "pairing_ambiguous" and e.text] if diag else None
     if diag_lines:
         head = _render(tpl["feedback.diagnostics.intro"], {})
         text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
@@ -468,7 +574,10 @@ def feedback(
 
 def _invalid_lines(alignment: Alignment, tpl: dict) -> str:
     """What the model rejected in the prediction (``Alignment.validation_errors``), one line each."""
-    issues = [i for i in getattr(alignment, "validation_errors", ()) if i.side == "pred"]
+    issues = getattr(alignment, "validation_errors", ())
+    if not issues:
+        return ""
+    issues = [i for i in issues if i.side == "pred"]
     lines = []
     for i in issues:
         f = {"path": display_path(i.path), "message": i.message, "input": format_value(i.input), "type": i.type}
@@ -484,6 +593,9 @@ def _invalid_lines(alignment: Alignment, tpl: dict) -> str:
 def _read_lines(alignment: Alignment, tpl: dict) -> str:
     """Notes on how the prediction text was read: truncated, repaired, one of several JSON values."""
     read = alignment.read
+    found, span, note = getattr(read, "found", None), getattr(read, "span", None), getattr(read, "note", None)
+    if not read and (found is None or found <= 1 or span is None):
+        return ""  # (the usual read: no flag, one JSON value)
     lines = []
     if "truncated" in read:
         lines.append(_render(tpl["feedback.read.truncated"], {}))
@@ -491,7 +603,6 @@ def _read_lines(alignment: Alignment, tpl: dict) -> str:
         lines.append(_render(tpl["feedback.read.repaired"], {}))
     if "unrepaired" in read:
         lines.append(_render(tpl["feedback.read.unrepaired"], {}))
-    found, span, note = getattr(read, "found", None), getattr(read, "span", None), getattr(read, "note", None)
     if "best_fit" in read and note:
         lines.append(_render(tpl["feedback.read.best_fit"], {"note": note}))
     elif found is not None and found > 1 and span is not None:

@@ -351,8 +351,10 @@ class _Builder:
             if any(row[0] != row[1] for row in plain):
                 hit = ((), {})
             else:
-                fields = tuple((pk, "/" + _escape(pk), wt, vpos, gtok, ptok, gcol, pcol, vcol)
-                               for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain)  # fmt: skip
+                # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
+                # patch path takes, "/" + _escape(key))
+                fields = tuple([(pk, ptok, wt, vpos, gtok, ptok, gcol, pcol, vcol)
+                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain])  # fmt: skip
                 bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
                 for f in fields:
                     vcol = f[8]
@@ -427,9 +429,9 @@ class _Builder:
         add_at: dict[int, Any] = {}
         cnt = 0
         if reorder:
-            for j in sorted(j for rk, _, j in plan if rk == PAIR or (rk == EXCESS and we == 0.0)):
-                final_of[j] = cnt
-                cnt += 1
+            kept = [j for rk, _, j in plan if rk == PAIR] if we != 0.0 else [j for rk, _, j in plan if rk != MISSING]
+            kept.sort()
+            final_of = dict(zip(kept, range(len(kept))))
         else:
             for t, (rk, _, j) in enumerate(plan):
                 if rk == PAIR or (rk == EXCESS and we == 0.0):
@@ -457,9 +459,14 @@ class _Builder:
                 for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
                     delta = (ca * wt) * (1.0 - s)
-                    args = (delta, opath, i, j, fj, pk, tok, gtok, ptok, gold if translate is None else translate(vpos, gold), gold,
-                            pcol[lj], gptr, pptr, orig, final)  # fmt: skip
-                    ops.append((delta, "primitive_replace", args) if later else _plain_op(*args))
+                    value = gold if translate is None else translate(vpos, gold)
+                    if later:
+                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, tok, gtok, ptok, value, gold, pcol[lj], gptr,
+                                                                 pptr, orig, final)))  # fmt: skip
+                    else:  # (what _plain_op makes of those arguments)
+                        ops.append(_Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pcol[lj],
+                                        f"{gptr}/{i}{gtok}", f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk),
+                                        (*final, fj, pk)))  # fmt: skip
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
