@@ -2,7 +2,7 @@
 
 * number matrices (and exact string matrices) of at most ``SMALL_CELLS`` cells are computed in Python, cell by
   cell, instead of numpy;
-* feedback lines render only the placeholders their template reads, through the template compiled once
+* feedback lines render only the placeholders their template reads, through the template parsed once
   (``feedback._line``: the same text as ``str.format`` of every placeholder).
 """
 
@@ -128,7 +128,7 @@ def test_feedback_lines_render_only_what_the_template_reads_the_same(docs, templ
     expected = [template.format(**F._fields(o, k + 1, None)) for k, o in enumerate(chosen)]
     assert [e.text for e in fb.entries] == expected
     assert F._names(template) is not None
-    assert F._source(template) is not None  # compiled (the text above came from the compiled line)
+    assert F._plan(template) is not None  # parsed (the text above came from the parsed line)
     assert [F._line(template)(o, None, None) for o in chosen] == [template.format(**F._fields(o, None, None)) for o in chosen]
 
 
@@ -152,7 +152,6 @@ def test_every_compiled_placeholder_is_the_placeholder_of_fields():
     ops = _every_kind_of_operation()
     kinds = {o.kind for o, _ in ops}
     assert kinds >= {"primitive_replace", "key_add", "key_remove", "key_rename_add", "key_rename_remove", "list_item_missing"}
-    assert set(F._EXPR) == set(F._FIELD)
     for name in F._FIELD:
         line = F._line("{" + name + "}|{" + name + "!r}")
         for o, partner in ops:
@@ -165,13 +164,13 @@ HOSTILE = ['"); __import__("os").system("x"); ("', "{rank}'''\\n{path}\"", "{{__
 
 
 def test_a_template_is_never_code():
-    """The compiled line holds none of the template's text as code: quotes, braces, backslashes and names of
-    builtins in a template render as str.format renders them (or raise as it raises)."""
+    """A parsed template's text is only ever formatted: quotes, braces, backslashes and names of builtins in a
+    template render as str.format renders them (or raise as it raises)."""
     o, _ = _every_kind_of_operation()[0]
     for template in HOSTILE:
         assert F._line(template)(o, 1, None) == template.format(**F._fields(o, 1, None))
     for template in ["{__import__}", "{rank.__class__}", "{0}", "{}", "{gold[0]}"]:  # not compiled: str.format decides
-        assert F._source(template) is None
+        assert F._plan(template) is None
         try:
             expected: object = template.format(**F._fields(o, 1, None))
         except (KeyError, IndexError) as e:
@@ -185,7 +184,7 @@ def test_a_template_is_never_code():
 
 def test_templates_the_fast_line_cannot_read_fall_back_to_every_placeholder():
     assert F._names("{rank}. {gold:{score_delta}}") is None  # a placeholder nested in a format spec
-    assert F._source("{rank}. {gold:{score_delta}}") is None and F._source("{gold.real} {rank}") is None
+    assert F._plan("{rank}. {gold:{score_delta}}") is None and F._plan("{gold.real} {rank}") is None
     assert F._names("{rank} {") is None  # not a format string: str.format raises as before
     assert F._names("{gold.real} {pred[0]} {rank}") == ("gold", "pred", "rank")
     with pytest.raises(ValueError):

@@ -303,84 +303,56 @@ def _render(template: str, fields: dict) -> str:
 
 
 # ---------------------------------------------------------------------------
-# templates compiled once per template string: the same text as str.format, without parsing it on every call
+# templates parsed once per template string: the same text as str.format, without parsing it on every line
 
-#: each placeholder of :func:`_fields` as an expression of ``op``, ``rank`` and ``partner``: the value :data:`_FIELD`
-#: gives (``tests/test_small_pairs.py`` checks every one against it)
-_EXPR: dict[str, str] = {
-    "rank": '("" if rank is None else rank)',
-    "path": "_dp(op.path)",
-    "gold": "_fv(op.gold)",
-    "pred": "_fv(op.pred)",
-    "value": "_fv(op.value)",
-    "score_delta": "op.delta",
-    "score_delta_pct": "100.0 * op.delta",
-    "key": "_last(op.path)",
-    "gold_key": '(_last(op.path) if op.kind.startswith("key_rename") and op.op == "add" else _last(op.gold_path))',
-    "pred_key": "(_last(partner.path) if partner is not None else _last(op.pred_path))",
-    "gold_path": "_dp(op.gold_path)",
-    "pred_path": "_dp(op.pred_path)",
-    "list_path": "_dp(op.list_path)",
-    "kind": "op.kind",
-    "op": "op.op",
-    "confidence": "op.confidence",
-    "confidence_pct": "100.0 * op.confidence",
-}
-_CONVERSIONS = {None: "", "r": "repr", "s": "str", "a": "ascii"}
+_CONVERSIONS = {None: None, "r": repr, "s": str, "a": ascii}
 _LINES: dict[str, Any] = {}  # template -> its renderer of an operation's line
-#: lines rendered by their compiled template (``False``: by ``str.format`` of the placeholders, the reference the
+#: lines rendered by their parsed template (``False``: by ``str.format`` of the placeholders, the reference the
 #: tests compare it with; clear ``_LINES`` after changing it)
 COMPILE_LINES = True
 
 
-def _source(template: str) -> tuple[str, tuple] | None:
-    """The Python source of the renderer of an operation's line from ``template`` and the constants it reads
-    (``None``: the template cannot be compiled; ``str.format`` renders it). Nothing of the template enters the
-    source: its literal text and format specs are constants (``_K[i]``), its placeholders are looked up in
-    :data:`_EXPR`; the source holds only this module's own expressions, local names and constant indices, so a
-    template is never code."""
+def _plan(template: str) -> tuple[tuple, tuple] | None:
+    """``template`` parsed once: the placeholders it reads (first-use order) and its steps ``(literal text, placeholder
+    or None, format spec, conversion function or None)``; ``None`` where ``str.format`` must render it (a placeholder
+    nested in a format spec, an attribute or index lookup, a positional or unknown field, an unknown conversion, or
+    a template that does not parse). A template is data here, never code: its text is only ever formatted."""
     try:
         pieces = list(_PARSE(template))
     except ValueError:
         return None
-    consts: list = []
-    parts: list[str] = []
-    pre: list[str] = []  # the placeholders' values, in first-use order, before any is formatted (as _fields makes them)
-    local: dict[str, str] = {}
-
-    def const(x: Any) -> str:
-        consts.append(x)
-        return f"_K[{len(consts) - 1}]"
-
+    names: dict[str, None] = {}
+    steps: list[tuple] = []
     for lit, name, spec, conv in pieces:
-        if lit:
-            parts.append(const(lit))
         if name is None:
+            if lit:
+                steps.append((lit, None, "", None))
             continue
-        if (spec and "{" in spec) or conv not in _CONVERSIONS or not name.isidentifier():
-            return None  # nested fields, attribute or index lookups, positional fields: str.format decides
-        if name not in _EXPR:
+        if (spec and "{" in spec) or conv not in _CONVERSIONS or name not in _FIELD:
             return None
-        value = local.get(name)
-        if value is None:
-            value = local[name] = f"v{len(local)}"
-            pre.append(f"    {value} = {_EXPR[name]}\n")
-        if conv is not None:
-            value = f"{_CONVERSIONS[conv]}({value})"
-        parts.append(f"_f({value}, {const(spec)})")
-    body = "".join(pre) + "    return " + ('"".join((' + ", ".join(parts) + ",))" if parts else '""') + "\n"
-    return f"def render(op, rank, partner):\n{body}", tuple(consts)
+        names[name] = None
+        steps.append((lit, name, spec, _CONVERSIONS[conv]))
+    return tuple(names), tuple(steps)
 
 
 def _build(template: str) -> Any:
-    made = _source(template)
-    if made is None:
+    plan = _plan(template)
+    if plan is None:
         return None
-    src, consts = made
-    namespace = {"_K": consts, "_f": format, "_dp": display_path, "_fv": format_value, "_last": _last, "repr": repr, "str": str,
-                 "ascii": ascii, "__builtins__": {}}  # fmt: skip
-    exec(compile(src, "<feedback template>", "exec"), namespace)  # the source is this module's (see _source)
-    return namespace["render"]
+    # (a placeholder's value is a pure function of the operation: made once per use, in the template's order)
+    steps = tuple((lit, None if name is None else _FIELD[name], spec, conv) for lit, name, spec, conv in plan[1])
+
+    def render(op: Repair, rank: int | None, partner: Repair | None) -> str:
+        out = []
+        for lit, get, spec, conv in steps:
+            if get is None:
+                out.append(lit)
+            else:
+                v = get(op, rank, partner)
+                out.append(lit + format(v if conv is None else conv(v), spec))
+        return "".join(out)
+
+    return render
 
 
 def _line(template: str) -> Any:
@@ -530,7 +502,7 @@ def feedback(
                     text = _render(tpl["feedback.op.key_add.default"], _fields(o, rank_no, mate))
                 elif kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
                     text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
-                elif visible(o):  # the usual line: its template compiled once (only the placeholders it reads are made)
+                elif visible(o):  # the usual line: its template parsed once (only the placeholders it reads are made)
                     template = tpl[f"feedback.op.{kind}"]
                     text = (_LINES.get(template) or _line(template))(o, rank_no, mate)
                 if text:
