@@ -686,6 +686,12 @@ class Search:
                     changed.add((s, u))
         if not changed:
             return
+        if self.obj.upper(changed) < best[0]:
+            # below the current score whatever its pairings (``Objective.upper``, no assignment solved): not adopted,
+            # as the evaluation below would decide (a relabelled candidate's identity is a random mapping)
+            for s in self.scopes:
+                self.ctx.mappings[s].update(best[2][s])
+            return
         f = self.obj.update(changed)
         if (f, self.total_agreement()) > best[:2]:
             self.obj.commit()
