@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+import sys
 from pathlib import Path
 
 import pytest
@@ -180,3 +181,55 @@ def test_skipping_a_losing_identity_changes_no_result(seed, n, edits, relabelled
     qc, fc = quick.certificate, full.certificate
     assert (qc.score, qc.bound, qc.optimal) == (fc.score, fc.bound, fc.optimal)
     assert [str(o) for o in quick.repairs()] == [str(o) for o in full.repairs()]
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]))
+def test_the_votes_of_some_identifiers_are_their_rows_of_every_identifiers_votes(rnd, which, code_cells):
+    # the iterated assignment and the local search ask only for the loose identifiers' votes: the same floats, bit for
+    # bit, as their rows of the votes of every identifier (which the search used to compute and slice)
+    saved = _objective.CODE_CELLS
+    if code_cells is not None:
+        _objective.CODE_CELLS = code_cells
+    try:
+        obj = _objective_of(rnd, which)[0]
+        every, codes = obj.votes(None)
+        assert codes is None and every.shape == (len(obj.gcode), len(obj.pcode))
+        keys = {k for k in obj.gcode if rnd.random() < 0.5}
+        some, codes = obj.votes(keys)
+        assert codes.tolist() == sorted(obj.gcode[k] for k in keys)
+        assert some.shape == (len(keys), len(obj.pcode))
+        assert every[codes].tobytes() == some.tobytes()
+    finally:
+        _objective.CODE_CELLS = saved
+
+
+def test_the_searchs_votes_of_some_identifiers_are_rows_of_every_ones():
+    # (on organisation graphs with names, roles and relations, edited: whatever the search asks for)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from graph_scaling import pair
+
+    seen: list = []
+    real = _search.Search.votes
+
+    def spy(self, keys=None):
+        got = real(self, keys)
+        if keys is not None:
+            every = real(self, None)
+            for s, (V, row) in got.items():
+                W, wrow = every[s]
+                assert set(row) == {u for sc, u in keys if sc == s}
+                for u, r in row.items():
+                    assert V[r].tobytes() == W[wrow[u]].tobytes()
+            seen.append(len(keys))
+        return got
+
+    _search.Search.votes = spy
+    try:
+        for seed in range(4):
+            for edits in (0.1, 0.2):
+                schema, gold, pred = pair(40, edits, seed=seed)
+                Aligner(schema).align(gold, pred)
+    finally:
+        _search.Search.votes = real
+    assert len(seen) >= 4

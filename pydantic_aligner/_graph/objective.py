@@ -1284,15 +1284,26 @@ class Objective:
                 stack.extend(n.nodes)
         return out
 
-    def votes(self, keys: set | None = None) -> np.ndarray:
-        """``V[gold code, candidate code]``: what mapping each gold identifier to each candidate would gain (see
-        ``_Kernel.votes``); with ``keys``, only over the items that hold one of those gold identifiers."""
-        out = np.zeros((len(self.gcode), len(self.pcode)))
+    def votes(self, keys: set | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(V, codes)``: ``V[r, candidate code]``, what mapping gold identifier ``codes[r]`` to each candidate would gain
+        (see ``_Kernel.votes``). Every gold identifier (``codes`` None: ``r`` is the gold code) or, with ``keys``, only
+        those (``codes`` ascending), over the items holding one of them: a row's sums are the same floats either way
+        (its items, in the same order), without the ``G x P`` matrix of every gold identifier."""
+        if keys is None:
+            out = np.zeros((len(self.gcode), len(self.pcode)))
+            for lst in self.lists():
+                if lst.kernel is not None:
+                    lst.kernel.votes(self, out, None)
+            return out, None
+        codes = np.array(sorted(c for c in (self.gcode.get(k) for k in keys) if c is not None), dtype=np.int64)
+        rowmap = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
+        rowmap[codes] = np.arange(len(codes))
+        out = np.zeros((len(codes), len(self.pcode)))
         for lst in self.lists():
             if lst.kernel is not None:
-                rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
-                lst.kernel.votes(self, out, rows)
-        return out
+                rows = {i for k in keys for i in lst.by_key.get(k, ())}
+                lst.kernel.votes(self, out, rows, rowmap=rowmap)
+        return out, codes
 
     def relation_votes(self, keys: list) -> np.ndarray:
         """``V[k, candidate code]``: how many items holding ``keys[k]`` and another identifier would match
