@@ -883,9 +883,25 @@ class _Block:
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
-        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
         if self.codes is None:
             self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        if self.codes and not optimistic:
+            # the fields' bits under the mapping are set in few cells (a gold item's image is held by few candidate
+            # items): set where they are found by code (_Field.matching), the same codes as the dense bits below
+            lut, packed = self.codes
+            code = packed[sel]
+            for t, f in enumerate(self.special):
+                if t == agree:
+                    b = f.bits(sel, obj, False, True)
+                    code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
+                    continue
+                rr, cc = f.matching(obj, sel)
+                if f.any_wrong and len(rr):
+                    keep = ~(f.gtyped[np.asarray(sel)[rr]] & f.mistyped[cc])
+                    rr, cc = rr[keep], cc[keep]
+                code[rr, cc] |= np.uint8(1 << t)
+            return lut[code]
+        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
         if self.codes:
             lut, packed = self.codes
             code = packed[sel]
@@ -985,15 +1001,15 @@ class _Field:
         self.any_pnull = bool(self.pnull.any())
         self.by_code: tuple | None = None  # the candidate items by code (matching)
 
-    def matching(self, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+    def matching(self, obj: Objective, sel: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, columns)`` of the cells where the field's bits are set under the current mapping (before the
-        null and type rules): a gold item's image is held by few candidate items, found by code, not by comparing
-        every cell."""
+        null and type rules), rows numbered in ``sel`` (block rows; None: every row): a gold item's image is held by
+        few candidate items, found by code, not by comparing every cell."""
         if self.by_code is None:
             order = np.argsort(self.pcode, kind="stable")
             self.by_code = (order, self.pcode[order])
         order, sorted_codes = self.by_code
-        tgt = obj.mapto[self.gcode]  # (gold code -1 reads the sentinel: -1, which no candidate code is)
+        tgt = obj.mapto[self.gcode if sel is None else self.gcode[sel]]  # (gold code -1 reads the sentinel: -1, no candidate code)
         rows = np.flatnonzero(tgt >= 0)
         if not rows.size:
             return rows, rows
