@@ -283,8 +283,11 @@ class _List:
         if not self.m or self.keys.isdisjoint(open_keys):
             return self.refresh(obj)
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
-        S = self.S.copy()
-        S[rows] = self.rows(rows, obj, open_keys)
+        if len(rows) == self.n:
+            S = self.rows(rows, obj, open_keys)  # every row replaced (every identifier open): no copy of S to overwrite
+        else:
+            S = self.S.copy()
+            S[rows] = self.rows(rows, obj, open_keys)
         total = None
         if obj.relax and self.kernel is not None and self.kernel.whole is not None:
             total = self.kernel.whole.relaxed_total(self.n, obj)
