@@ -110,6 +110,9 @@ def test_a_losing_identity_is_evaluated_once(monkeypatch):
 
     monkeypatch.setattr(_objective.Objective, "update", counting_update)
     monkeypatch.setattr(_search.Search, "try_identity", counting_try)
+    # (its bound, Objective.upper, now skips even that update on this graph: tests/test_graph_sparse.py; made
+    # useless here so that the evaluation this test is about runs)
+    monkeypatch.setattr(_objective.Objective, "upper", lambda self, changed: 2.0)
     after = aligner.align(gold, pred)
     assert counts == [1, "done"]
     assert repr(after.score) == repr(before.score) and after.mappings == before.mappings

@@ -76,6 +76,9 @@ class _Generic:
         # a part with an undecided identifier may reach 1 (no score exceeds 1)
         return 1.0 if not self.keys.isdisjoint(open_keys) else self.refresh(obj)
 
+    def upper(self, changed: set, obj: Objective) -> float:
+        return 1.0 if not self.keys.isdisjoint(changed) else self.refresh(obj)
+
 
 class _Obj:
     """An object (SPEC 8): ``(ki * key mean + vi * weighted value mean) / (ki + vi)``."""
@@ -119,6 +122,11 @@ class _Obj:
             return self.refresh(obj)
         # the combination is non-decreasing in every child score
         return self._combine([c if isinstance(c, float) else c.bound(obj, open_keys) for _, c in self.paired])
+
+    def upper(self, changed: set, obj: Objective) -> float:
+        if self.keys.isdisjoint(changed):
+            return self.refresh(obj)
+        return self._combine([c if isinstance(c, float) else c.upper(changed, obj) for _, c in self.paired])
 
 
 class _List:
@@ -275,12 +283,37 @@ class _List:
         if not self.m or self.keys.isdisjoint(open_keys):
             return self.refresh(obj)
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
-        S = self.S.copy()
-        S[rows] = self.rows(rows, obj, open_keys)
+        if len(rows) == self.n:
+            S = self.rows(rows, obj, open_keys)  # every row replaced (every identifier open): no copy of S to overwrite
+        else:
+            S = self.S.copy()
+            S[rows] = self.rows(rows, obj, open_keys)
         total = None
         if obj.relax and self.kernel is not None and self.kernel.whole is not None:
             total = self.kernel.whole.relaxed_total(self.n, obj)
         return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m, total)
+
+    def upper(self, changed: set, obj: Objective) -> float:
+        """An upper bound on the list's score under the current ``obj.mapto`` (already holding ``changed``), without
+        its matrix or its pairing: every row's and every column's best cell, from the kernel's cells with no field
+        matching (their maxima computed once) and the few cells where a field matches (``_Block.best_cells``). Any
+        pairing's total is at most either sum, and its ``D`` at least ``n + m - K`` (:func:`_ratio_bound`'s
+        argument). 1.0 where that does not apply (no single kernel block)."""
+        if not self.m or self.keys.isdisjoint(changed):
+            return self.refresh(obj)
+        if self.kernel is None or self.kernel.whole is None:
+            return 1.0
+        rmax, cmax = self.kernel.whole.best_cells(obj)
+        T = min(math.fsum(rmax.tolist()), math.fsum(cmax.tolist()))
+        K = min(int(np.count_nonzero(rmax > 0.0)), int(np.count_nonzero(cmax > 0.0)))
+        D = self.n + self.m - K
+        if self.ign_e:
+            D -= self.m - K
+        if self.ign_m:
+            D -= self.n - K
+        if D <= 0:
+            return 1.0
+        return min(1.0, T * (1.0 + 1e-12) / D + 1e-15)
 
 
 _NONE = np.zeros(0, dtype=np.int64)
@@ -505,8 +538,8 @@ class _Block:
     """
 
     __slots__ = (
-        "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "relaxed", "special", "table", "tabulate", "tw",
-        "vi",
+        "base_max", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "relaxed", "special", "table",
+        "tabulate", "tw", "vi",
     )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
@@ -520,6 +553,7 @@ class _Block:
         self.relaxed: tuple | None = None  # the certificate's relaxation (relaxed_total), computed on first use
         self.codes: tuple | None = None  # (values by code, the plain fields' codes) when every field is 0/1 (_codes)
         self.off: np.ndarray | bool | None = None  # every cell with no field matching, on large blocks (_sparse)
+        self.base_max: tuple | None = None  # each row's and column's best cell with no field matching (best_cells)
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -623,6 +657,63 @@ class _Block:
                 acc += X if w == 1.0 else w * X
             out[ii, jj] = self._finish(acc)
         return out
+
+    def _base_max(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's and each column's best cell with no identifier or reference field matching (null rules applied):
+        the mapping does not change them, so they are computed once (a block of rows at a time, no ``n x m`` copy)."""
+        if self.base_max is None:
+            rmax = np.empty(self.nrows)
+            cmax = np.zeros(self.ncols)
+            step = max(1, (1 << 21) // max(self.ncols, 1))
+            codes = self.codes if self.codes is not None else (self._codes() if self.nrows * self.ncols >= CODE_CELLS else ())
+            self.codes = codes
+            for r in range(0, self.nrows, step):
+                sel = np.arange(r, min(r + step, self.nrows))
+                if codes:
+                    lut, packed = codes
+                    C = lut[packed[sel]]
+                elif isinstance(self.off, np.ndarray):
+                    C = self.off[sel]
+                else:
+                    none = np.zeros((len(sel), self.ncols), dtype=bool)
+                    C = self._combine([f.fixed(sel, none) if f.any_gnull or f.any_pnull else none for f in self.special], sel)
+                rmax[sel] = C.max(axis=1)
+                np.maximum(cmax, C.max(axis=0), out=cmax)
+            self.base_max = (rmax, cmax)
+        return self.base_max
+
+    def best_cells(self, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """Upper bounds on each row's and each column's best cell under the current mapping: the best cell with no
+        field matching (:meth:`_base_max`), or a cell where one does, computed from the cells' fields by
+        ``_combine``'s operations. Sparse: those cells are found by code (a record's identifier matches the
+        candidate items holding its image), not by a pass over every cell."""
+        rmax, cmax = self._base_max()
+        found = [f.matching(obj) for f in self.special]
+        if not any(len(ii) for ii, _ in found):
+            return rmax, cmax
+        ii = np.concatenate([a for a, _ in found])
+        jj = np.concatenate([b for _, b in found])
+        key = np.unique(ii * self.ncols + jj)
+        ii, jj = key // self.ncols, key % self.ncols
+        acc = np.zeros(len(ii), dtype=np.float64)
+        for w, V, f in self.fields:
+            if f is not None:
+                b = obj.mapto[f.gcode[ii]] == f.pcode[jj]
+                if f.any_wrong:
+                    b &= ~(f.gtyped[ii] & f.mistyped[jj])  # (as _Field.bits, before the null rules)
+                X = f.fixed_cells(ii, jj, b)
+            else:
+                X = V[ii, jj]
+            if X.dtype == np.bool_:
+                np.add(acc, w, out=acc, where=X)
+                continue
+            acc += X if w == 1.0 else w * X
+        vals = self._finish(acc)
+        rmax = rmax.copy()
+        cmax = cmax.copy()
+        np.maximum.at(rmax, ii, vals)
+        np.maximum.at(cmax, jj, vals)
+        return rmax, cmax
 
     def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
@@ -795,9 +886,25 @@ class _Block:
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
         """The block's rows ``sel``; ``agree=t``: as if field ``t`` matched wherever both sides hold an id."""
-        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
         if self.codes is None:
             self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        if self.codes and not optimistic:
+            # the fields' bits under the mapping are set in few cells (a gold item's image is held by few candidate
+            # items): set where they are found by code (_Field.matching), the same codes as the dense bits below
+            lut, packed = self.codes
+            code = packed[sel]
+            for t, f in enumerate(self.special):
+                if t == agree:
+                    b = f.bits(sel, obj, False, True)
+                    code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
+                    continue
+                rr, cc = f.matching(obj, sel)
+                if f.any_wrong and len(rr):
+                    keep = ~(f.gtyped[np.asarray(sel)[rr]] & f.mistyped[cc])
+                    rr, cc = rr[keep], cc[keep]
+                code[rr, cc] |= np.uint8(1 << t)
+            return lut[code]
+        bits = [f.bits(sel, obj, optimistic, t == agree) for t, f in enumerate(self.special)]
         if self.codes:
             lut, packed = self.codes
             code = packed[sel]
@@ -862,7 +969,9 @@ TABLE_CELLS = 2_000_000
 class _Field:
     """An identifier or reference field of a block, on codes (``_matrix._special_matrix`` / ``_id_matrix``)."""
 
-    __slots__ = ("any_gnull", "any_pnull", "any_wrong", "gcode", "gnull", "gtyped", "is_id", "mistyped", "null_score", "pcode", "pnull")
+    __slots__ = (
+        "any_gnull", "any_pnull", "any_wrong", "by_code", "gcode", "gnull", "gtyped", "is_id", "mistyped", "null_score", "pcode", "pnull",
+    )
 
     def __init__(self, vpos: Any, gvals: list, pvals: list, obj: Objective) -> None:
         sp = vpos.special
@@ -893,6 +1002,29 @@ class _Field:
             self.pnull = np.array([p is None for p in pvals], dtype=bool)
         self.any_gnull = bool(self.gnull.any())
         self.any_pnull = bool(self.pnull.any())
+        self.by_code: tuple | None = None  # the candidate items by code (matching)
+
+    def matching(self, obj: Objective, sel: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, columns)`` of the cells where the field's bits are set under the current mapping (before the
+        null and type rules), rows numbered in ``sel`` (block rows; None: every row): a gold item's image is held by
+        few candidate items, found by code, not by comparing every cell."""
+        if self.by_code is None:
+            order = np.argsort(self.pcode, kind="stable")
+            self.by_code = (order, self.pcode[order])
+        order, sorted_codes = self.by_code
+        tgt = obj.mapto[self.gcode if sel is None else self.gcode[sel]]  # (gold code -1 reads the sentinel: -1, no candidate code)
+        rows = np.flatnonzero(tgt >= 0)
+        if not rows.size:
+            return rows, rows
+        lo = np.searchsorted(sorted_codes, tgt[rows], side="left")
+        hi = np.searchsorted(sorted_codes, tgt[rows], side="right")
+        counts = hi - lo
+        rows = np.repeat(rows, counts)
+        if not rows.size:
+            return rows, rows
+        starts = np.repeat(lo - np.cumsum(counts) + counts, counts)
+        cols = order[starts + np.arange(len(rows))]
+        return rows, cols
 
     def bits(self, sel: Any, obj: Objective, optimistic: bool, agree: bool = False) -> np.ndarray:
         """Whether the field matches (before the null rules) in block rows ``sel``; ``agree``: wherever both hold an id."""
@@ -1091,6 +1223,32 @@ class Objective:
             self.value = self.root.value
         return self.value
 
+    def upper(self, changed: set) -> float:
+        """An upper bound on what :meth:`update` would return after ``ctx.mappings`` changed for ``changed``, without
+        solving any assignment or changing any state (``_List.upper``): a move whose bound is below the score to
+        beat need not be evaluated."""
+        if isinstance(self.root, float):
+            return self.root
+        marks = [(c, int(self.mapto[c])) for c in (self.gcode[k] for k in changed if k in self.gcode)]
+        for s, u in changed:
+            c = self.gcode.get((s, u))
+            if c is not None:
+                self._sync(s, u, c)
+        try:
+            return self.root.upper(changed, self)
+        finally:
+            self._unmark(marks)
+
+    def _unmark(self, marks: list) -> None:
+        for c, v in marks:
+            cur = self.mapto[c]
+            if cur != v:
+                if cur >= 0:
+                    self.img[cur] -= 1
+                if v >= 0:
+                    self.img[v] += 1
+                self.mapto[c] = v
+
     def rollback(self) -> None:
         marks, undo = self.frames.pop()
         for node, old in reversed(undo):
@@ -1102,14 +1260,7 @@ class Objective:
                 node.pairs = pairs
             else:
                 node.value = old
-        for c, v in marks:
-            cur = self.mapto[c]
-            if cur != v:
-                if cur >= 0:
-                    self.img[cur] -= 1
-                if v >= 0:
-                    self.img[v] += 1
-                self.mapto[c] = v
+        self._unmark(marks)
         self.value = self.root if isinstance(self.root, float) else self.root.value
 
     def commit(self) -> None:
@@ -1152,15 +1303,26 @@ class Objective:
                 stack.extend(n.nodes)
         return out
 
-    def votes(self, keys: set | None = None) -> np.ndarray:
-        """``V[gold code, candidate code]``: what mapping each gold identifier to each candidate would gain (see
-        ``_Kernel.votes``); with ``keys``, only over the items that hold one of those gold identifiers."""
-        out = np.zeros((len(self.gcode), len(self.pcode)))
+    def votes(self, keys: set | None = None) -> tuple[np.ndarray, np.ndarray | None]:
+        """``(V, codes)``: ``V[r, candidate code]``, what mapping gold identifier ``codes[r]`` to each candidate would gain
+        (see ``_Kernel.votes``). Every gold identifier (``codes`` None: ``r`` is the gold code) or, with ``keys``, only
+        those (``codes`` ascending), over the items holding one of them: a row's sums are the same floats either way
+        (its items, in the same order), without the ``G x P`` matrix of every gold identifier."""
+        if keys is None:
+            out = np.zeros((len(self.gcode), len(self.pcode)))
+            for lst in self.lists():
+                if lst.kernel is not None:
+                    lst.kernel.votes(self, out, None)
+            return out, None
+        codes = np.array(sorted(c for c in (self.gcode.get(k) for k in keys) if c is not None), dtype=np.int64)
+        rowmap = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
+        rowmap[codes] = np.arange(len(codes))
+        out = np.zeros((len(codes), len(self.pcode)))
         for lst in self.lists():
             if lst.kernel is not None:
-                rows = None if keys is None else {i for k in keys for i in lst.by_key.get(k, ())}
-                lst.kernel.votes(self, out, rows)
-        return out
+                rows = {i for k in keys for i in lst.by_key.get(k, ())}
+                lst.kernel.votes(self, out, rows, rowmap=rowmap)
+        return out, codes
 
     def relation_votes(self, keys: list) -> np.ndarray:
         """``V[k, candidate code]``: how many items holding ``keys[k]`` and another identifier would match

@@ -178,15 +178,22 @@ class Search:
         return sum(self._agreement_of(s, u, v) for s in self.scopes for u, v in self.ctx.mappings[s].items() if u in self.gindex[s])
 
     # -- structural votes -----------------------------------------------------------------
-    def votes(self, keys: set | None = None) -> dict[str, np.ndarray]:
-        """Per scope, ``V[u, v]``: what mapping gold id ``u`` to candidate id ``v`` would gain given the rest of
-        the current mapping (``Objective.votes``), plus the attribute agreement as a small tie-breaker."""
-        V = self.obj.votes(keys)
+    def votes(self, keys: set | None = None) -> dict[str, tuple[np.ndarray, dict]]:
+        """Per scope, ``(V, row)``: ``V[row[u], v]`` is what mapping gold id ``u`` (of ``keys``, else every one) to
+        candidate id ``v`` would gain given the rest of the current mapping (``Objective.votes``), plus the attribute
+        agreement as a small tie-breaker."""
+        V, codes = self.obj.votes(keys)
         out = {}
         g0 = p0 = 0
         for s in self.scopes:
             n, m = len(self.golds[s]), len(self.preds[s])
-            out[s] = V[g0 : g0 + n, p0 : p0 + m] + self.agree[s] * 1e-12
+            if codes is None:
+                out[s] = (V[g0 : g0 + n, p0 : p0 + m] + self.agree[s] * 1e-12, self.gindex[s])
+            else:
+                lo, hi = np.searchsorted(codes, [g0, g0 + n])
+                mine = codes[lo:hi] - g0  # (codes number a scope's gold identifiers in gindex order, from g0)
+                golds = self.golds[s]
+                out[s] = (V[lo:hi, p0 : p0 + m] + self.agree[s][mine] * 1e-12, {golds[i]: r for r, i in enumerate(mine.tolist())})
             g0 += n
             p0 += m
         return out
@@ -197,12 +204,12 @@ class Search:
         out: dict[str, dict[Any, list]] = {}
         for s in self.scopes:
             pl = self.preds[s]
-            V = votes[s]
+            V, row = votes[s]
             per = {}
-            for i, u in enumerate(self.golds[s]):
+            for u in self.golds[s]:
                 if keys is not None and (s, u) not in keys:
                     continue
-                order = np.lexsort((np.arange(len(pl)), -V[i])).tolist() if len(pl) else []
+                order = np.lexsort((np.arange(len(pl)), -V[row[u]])).tolist() if len(pl) else []
                 if limit is not None:
                     order = order[:limit]
                 per[u] = [pl[j] for j in order]
@@ -231,8 +238,9 @@ class Search:
                 pl = [v for v in self.preds[s] if v not in taken]
                 new = dict.fromkeys(gl)
                 if gl and pl:
-                    gi, pi = self.gindex[s], self.pindex[s]
-                    V = votes[s][np.ix_([gi[u] for u in gl], [pi[v] for v in pl])]
+                    pi = self.pindex[s]
+                    V, row = votes[s]
+                    V = V[np.ix_([row[u] for u in gl], [pi[v] for v in pl])]
                     rows, cols = linear_sum_assignment(V, maximize=True)
                     for r, c in zip(rows.tolist(), cols.tolist()):
                         new[gl[r]] = pl[c]
@@ -748,6 +756,12 @@ class Search:
                     mp[u] = v
                     changed.add((s, u))
         if not changed:
+            return
+        if self.obj.upper(changed) < best[0]:
+            # below the current score whatever its pairings (``Objective.upper``, no assignment solved): not adopted,
+            # as the evaluation below would decide (a relabelled candidate's identity is a random mapping)
+            for s in self.scopes:
+                self.ctx.mappings[s].update(best[2][s])
             return
         f = self.obj.update(changed)
         if (f, self.total_agreement()) > best[:2]:

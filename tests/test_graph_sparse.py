@@ -1,0 +1,265 @@
+"""Issue 27 (the sparse path at 5,000-10,000 records): the objective read from its class base and its sparse cells.
+
+* ``Objective.upper``: an upper bound on a mapping's score from each row's and column's best cell (the cells with no
+  identifier or reference field matching, whose maxima do not depend on the mapping, and the few cells where one
+  does, found by code), with no assignment solved: never below the score the update computes;
+* the identity start of a relabelled candidate is skipped when that bound is below the search's score (it would be
+  evaluated and rolled back), changing no result.
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from referential_graphs import RICH, aligner, edit_rich, rich, scope_ids
+from referential_graphs import relabel as relabel_rich
+from test_bijection_search import _amr_pair, _rich_pair
+
+from pydantic_aligner import Aligner
+from pydantic_aligner._engine.context import Ctx
+from pydantic_aligner._engine.walk import score as engine_score
+from pydantic_aligner._graph import objective as _objective
+from pydantic_aligner._graph import search as _search
+from pydantic_aligner._graph.objective import Objective
+
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+
+
+def _org(monkeypatch: pytest.MonkeyPatch, n: int = 120, edits: float = 0.1) -> tuple:
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    return pytest.importorskip("graph_scaling").pair(n, edits)
+
+
+def _objective_of(rnd: random.Random, which: str) -> tuple:
+    """A random pair, its objective under a random partial bijection, and what it needs (as the bit-for-bit test)."""
+    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+    a = aligner(which, "auto")
+    ref = a._referential
+    g, p = scope_ids(a, gold), scope_ids(a, pred)
+    ctx = Ctx(gold, pred)
+    ctx.ids_mapped = True
+    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
+    for name in ref.scopes:
+        ctx.pred_ids[name] = set(p[name])
+        free = list(p[name])
+        ctx.mappings[name] = {}
+        for u in g[name]:
+            v = rnd.choice([None, *free])
+            ctx.mappings[name][u] = v
+            if v is not None:
+                free.remove(v)
+    obj = Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
+    return obj, ctx, ref, g, p, gold, pred
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]))
+def test_the_upper_bound_is_never_below_the_updated_score(rnd, which, code_cells):
+    # random mappings moved by random swaps and reassignments; with CODE_CELLS=0 every block large enough for the
+    # lookup path (AMR: exact fields) or for the kept cells with no field matching (RICH: null rules)
+    saved = _objective.CODE_CELLS
+    if code_cells is not None:
+        _objective.CODE_CELLS = code_cells
+    try:
+        obj, ctx, ref, g, p, gold, pred = _objective_of(rnd, which)
+        names = [n for n in ref.scopes if g[n]]
+        for _ in range(6):
+            if not names:
+                break
+            name = rnd.choice(names)
+            mp = ctx.mappings[name]
+            u, u2 = rnd.choice(g[name]), rnd.choice(g[name])
+            before = dict(mp)
+            if rnd.random() < 0.5:
+                mp[u], mp[u2] = mp[u2], mp[u]
+            else:
+                taken = {v for v in mp.values() if v is not None}
+                mp[u] = rnd.choice([None, *[v for v in p[name] if v not in taken]])
+            changed = {(name, u), (name, u2)}
+            mapto, img = obj.mapto.copy(), obj.img.copy()
+            ub = obj.upper(changed)
+            assert (obj.mapto == mapto).all() and (obj.img == img).all()  # no state changed
+            value = obj.update(changed)
+            assert value == engine_score(ref.plan.root, gold, pred, ctx)
+            assert ub >= value
+            if rnd.random() < 0.5:
+                obj.rollback()
+                mp.clear()
+                mp.update(before)
+            else:
+                obj.commit()
+    finally:
+        _objective.CODE_CELLS = saved
+
+
+@pytest.mark.parametrize("code_cells", [None, 0])
+def test_the_bound_is_the_score_of_a_copy_under_the_identity(code_cells, monkeypatch):
+    # every row's best cell is its perfect match and every item is paired: the bound is the score, 1.0
+    if code_cells is not None:
+        monkeypatch.setattr(_objective, "CODE_CELLS", code_cells)
+    gold, _ = _amr_pair(random.Random(4))
+    a = aligner("AMR", "auto")
+    ref = a._referential
+    g = scope_ids(a, gold)
+    ctx = Ctx(gold, gold)
+    ctx.ids_mapped = True
+    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
+    for name in ref.scopes:
+        ctx.pred_ids[name] = set(g[name])
+        ctx.mappings[name] = {u: u for u in g[name]}
+    index = {n: {u: i for i, u in enumerate(g[n])} for n in g}
+    obj = Objective(ref, ctx, ref.index(gold), index, index)
+    assert obj.value == 1.0
+    assert obj.upper({(name, u) for name in ref.scopes for u in g[name]}) == 1.0
+
+
+def test_a_losing_identity_is_not_evaluated(monkeypatch):
+    # a relabelled candidate: the identity on identifiers spelt alike maps records at random, and its bound is below
+    # the search's score, so it is not evaluated (before: one objective update re-solving every list, then a rollback)
+    schema, gold, pred = _org(monkeypatch)
+    aligner_ = Aligner(schema)
+    bounds: list = []
+    updates: list = []
+    inside = [False]
+    real_upper = _objective.Objective.upper
+    real_update = _objective.Objective.update
+    real_try = _search.Search.try_identity
+
+    def spy_upper(self, changed):
+        bounds.append(real_upper(self, changed))
+        return bounds[-1]
+
+    def spy_update(self, changed):
+        if inside[0]:
+            updates.append(len(changed))
+        return real_update(self, changed)
+
+    def spy_try(self, identity, n):
+        inside[0] = True
+        try:
+            real_try(self, identity, n)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(_objective.Objective, "upper", spy_upper)
+    monkeypatch.setattr(_objective.Objective, "update", spy_update)
+    monkeypatch.setattr(_search.Search, "try_identity", spy_try)
+    quick = aligner_.align(gold, pred)
+    assert len(bounds) == 1 and bounds[0] < quick.score
+    assert updates == []
+    # the same alignment as with the identity evaluated
+    monkeypatch.setattr(_objective.Objective, "upper", lambda self, changed: 2.0)
+    full = aligner_.align(gold, pred)
+    assert len(updates) == 1
+    assert repr(quick.score) == repr(full.score) and quick.mappings == full.mappings
+    assert (quick.certificate.bound, quick.certificate.optimal) == (full.certificate.bound, full.certificate.optimal)
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10**6), st.integers(3, 12), st.integers(0, 4), st.booleans())
+def test_skipping_a_losing_identity_changes_no_result(seed, n, edits, relabelled):
+    rng = random.Random(seed)
+    gold = rich(rng, n, 3)
+    pred = edit_rich(rng, gold, edits)
+    if relabelled:
+        pred, _ = relabel_rich(pred, rng)
+    a = Aligner(RICH)
+    quick = a.align(gold, pred)
+    real = _objective.Objective.upper
+    _objective.Objective.upper = lambda self, changed: 2.0
+    try:
+        full = a.align(gold, pred)
+    finally:
+        _objective.Objective.upper = real
+    assert repr(quick.score) == repr(full.score) and quick.mappings == full.mappings
+    qc, fc = quick.certificate, full.certificate
+    assert (qc.score, qc.bound, qc.optimal) == (fc.score, fc.bound, fc.optimal)
+    assert [str(o) for o in quick.repairs()] == [str(o) for o in full.repairs()]
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]))
+def test_the_votes_of_some_identifiers_are_their_rows_of_every_identifiers_votes(rnd, which, code_cells):
+    # the iterated assignment and the local search ask only for the loose identifiers' votes: the same floats, bit for
+    # bit, as their rows of the votes of every identifier (which the search used to compute and slice)
+    saved = _objective.CODE_CELLS
+    if code_cells is not None:
+        _objective.CODE_CELLS = code_cells
+    try:
+        obj = _objective_of(rnd, which)[0]
+        every, codes = obj.votes(None)
+        assert codes is None and every.shape == (len(obj.gcode), len(obj.pcode))
+        keys = {k for k in obj.gcode if rnd.random() < 0.5}
+        some, codes = obj.votes(keys)
+        assert codes.tolist() == sorted(obj.gcode[k] for k in keys)
+        assert some.shape == (len(keys), len(obj.pcode))
+        assert every[codes].tobytes() == some.tobytes()
+    finally:
+        _objective.CODE_CELLS = saved
+
+
+def test_the_searchs_votes_of_some_identifiers_are_rows_of_every_ones():
+    # (on organisation graphs with names, roles and relations, edited: whatever the search asks for)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from graph_scaling import pair
+
+    seen: list = []
+    real = _search.Search.votes
+
+    def spy(self, keys=None):
+        got = real(self, keys)
+        if keys is not None:
+            every = real(self, None)
+            for s, (V, row) in got.items():
+                W, wrow = every[s]
+                assert set(row) == {u for sc, u in keys if sc == s}
+                for u, r in row.items():
+                    assert V[r].tobytes() == W[wrow[u]].tobytes()
+            seen.append(len(keys))
+        return got
+
+    _search.Search.votes = spy
+    try:
+        for seed in range(4):
+            for edits in (0.1, 0.2):
+                schema, gold, pred = pair(40, edits, seed=seed)
+                Aligner(schema).align(gold, pred)
+    finally:
+        _search.Search.votes = real
+    assert len(seen) >= 4
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_rows_looked_up_from_sparse_bits_are_the_dense_bits_rows(rnd, which):
+    # the lookup path (every field 0/1, forced on small graphs by CODE_CELLS=0) sets the fields' bits where they are
+    # found by code: the codes, and so the rows, of the bits compared cell by cell
+    saved = _objective.CODE_CELLS
+    _objective.CODE_CELLS = 0
+    try:
+        obj = _objective_of(rnd, which)[0]
+        checked = 0
+        for lst in obj.lists():
+            block = lst.kernel.whole if lst.kernel is not None else None
+            if block is None:
+                continue
+            sel = sorted(rnd.sample(range(lst.n), rnd.randint(1, lst.n)))
+            for agree in range(-1, len(block.special)):
+                got = block.values(sel, obj, False, agree)
+                if not block.codes:
+                    continue
+                lut, packed = block.codes
+                code = packed[sel]
+                for t, f in enumerate(block.special):
+                    code |= f.bits(sel, obj, False, t == agree).view("uint8") << t
+                assert got.tobytes() == lut[code].tobytes()
+                checked += 1
+        assert checked or which == "RICH"  # (RICH's null rules keep its relation rows off the lookup path)
+    finally:
+        _objective.CODE_CELLS = saved
