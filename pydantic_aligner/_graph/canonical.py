@@ -139,6 +139,8 @@ class _Doc:
                 mode = _REF if isinstance(vp.special, RefSpec) else _ID
             fields.append((key, label, vp, mode))
         order = sorted(range(len(keys)), key=lambda i: _label_order((fields[i][1],))) if h.key_exact else None
+        if order == list(range(len(keys))):
+            order = None  # (written in label order already)
         plan = (fields, order)
         if len(self.plans) < 1024:
             self.plans[(id(h), keys)] = plan
@@ -771,16 +773,16 @@ def _hidden_references(value: Any, doc: _Doc) -> bool:
     while stack:
         x = stack.pop()
         t = type(x)
-        if t is dict:
-            stack.extend(x.values())
-        elif t is list or t is tuple:
-            stack.extend(x)
-        elif t in _KIND_RANK:
-            k = (t is str, x)
-            if k in expected:
-                seen[k] = seen.get(k, 0) + 1
-                if seen[k] > expected[k]:
-                    return True
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is dict or t is list or t is tuple:
+                stack.append(y)
+            elif t in _KIND_RANK:
+                k = (t is str, y)
+                if k in expected:
+                    seen[k] = seen.get(k, 0) + 1
+                    if seen[k] > expected[k]:
+                        return True
     return False
 
 

@@ -242,9 +242,10 @@ class _Mappings:
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("carriers", "ordered", "records", "refs", "under")
+    __slots__ = ("carriers", "ordered", "records", "refs", "seeds", "under")
 
     def __init__(self) -> None:
+        self.seeds: dict[str, dict] = {}  # scope -> {identifier: its vertex seed in the reference graph} (Referential._graph)
         self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
         self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
         self.refs: list[_Ref] = []
@@ -257,19 +258,28 @@ class _Index:
         xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
         scopes."""
         if self.carriers is None:
-            frames = [_carrier_frame(r.frames) for r in self.refs]
-            ckeys = {r.dpath[:f] for r, f in zip(self.refs, frames)}
+            refs = self.refs
+            frames = [_carrier_frame(r.frames) for r in refs]
+            ckey_of = [r.dpath[:f] for r, f in zip(refs, frames)]
+            ckeys = set(ckey_of)
+            depths = sorted({len(k) for k in ckeys})  # (a carrier key is a prefix of a reference's path of one of these lengths)
             below: dict[tuple, list] = {}  # carrier key -> the references at or below it, in document order
-            for r in self.refs:
+            for r in refs:
                 d = r.dpath
-                for k in range(len(d)):
-                    if d[:k] in ckeys:
-                        below.setdefault(d[:k], []).append(r)
+                for k in depths:
+                    if k >= len(d):
+                        break
+                    key = d[:k]
+                    if key in ckeys:
+                        group = below.get(key)
+                        if group is None:
+                            below[key] = [r]
+                        else:
+                            group.append(r)
             by_scope: dict[str, dict] = {}
             info: dict[tuple, list] = {}
             role_text: dict[tuple, str] = {}  # an edge path -> its repr (few distinct ones)
-            for r, f in zip(self.refs, frames):
-                ckey = r.dpath[:f]
+            for r, f, ckey in zip(refs, frames, ckey_of):
                 entry = info.get(ckey)
                 if entry is None:
                     cpos, cval, _, ordered = r.frames[f]
@@ -823,29 +833,40 @@ class Referential:
 
     def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
-        for rec, rid, dpath, definer in idx.records[name]:
-            if rid is not None and rid not in g.seeds:
-                place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
-                g.add_vertex(rid, _scalars(definer, rec, self.scalar_keys) + place)
-        vertices = g.seeds
+        seeds = idx.seeds.get(name)
+        if seeds is None:
+            # the records' vertices depend on the document only: once per document (a cycle of scopes asks again)
+            seeds = idx.seeds[name] = {}
+            for rec, rid, dpath, definer in idx.records[name]:
+                if rid is not None and rid not in seeds:
+                    place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
+                    seeds[rid] = _scalars(definer, rec, self.scalar_keys) + place
+        g.seeds = vertices = dict(seeds)
+        add = g.incidences.append
         hub = 0
         for _, scalars, xrefs, place, eps in idx.carriers_of(name, self.scalar_keys):
-            endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
+            endpoints = []
+            for role, v in eps:
+                t = type(v)
+                if (t is int or t is str or _id_value(v) is not None) and v in vertices:
+                    endpoints.append((role, v))
             if not endpoints:
                 continue
-            label = _carrier_label(name, scalars, xrefs, resolved, gold) + place
+            label = _carrier_label(name, scalars, xrefs, resolved, gold) if xrefs else scalars
+            if place:
+                label += place
             if len(endpoints) == 1:
                 (role, v) = endpoints[0]
-                g.add(v, v, ("unary", role), label)
+                add((v, v, ("unary", role), label))
             elif len(endpoints) == 2 and endpoints[0][0] != endpoints[1][0]:
                 (r0, v0), (r1, v1) = endpoints
-                g.add(v0, v1, ("edge", r0, r1), label)
+                add((v0, v1, ("edge", r0, r1), label))
             else:
                 key = ("__hub__", hub)
                 hub += 1
                 g.add_vertex(key, ())
                 for role, v in endpoints:
-                    g.add(v, key, ("member", role), label)
+                    add((v, key, ("member", role), label))
         return g
 
 
