@@ -5,9 +5,15 @@ paths large inputs take)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from referential_graphs import aligned_with_knobs
 
+from pydantic_aligner import Aligner
+from pydantic_aligner._graph import records as _records
 from pydantic_aligner._graph.wl import Graph, refine
 
 # ---------------------------------------------------------------------------
@@ -74,7 +80,7 @@ def _graph_pairs(draw: st.DrawFn) -> tuple[Graph, Graph, int | None]:
     return graphs[0], graphs[1], rounds
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_graph_pairs())
 def test_refine_is_its_tuple_definition(case: tuple) -> None:
     gold, pred, rounds = case
@@ -95,3 +101,44 @@ def test_refine_packs_wide_rows_in_order() -> None:
     assert refine(g, p) == _refine_by_tuples(g, p)
     cg, cp = refine(g, p)
     assert cg["hub"] != cp["hub"]
+
+
+# ---------------------------------------------------------------------------
+# the start's record matrices: a plain string field computed on its distinct values
+
+
+def _same_alignment(a, b) -> None:
+    assert repr(a.score) == repr(b.score)
+    assert a.mappings == b.mappings
+    ca, cb = a.certificate, b.certificate
+    assert (ca.score, ca.bound, ca.optimal) == (cb.score, cb.bound, cb.optimal)
+    assert [repr(r) for r in a.repairs()] == [repr(r) for r in b.repairs()]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.integers(0, 10**6), st.integers(3, 14), st.integers(0, 4))
+def test_distinct_string_matrices_change_no_result(seed, n, edits):
+    # every plain string field of the canonical copies' records (names, sectors) through the distinct-values path
+    before, after = aligned_with_knobs(seed, n, edits, _records, DISTINCT_CELLS=0, DISTINCT_SHARE=1.0)
+    _same_alignment(before, after)
+
+
+@pytest.mark.parametrize(("n", "edits", "seed"), [(12, 0.1, 0), (40, 0.1, 1), (40, 0.05, 2)])
+def test_distinct_fuzzy_names_change_no_result(monkeypatch, n, edits, seed):
+    # the organisation graphs' people share names (jaro_winkler): computed once per distinct name pair
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    schema, gold, pred = pytest.importorskip("graph_scaling").pair(n, edits, seed=seed)
+    aligner = Aligner(schema)
+    before = aligner.align(gold, pred)
+    monkeypatch.setattr(_records, "DISTINCT_CELLS", 0)
+    calls: list[int] = []
+    real = _records._matrix.pos_matrix
+
+    def counted(vpos, G, P, ctx, *rest):
+        calls.append(len(G) * len(P))
+        return real(vpos, G, P, ctx, *rest)
+
+    monkeypatch.setattr(_records._matrix, "pos_matrix", counted)
+    after = aligner.align(gold, pred)
+    _same_alignment(before, after)
+    assert calls and min(calls) < n * n  # (the path was taken: fewer distinct names than people)

@@ -166,8 +166,38 @@ class LeafMatrices:
         key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
         M = self.matrices.get(key)
         if M is None:
-            M = self.matrices[key] = _matrix.pos_matrix(vpos, G, P, ctx)
+            M = self.matrices[key] = _distinct_matrix(vpos, G, P, ctx)
         return M
+
+
+#: Lists of strings of at least this many item pairs have a plain field's matrix computed on their distinct
+#: values only (then spread to every pair): a cell depends on its two values alone.
+DISTINCT_CELLS = 4096
+#: ... when the distinct values' matrix has at most this share of the cells.
+DISTINCT_SHARE = 0.5
+
+
+def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+    """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a plain field (no identifier, no reference, no comparator that sees
+    the document), cell for cell: where both sides hold only strings and repeat enough of them (people's names,
+    categories), the matrix of the distinct strings, each cell the same comparator call on the same two values,
+    spread to every pair by index. The string lengths are checked as on the full lists (every string is among the
+    distinct ones); the work is charged for the cells computed (the search's context, whose ``max_cells`` is
+    unlimited)."""
+    n, m = len(G), len(P)
+    if n * m >= DISTINCT_CELLS and set(map(type, G)) == {str} and set(map(type, P)) == {str}:
+        gd = dict.fromkeys(G)
+        pd = dict.fromkeys(P)
+        if len(gd) * len(pd) <= DISTINCT_SHARE * n * m:
+            for k, v in enumerate(gd):
+                gd[v] = k
+            for k, v in enumerate(pd):
+                pd[v] = k
+            D = _matrix.pos_matrix(vpos, list(gd), list(pd), ctx)
+            rows = np.fromiter(map(gd.__getitem__, G), dtype=np.intp, count=n)
+            cols = np.fromiter(map(pd.__getitem__, P), dtype=np.intp, count=m)
+            return D[rows[:, None], cols[None, :]]
+    return _matrix.pos_matrix(vpos, G, P, ctx)
 
 
 def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> np.ndarray | None:
