@@ -772,7 +772,9 @@ class Referential:
         wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
         W = W_ir = None
         if wl:
-            W, W_ir = self._structure(name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend")
+            W, W_ir = self._structure(
+                name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend", plain_too=opts["warn_on_ambiguous_mapping"] and n >= 2
+            )
         assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"])
         used: set = set()
         for i, (_, gid, _, _) in enumerate(grecs):
@@ -791,8 +793,11 @@ class Referential:
         return mapping
 
     # -- structure --------------------------------------------------------------
-    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``.
+    def _structure(
+        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool, plain_too: bool = True,
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``
+        (the first None unless ``plain_too``: only the ambiguity warning reads it).
 
         Two joint 1-WL runs share one reference graph. Seeded with the
         records' exactly-comparable scalars (SPEC 9.5's blend seeds), colours
@@ -824,12 +829,16 @@ class Referential:
                 i, j = grow.get(u), prow.get(v)
                 return i is None or j is None or C[i, j] == best[i]
 
-            W_ir = _agreement(individualize(gg, pg, cols, rounds, allowed), grecs, precs)
+            ind = individualize(gg, pg, cols, rounds, allowed)
+            if ind[0] is not cols[0] or ind[1] is not cols[1]:  # (else nothing was individualised: the same matrix)
+                W_ir = _agreement(ind, grecs, precs)
         if blend:
-            return W, W_ir
+            return (W if plain_too else None), W_ir
         plain = ({v: () for v in gg.seeds}, {v: () for v in pg.seeds})
         Wp = _agreement(refine(gg, pg, rounds, seeds=plain), grecs, precs)
-        return W + Wp, W_ir + Wp
+        same = W_ir is W
+        W_ir = W_ir + Wp
+        return (W_ir if same else W + Wp) if plain_too else None, W_ir
 
     def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
