@@ -142,3 +142,31 @@ def test_distinct_fuzzy_names_change_no_result(monkeypatch, n, edits, seed):
     after = aligner.align(gold, pred)
     _same_alignment(before, after)
     assert calls and min(calls) < n * n  # (the path was taken: fewer distinct names than people)
+
+
+# ---------------------------------------------------------------------------
+# the start's structural agreement held as colours per side
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(1, 2), st.data())
+def test_agreement_by_colours_is_the_dense_matrix(n, m, terms, data):
+    import numpy as np
+
+    from pydantic_aligner._graph.referential import _Agreement, bijection
+
+    codes = st.integers(-2, 3)
+    W = _Agreement([
+        (np.array(data.draw(st.lists(codes, min_size=n, max_size=n))), np.array(data.draw(st.lists(codes, min_size=m, max_size=m))))
+        for _ in range(terms)
+    ])
+    dense = sum((g[:, None] == p[None, :]).astype(np.float64) for g, p in W.terms)
+    assert np.array_equal(W.dense(), dense)
+    assert W.max() == float(dense.max(initial=0.0))
+    # ties in the attributes (few distinct values): structure decides, the same way
+    C = np.array(data.draw(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=n * m, max_size=n * m))).reshape(n, m)
+    for mode in ("tie_break", "blend"):
+        a, Fa = bijection(C, W, mode)
+        b, Fb = bijection(C, dense, mode)
+        assert a == b
+        assert np.array_equal(Fa, Fb)

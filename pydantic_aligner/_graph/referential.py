@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import math
 import operator
 import warnings
@@ -814,7 +815,7 @@ class Referential:
         pg = self._graph(name, pidx, resolved, gold=False)
         rounds = self.options["wl_rounds"]
         cols = refine(gg, pg, rounds)
-        W = _agreement(cols, grecs, precs)
+        W = _Agreement([_colour_codes(cols, grecs, precs)])
         W_ir = W
         if rounds is None:
             grow: dict = {}
@@ -830,15 +831,13 @@ class Referential:
                 return i is None or j is None or C[i, j] == best[i]
 
             ind = individualize(gg, pg, cols, rounds, allowed)
-            if ind[0] is not cols[0] or ind[1] is not cols[1]:  # (else nothing was individualised: the same matrix)
-                W_ir = _agreement(ind, grecs, precs)
+            if ind[0] is not cols[0] or ind[1] is not cols[1]:  # (else nothing was individualised: the same colours)
+                W_ir = _Agreement([_colour_codes(ind, grecs, precs)])
         if blend:
             return (W if plain_too else None), W_ir
         plain = ({v: () for v in gg.seeds}, {v: () for v in pg.seeds})
-        Wp = _agreement(refine(gg, pg, rounds, seeds=plain), grecs, precs)
-        same = W_ir is W
-        W_ir = W_ir + Wp
-        return (W_ir if same else W + Wp) if plain_too else None, W_ir
+        Wp = _colour_codes(refine(gg, pg, rounds, seeds=plain), grecs, precs)
+        return (_Agreement([*W.terms, Wp]) if plain_too else None), _Agreement([*W_ir.terms, Wp])
 
     def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
@@ -1059,7 +1058,11 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
     if W is None:
         F = quantize(C)
     elif mode == "blend":
-        F = quantize((1.0 - lam) * C + lam * W)
+        F = quantize((1.0 - lam) * C + lam * (W.dense() if isinstance(W, _Agreement) else W))
+    elif isinstance(W, _Agreement):
+        # quantize(C) * k + W, W's integers added term by term: every value an integer below 2 ** 53, so exact
+        F = quantize(C) * (W.max() * min(n, m) + 1.0)
+        W.add_to(F)
     else:
         F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
     from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
@@ -1068,11 +1071,47 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
     return dict(zip(rows.tolist(), cols.tolist())), F
 
 
-def _agreement(cols: tuple[dict, dict], grecs: list, precs: list) -> np.ndarray:
+def _colour_codes(cols: tuple[dict, dict], grecs: list, precs: list) -> tuple[np.ndarray, np.ndarray]:
+    """The colour of every gold and every candidate record (-1 and -2 for none: they agree with nothing)."""
     gcol, pcol = cols
     gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in grecs]
     pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in precs]
-    return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
+    return np.array(gc, dtype=np.int64), np.array(pc, dtype=np.int64)
+
+
+class _Agreement:
+    """The structural agreement of record pairs, ``W[i, j]`` = the number of colourings (terms) in which gold record
+    ``i`` and candidate record ``j`` have the same colour, held as each side's colours: no ``n x m`` float matrix is
+    made for it (:func:`bijection` adds each term's equalities to its integer matrix in place)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.terms = terms
+
+    def max(self) -> float:
+        """``W.max()``: the most terms some pair agrees on (the pairs of colours both sides hold)."""
+        best = 0
+        for k in range(len(self.terms), 0, -1):
+            for sub in itertools.combinations(self.terms, k):
+                gold = set(zip(*(g.tolist() for g, _ in sub)))
+                if any(key in gold for key in zip(*(p.tolist() for _, p in sub))):
+                    return float(k)
+        return float(best)
+
+    def dense(self) -> np.ndarray:
+        """``W`` as a float matrix: the terms' equality matrices added in order."""
+        out = None
+        for g, p in self.terms:
+            A = (g[:, None] == p[None, :]).astype(np.float64)
+            out = A if out is None else out + A
+        return out
+
+    def add_to(self, F: np.ndarray) -> np.ndarray:
+        """``F + W`` in place, where ``F`` holds integers (exact in float64: the sums of integers in any order)."""
+        for g, p in self.terms:
+            F += g[:, None] == p[None, :]
+        return F
 
 
 def _allows_object(pos: Pos) -> bool:
