@@ -286,8 +286,11 @@ class _Index:
                     cpos, cval, _, ordered = r.frames[f]
                     # a carrier's place in an ordered list or tuple is structure too
                     place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
-                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in below.get(ckey, ())], place]
-                groups = by_scope.setdefault(r.scope, {})
+                    xrefs = below.get(ckey)
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in xrefs] if xrefs else [], place]
+                groups = by_scope.get(r.scope)
+                if groups is None:
+                    groups = by_scope[r.scope] = {}
                 group = groups.get(ckey)
                 if group is None:
                     group = groups[ckey] = [*entry, []]
@@ -299,9 +302,15 @@ class _Index:
             for groups in by_scope.values():
                 for group in groups.values():
                     eps = group[4]
-                    if len(eps) > 1:
+                    if len(eps) == 1:
+                        group[4] = [eps[0][1:]]
+                    elif len(eps) == 2:
+                        a, b = eps
+                        # (sorted by role text, stably: a first unless b's text is smaller)
+                        group[4] = [b[1:], a[1:]] if b[0] < a[0] else [a[1:], b[1:]]
+                    else:
                         eps.sort(key=_first)
-                    group[4] = [(role, v) for _, role, v in eps]
+                        group[4] = [(role, v) for _, role, v in eps]
             self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
         return self.carriers.get(name, [])
 
