@@ -845,6 +845,11 @@ class _Rebuild:
                     out[label[1]] = new if new is not None else _DANGLING_STR if t is str else _DANGLING_NUM
                 else:
                     out[label[1]] = self.ref(cd[1], v)
+            elif tag == "I":  # (self.value's, inlined)
+                v = cd[2]
+                t = type(v)
+                rid = v if t is int or t is str else _id_of(v)
+                out[label[1]] = to_canon[cd[1]].get(rid, v) if rid is not None else v
             else:
                 out[label[1]] = self.value(cd)
         return out
