@@ -191,3 +191,27 @@ def test_distinct_string_matrices_keep_order_and_label_invariance(seed, n, edits
     finally:
         _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = saved
     assert len(scores) == 1
+
+
+# ---------------------------------------------------------------------------
+# the canonical copies
+
+
+def test_relation_objects_alike_but_for_their_reference_keys_are_ordered_by_them():
+    # two relation objects with the same content, one holding its reference under "a", the other under "b": their
+    # order in the canonical copy was the order of the document (the text that orders relation objects was cached
+    # by content alone, so both took the first one's text), now it is by key, whichever comes first
+    from pydantic_aligner._graph.canonical import canonicalize
+
+    item = {"type": "object", "keyScore": "exact", "properties": {"a": {"type": "integer", "ref": "n"}, "b": {"type": "integer", "ref": "n"}}}
+    node = {"type": "object", "keyScore": "exact", "properties": {"id": {"type": "integer", "idScope": "n"}, "c": {"type": "string"}}}
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {"nodes": {"type": "array", "order": "align", "items": node}, "links": {"type": "array", "order": "align", "items": item}},
+    }
+    nodes = [{"id": 1, "c": "x"}, {"id": 2, "c": "y"}]
+    ref = Aligner(schema)._referential
+    first = canonicalize(ref, {"nodes": nodes, "links": [{"a": 1}, {"b": 1}]}).doc
+    second = canonicalize(ref, {"nodes": nodes, "links": [{"b": 1}, {"a": 1}]}).doc
+    assert first == second == {"nodes": [{"id": 0, "c": "x"}, {"id": 1, "c": "y"}], "links": [{"a": 0}, {"b": 0}]}

@@ -818,9 +818,11 @@ class _Rebuild:
             if c is None:
                 return (0, self.rank[v], "")
             # a relation object: its content, then the ranks of the records it points at
-            text = self.texts.get(c[0])
+            # (keyed by content and roles: two relation objects alike but for which keys hold their references,
+            # e.g. {"a": 1} and {"b": 1}, have the same content and different texts)
+            text = self.texts.get(c[:2])
             if text is None:
-                text = self.texts[c[0]] = repr((c[0], c[1]))
+                text = self.texts[c[:2]] = repr(c[:2])
             rank = self.rank
             return (1, 0, text, tuple([rank[e] for e in c[2]]))
         if tag == "R":
