@@ -15,7 +15,7 @@ import numpy as np
 
 from .._engine import matrix as _matrix
 from .._engine.assign import assign, quantize
-from .._engine.context import Ctx, summed
+from .._engine.context import Ctx, charge, summed
 from .._engine.matrix import handler_matrix
 from .._engine.walk import _key_rows, _score_h, sim_matrix, tagged_branch
 from .._schema.compile import any_pos
@@ -234,8 +234,14 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                 return None
             # in place, the same float operations in the same order as the engine's (_matrix._object_block)
             for vpos, w, gkey, pkey in fields:
+                sp = vpos.special
+                if sp is not None and (ctx.mask_all or sp.scope == ctx.mask_scope):
+                    # a masked identifier or reference: every cell 1.0 (_matrix._special_matrix), added as the scalar
+                    charge(ctx, len(Gs) * len(Ps), None)
+                    acc += w  # (x + w * 1.0 is x + w)
+                    continue
                 gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
-                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
+                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if sp is not None else leaves.get(vpos, gv, pv, ctx)
                 acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
             values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
             if len(ggroups) == 1 and len(pgroups) == 1:
