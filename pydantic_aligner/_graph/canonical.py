@@ -94,6 +94,9 @@ _SCALAR = {
     type(None): lambda v: "n",
 }
 
+# how an object's key is walked (``_Doc._plan``)
+_UNDECLARED, _PLAIN, _CHILD, _REF, _ID = range(5)
+
 # ---------------------------------------------------------------------------
 # the document walk
 #
@@ -117,18 +120,31 @@ class _Doc:
         self.records: dict[str, dict[Any, list[int]]] = {name: {} for name in ref.scopes}
         self.rec_order: dict[str, list[tuple[int, Any]]] = {name: [] for name in ref.scopes}
         self.refs: list[tuple[RefSpec, Any]] = []  # every reference met, null ones included (integrity checks)
-        self.key_orders: dict[tuple, list[int]] = {}  # an object's labels -> their positions in label order
+        # (id(object handler), its keys in the document's order) -> how each key is walked, and the keys' positions
+        # in label order (None: the order written is kept): the records of a list mostly write the same keys in
+        # the same order, so each object is walked without looking its keys up again
+        self.plans: dict[tuple, tuple] = {}
 
-    def _key_order(self, kids: list) -> list[int]:
-        """The positions of an object's children sorted by label (``_label_order``), cached per key sequence (the
-        records of a list mostly write the same keys in the same order)."""
-        keys = tuple([label for label, _ in kids])
-        order = self.key_orders.get(keys)
-        if order is None:
-            order = sorted(range(len(kids)), key=lambda i: _label_order(kids[i]))
-            if len(self.key_orders) < 1024:
-                self.key_orders[keys] = order
-        return order
+    def _plan(self, h: Any, keys: tuple) -> tuple:
+        relevant = self.ref.relevant
+        fields = []
+        for key in keys:
+            label = ("k", key)
+            vp = h.props.get(key) or value_pos(h, key)
+            if vp is None:
+                mode = _UNDECLARED
+            elif vp.special is None:
+                mode = _PLAIN if vp.uid not in relevant else _CHILD
+            else:
+                mode = _REF if isinstance(vp.special, RefSpec) else _ID
+            fields.append((key, label, vp, mode))
+        order = sorted(range(len(keys)), key=lambda i: _label_order((fields[i][1],))) if h.key_exact else None
+        if order == list(range(len(keys))):
+            order = None  # (written in label order already)
+        plan = (fields, order)
+        if len(self.plans) < 1024:
+            self.plans[(id(h), keys)] = plan
+        return plan
 
     def vertex(self, seed: tuple, path: str, record: bool) -> int:
         self.seeds.append(seed)
@@ -238,38 +254,49 @@ class _Doc:
                     rid = rid.get(key) if isinstance(rid, dict) else None
                 scopes.append((name, _id_of(rid)))
         if h.tag == OBJ:
+            keys = tuple(v)
+            plan = self.plans.get((id(h), keys))
+            if plan is None:
+                plan = self._plan(h, keys)
             kids: list[tuple[Any, tuple]] = []
             folded: list[tuple | None] = []  # per kid: its folded entry, or None
-            relevant = ref.relevant
-            props = h.props
-            for key, val in v.items():
-                label = ("k", key)
-                vp = props.get(key) or value_pos(h, key)
-                if vp is None:
+            refs = self.refs
+            for key, label, vp, mode in plan[0]:
+                val = v[key]
+                t = type(val)
+                if mode == _PLAIN:
+                    if t in _SCALAR:
+                        txt = _SCALAR[t](val)
+                        folded.append((label, txt))
+                        kids.append((label, ("F", txt, val)))
+                        continue
+                    d = self.child(vp, val, False)
+                elif mode == _REF and t in _SCALAR:
+                    # a reference directly under the object (self.child's rules, inlined)
+                    refs.append((vp.special, val))
+                    if val is None:
+                        folded.append((label, "n"))
+                        kids.append((label, ("F", "n", None)))
+                    else:
+                        folded.append(None)
+                        kids.append((label, ("R", vp.special, val)))
+                    continue
+                elif mode == _ID and t in _SCALAR:
+                    folded.append((label, "id", vp.special.scope, _id_sort(val)))
+                    kids.append((label, ("I", vp.special.scope, val)))
+                    continue
+                elif mode == _UNDECLARED:
                     txt, cv = self.fold(_ANY, val)
                     d = ("F", txt, cv)
-                elif vp.special is None:
-                    if vp.uid not in relevant and type(val) in _SCALAR:
-                        d = ("F", _SCALAR[type(val)](val), val)
-                    else:
-                        d = self.child(vp, val, False)
-                elif type(val) in _SCALAR:
-                    # an identifier or a reference directly under the object (self.child's rules, inlined)
-                    sp = vp.special
-                    if isinstance(sp, RefSpec):
-                        self.refs.append((sp, val))
-                        d = ("F", "n", None) if val is None else ("R", sp, val)
-                    else:
-                        d = ("I", sp.scope, val)
                 else:
                     d = self.child(vp, val, False)
                 tag = d[0]
                 folded.append((label, d[1]) if tag == "F" else (label, "id", d[1], _id_sort(d[2])) if tag == "I" else None)
                 kids.append((label, d))
-            if h.key_exact:
+            order = plan[1]
+            if order is not None:
                 # keys compared exactly: the order the document wrote them in is no part of the colour (else it
                 # would steer the canonical order, and with it the search, as list order would)
-                order = self._key_order(kids)
                 entries = tuple([f for f in (folded[i] for i in order) if f is not None])
                 desc = [kids[i] for i in order]
             else:
@@ -344,50 +371,73 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
     # relation objects (candidates to become edges): plain objects, items of an order-agnostic list of which the
     # document has one instance
     collapsed: dict[int, tuple] = {}
+    children = doc.children
+    role_text: dict = {}  # a label -> its repr (the few keys of relation objects)
     for p in range(n):
         dp = desc[p]
         if dp is None or dp[0] != "A" or not dp[3] or path_count[doc.path[p]] != 1:
             continue
-        for _, d in doc.children[p]:
+        for _, d in children[p]:
             if d[0] != "V":
                 continue
             v = d[1]
-            if is_record[v] or desc[v] is None or desc[v][0] != "O":
+            if is_record[v]:
+                continue
+            dv = desc[v]
+            if dv is None or dv[0] != "O":
                 continue
             ends = []
-            ok = True
-            for label, cd in doc.children[v]:
-                if cd[0] == "V" or cd[0] == "I":
-                    ok = False
+            for label, cd in children[v]:
+                tag = cd[0]
+                if tag == "F":
+                    continue
+                if tag != "R":  # a vertex or an identifier
                     break
-                if cd[0] == "R":
-                    t = _targets(doc, cd[1], cd[2])
-                    if t is None or len(t) != 1:
-                        ok = False
-                        break
-                    ends.append((repr(label), label, t[0]))
-            if ok and 1 <= len(ends) <= 2:
-                ends.sort(key=lambda e: e[0])
-                collapsed[v] = (doc.seeds[v], tuple(e[1] for e in ends), tuple(e[2] for e in ends))
-    keep = [v for v in range(n) if v not in collapsed]
+                t = _targets(doc, cd[1], cd[2])
+                if t is None or len(t) != 1:
+                    break
+                ends.append((label, t[0]))
+            else:
+                if len(ends) == 1:
+                    collapsed[v] = (doc.seeds[v], (ends[0][0],), (ends[0][1],))
+                elif len(ends) == 2:
+                    (l0, e0), (l1, e1) = ends
+                    r0 = role_text.get(l0)
+                    if r0 is None:
+                        r0 = role_text[l0] = repr(l0)
+                    r1 = role_text.get(l1)
+                    if r1 is None:
+                        r1 = role_text[l1] = repr(l1)
+                    if r1 < r0:  # the ends in the order of their labels' text (keys are unique: never equal)
+                        l0, e0, l1, e1 = l1, e1, l0, e0
+                    collapsed[v] = (doc.seeds[v], (l0, l1), (e0, e1))
+    keep = [v for v in range(n) if v not in collapsed] if collapsed else list(range(n))
     index = {v: i for i, v in enumerate(keep)}
     seeds = [doc.seeds[v] for v in keep]
     extra: dict[int, list] = {}
     edges: list[tuple[int, Any, int]] = []
+    append = edges.append
     for v in keep:
-        for label, d in doc.children[v]:
-            if d[0] == "V":
+        kids = children[v]
+        if not kids:
+            continue
+        path = doc.path[v]
+        iv = index[v]
+        for label, d in kids:
+            tag = d[0]
+            if tag == "V":
                 c = d[1]
-                if c in collapsed:
-                    seed, roles, ends = collapsed[c]
-                    lab = ("rel", doc.path[v], label, seed, roles)
-                    if len(ends) == 1:
-                        edges.append((index[ends[0]], lab, index[ends[0]]))
-                    else:
-                        edges.append((index[ends[0]], lab, index[ends[1]]))
+                rel = collapsed.get(c)
+                if rel is not None:
+                    seed, roles, ends = rel
+                    lab = ("rel", path, label, seed, roles)
+                    a = index[ends[0]]
+                    append((a, lab, a if len(ends) == 1 else index[ends[1]]))
                 else:
-                    edges.append((index[v], label, index[c]))
-            elif d[0] == "R":
+                    append((iv, label, index[c]))
+            elif tag == "F":
+                continue
+            elif tag == "R":
                 t = _targets(doc, d[1], d[2])
                 if t:
                     for x in t:
@@ -434,10 +484,17 @@ class _Labelling:
         n = len(seeds)
         self.n = n
         self.tiebreak = tiebreak  # vertex -> the key that orders twins (then the vertex number)
-        seed_codes = _codes(seeds)
-        self.seed = [seed_codes[s] for s in seeds]
-        # the distinct labels (few), each hashed once per edge; then their codes, as _codes numbers them
+        # each seed hashed once; the distinct ones numbered as _codes numbers them
         index: dict = {}
+        first = [index.setdefault(s, len(index)) for s in seeds]
+        distinct = list(index)
+        texts = [repr(s) for s in distinct]
+        code = [0] * len(distinct)
+        for k, i in enumerate(sorted(range(len(distinct)), key=texts.__getitem__)):
+            code[i] = k
+        self.seed = [code[i] for i in first]
+        # the distinct labels (few), each hashed once per edge; then their codes, as _codes numbers them
+        index = {}
         ids = [index.setdefault(lab, len(index)) for _, lab, _ in edges]
         distinct = list(index)
         label_codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
@@ -716,16 +773,16 @@ def _hidden_references(value: Any, doc: _Doc) -> bool:
     while stack:
         x = stack.pop()
         t = type(x)
-        if t is dict:
-            stack.extend(x.values())
-        elif t is list or t is tuple:
-            stack.extend(x)
-        elif t in _KIND_RANK:
-            k = (t is str, x)
-            if k in expected:
-                seen[k] = seen.get(k, 0) + 1
-                if seen[k] > expected[k]:
-                    return True
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is dict or t is list or t is tuple:
+                stack.append(y)
+            elif t in _KIND_RANK:
+                k = (t is str, y)
+                if k in expected:
+                    seen[k] = seen.get(k, 0) + 1
+                    if seen[k] > expected[k]:
+                        return True
     return False
 
 
@@ -761,9 +818,11 @@ class _Rebuild:
             if c is None:
                 return (0, self.rank[v], "")
             # a relation object: its content, then the ranks of the records it points at
-            text = self.texts.get(c[0])
+            # (keyed by content and roles: two relation objects alike but for which keys hold their references,
+            # e.g. {"a": 1} and {"b": 1}, have the same content and different texts)
+            text = self.texts.get(c[:2])
             if text is None:
-                text = self.texts[c[0]] = repr((c[0], c[1]))
+                text = self.texts[c[:2]] = repr(c[:2])
             rank = self.rank
             return (1, 0, text, tuple([rank[e] for e in c[2]]))
         if tag == "R":
@@ -771,6 +830,31 @@ class _Rebuild:
         if tag == "I":
             return (3, 0, repr(d[2]))
         return (4, 0, d[1])
+
+    def obj(self, kids: list) -> dict:
+        """The copy of an object: its children ``(label, descriptor)`` in the copy's key order."""
+        out = {}
+        to_canon = self.to_canon
+        for label, cd in kids:
+            tag = cd[0]
+            if tag == "F":
+                out[label[1]] = cd[2]
+            elif tag == "R":
+                v = cd[2]
+                t = type(v)
+                if t is int or t is str:  # (self.ref's usual case, inlined)
+                    new = to_canon[cd[1].scope].get(v)
+                    out[label[1]] = new if new is not None else _DANGLING_STR if t is str else _DANGLING_NUM
+                else:
+                    out[label[1]] = self.ref(cd[1], v)
+            elif tag == "I":  # (self.value's, inlined)
+                v = cd[2]
+                t = type(v)
+                rid = v if t is int or t is str else _id_of(v)
+                out[label[1]] = to_canon[cd[1]].get(rid, v) if rid is not None else v
+            else:
+                out[label[1]] = self.value(cd)
+        return out
 
     def value(self, d: tuple) -> Any:
         tag = d[0]
@@ -787,16 +871,14 @@ class _Rebuild:
             rid = _id_of(node[1])
             return node[1] if rid is None else self.to_canon[node[2]].get(rid, node[1])
         if kind == "O":
-            ref, value = self.ref, self.value
-            return {
-                label[1]: (cd[2] if cd[0] == "F" else ref(cd[1], cd[2]) if cd[0] == "R" else value(cd)) for label, cd in node[1]
-            }
+            return self.obj(node[1])
         _, head, tail, align, rest, orig = node
+        value = self.value
         if not align:
-            return [self.value(cd) for cd in head] + [self.value(cd) for cd in tail] + rest
+            return [value(cd) for cd in head] + [value(cd) for cd in tail] + rest
         keys = [self.key(cd) for cd in tail]
         order = sorted(range(len(tail)), key=keys.__getitem__)
-        out = [self.value(cd) for cd in head] + [self.value(tail[k]) for k in order] + rest
+        out = [value(cd) for cd in head] + [value(tail[k]) for k in order] + rest
         if not head and not rest:
             # which original item each item of the copy is (the main pass reuses the search's pairing)
             self.origins[id(out)] = (orig, order, out)

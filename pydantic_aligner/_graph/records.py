@@ -15,7 +15,7 @@ import numpy as np
 
 from .._engine import matrix as _matrix
 from .._engine.assign import assign, quantize
-from .._engine.context import Ctx, summed
+from .._engine.context import Ctx, charge, summed
 from .._engine.matrix import handler_matrix
 from .._engine.walk import _key_rows, _score_h, sim_matrix, tagged_branch
 from .._schema.compile import any_pos
@@ -166,8 +166,38 @@ class LeafMatrices:
         key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
         M = self.matrices.get(key)
         if M is None:
-            M = self.matrices[key] = _matrix.pos_matrix(vpos, G, P, ctx)
+            M = self.matrices[key] = _distinct_matrix(vpos, G, P, ctx)
         return M
+
+
+#: Lists of strings of at least this many item pairs have a plain field's matrix computed on their distinct
+#: values only (then spread to every pair): a cell depends on its two values alone.
+DISTINCT_CELLS = 4096
+#: ... when the distinct values' matrix has at most this share of the cells.
+DISTINCT_SHARE = 0.5
+
+
+def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+    """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a plain field (no identifier, no reference, no comparator that sees
+    the document), cell for cell: where both sides hold only strings and repeat enough of them (people's names,
+    categories), the matrix of the distinct strings, each cell the same comparator call on the same two values,
+    spread to every pair by index. The string lengths are checked as on the full lists (every string is among the
+    distinct ones); the work is charged for the cells computed (the search's context, whose ``max_cells`` is
+    unlimited)."""
+    n, m = len(G), len(P)
+    if n * m >= DISTINCT_CELLS and set(map(type, G)) == {str} and set(map(type, P)) == {str}:
+        gd = dict.fromkeys(G)
+        pd = dict.fromkeys(P)
+        if len(gd) * len(pd) <= DISTINCT_SHARE * n * m:
+            for k, v in enumerate(gd):
+                gd[v] = k
+            for k, v in enumerate(pd):
+                pd[v] = k
+            D = _matrix.pos_matrix(vpos, list(gd), list(pd), ctx)
+            rows = np.fromiter(map(gd.__getitem__, G), dtype=np.intp, count=n)
+            cols = np.fromiter(map(pd.__getitem__, P), dtype=np.intp, count=m)
+            return np.take(D[rows], cols, axis=1)  # (a row gather, then a column gather row by row: 5x a 2-d fancy index)
+    return _matrix.pos_matrix(vpos, G, P, ctx)
 
 
 def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> np.ndarray | None:
@@ -204,8 +234,14 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                 return None
             # in place, the same float operations in the same order as the engine's (_matrix._object_block)
             for vpos, w, gkey, pkey in fields:
+                sp = vpos.special
+                if sp is not None and (ctx.mask_all or sp.scope == ctx.mask_scope):
+                    # a masked identifier or reference: every cell 1.0 (_matrix._special_matrix), added as the scalar
+                    charge(ctx, len(Gs) * len(Ps), None)
+                    acc += w  # (x + w * 1.0 is x + w)
+                    continue
                 gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
-                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if vpos.special is not None else leaves.get(vpos, gv, pv, ctx)
+                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if sp is not None else leaves.get(vpos, gv, pv, ctx)
                 acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
             values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
             if len(ggroups) == 1 and len(pgroups) == 1:

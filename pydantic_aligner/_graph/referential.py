@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import itertools
 import math
 import operator
 import warnings
@@ -242,9 +243,10 @@ class _Mappings:
 class _Index:
     """Records and references of one document."""
 
-    __slots__ = ("carriers", "ordered", "records", "refs", "under")
+    __slots__ = ("carriers", "ordered", "records", "refs", "seeds", "under")
 
     def __init__(self) -> None:
+        self.seeds: dict[str, dict] = {}  # scope -> {identifier: its vertex seed in the reference graph} (Referential._graph)
         self.ordered: set[tuple] = set()  # data paths of records that sit in ordered lists or tuple slots
         self.records: dict[str, list[tuple[Any, Any, tuple, Any]]] = {}  # scope -> [(record, id, dpath, definer)]
         self.refs: list[_Ref] = []
@@ -257,26 +259,38 @@ class _Index:
         xrefs ``(reference, depth of the carrier)`` of the references below the carrier. Computed once for all
         scopes."""
         if self.carriers is None:
-            frames = [_carrier_frame(r.frames) for r in self.refs]
-            ckeys = {r.dpath[:f] for r, f in zip(self.refs, frames)}
+            refs = self.refs
+            frames = [_carrier_frame(r.frames) for r in refs]
+            ckey_of = [r.dpath[:f] for r, f in zip(refs, frames)]
+            ckeys = set(ckey_of)
+            depths = sorted({len(k) for k in ckeys})  # (a carrier key is a prefix of a reference's path of one of these lengths)
             below: dict[tuple, list] = {}  # carrier key -> the references at or below it, in document order
-            for r in self.refs:
+            for r in refs:
                 d = r.dpath
-                for k in range(len(d)):
-                    if d[:k] in ckeys:
-                        below.setdefault(d[:k], []).append(r)
+                for k in depths:
+                    if k >= len(d):
+                        break
+                    key = d[:k]
+                    if key in ckeys:
+                        group = below.get(key)
+                        if group is None:
+                            below[key] = [r]
+                        else:
+                            group.append(r)
             by_scope: dict[str, dict] = {}
             info: dict[tuple, list] = {}
             role_text: dict[tuple, str] = {}  # an edge path -> its repr (few distinct ones)
-            for r, f in zip(self.refs, frames):
-                ckey = r.dpath[:f]
+            for r, f, ckey in zip(refs, frames, ckey_of):
                 entry = info.get(ckey)
                 if entry is None:
                     cpos, cval, _, ordered = r.frames[f]
                     # a carrier's place in an ordered list or tuple is structure too
                     place = (("position", r.dpath[f - 1]),) if ordered and f > 0 else ()
-                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in below.get(ckey, ())], place]
-                groups = by_scope.setdefault(r.scope, {})
+                    xrefs = below.get(ckey)
+                    entry = info[ckey] = [ckey, _scalars(cpos, cval, scalar_keys), [(x, f) for x in xrefs] if xrefs else [], place]
+                groups = by_scope.get(r.scope)
+                if groups is None:
+                    groups = by_scope[r.scope] = {}
                 group = groups.get(ckey)
                 if group is None:
                     group = groups[ckey] = [*entry, []]
@@ -288,9 +302,15 @@ class _Index:
             for groups in by_scope.values():
                 for group in groups.values():
                     eps = group[4]
-                    if len(eps) > 1:
+                    if len(eps) == 1:
+                        group[4] = [eps[0][1:]]
+                    elif len(eps) == 2:
+                        a, b = eps
+                        # (sorted by role text, stably: a first unless b's text is smaller)
+                        group[4] = [b[1:], a[1:]] if b[0] < a[0] else [a[1:], b[1:]]
+                    else:
                         eps.sort(key=_first)
-                    group[4] = [(role, v) for _, role, v in eps]
+                        group[4] = [(role, v) for _, role, v in eps]
             self.carriers = {scope: list(groups.values()) for scope, groups in by_scope.items()}
         return self.carriers.get(name, [])
 
@@ -763,7 +783,9 @@ class Referential:
         wl = use_wl and opts["id_disambiguation"] == "wl" and (n > 1 or m > 1)
         W = W_ir = None
         if wl:
-            W, W_ir = self._structure(name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend")
+            W, W_ir = self._structure(
+                name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend", plain_too=opts["warn_on_ambiguous_mapping"] and n >= 2
+            )
         assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"])
         used: set = set()
         for i, (_, gid, _, _) in enumerate(grecs):
@@ -782,8 +804,11 @@ class Referential:
         return mapping
 
     # -- structure --------------------------------------------------------------
-    def _structure(self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``.
+    def _structure(
+        self, name: str, ctx: Ctx, gidx: _Index, pidx: _Index, C: np.ndarray, *, blend: bool, plain_too: bool = True,
+    ) -> tuple[np.ndarray | None, np.ndarray]:
+        """Structural agreement of gold and candidate records: ``(W as 1-WL sees it, W used for the assignment)``
+        (the first None unless ``plain_too``: only the ambiguity warning reads it).
 
         Two joint 1-WL runs share one reference graph. Seeded with the
         records' exactly-comparable scalars (SPEC 9.5's blend seeds), colours
@@ -800,7 +825,7 @@ class Referential:
         pg = self._graph(name, pidx, resolved, gold=False)
         rounds = self.options["wl_rounds"]
         cols = refine(gg, pg, rounds)
-        W = _agreement(cols, grecs, precs)
+        W = _Agreement([_colour_codes(cols, grecs, precs)])
         W_ir = W
         if rounds is None:
             grow: dict = {}
@@ -815,38 +840,51 @@ class Referential:
                 i, j = grow.get(u), prow.get(v)
                 return i is None or j is None or C[i, j] == best[i]
 
-            W_ir = _agreement(individualize(gg, pg, cols, rounds, allowed), grecs, precs)
+            ind = individualize(gg, pg, cols, rounds, allowed)
+            if ind[0] is not cols[0] or ind[1] is not cols[1]:  # (else nothing was individualised: the same colours)
+                W_ir = _Agreement([_colour_codes(ind, grecs, precs)])
         if blend:
-            return W, W_ir
+            return (W if plain_too else None), W_ir
         plain = ({v: () for v in gg.seeds}, {v: () for v in pg.seeds})
-        Wp = _agreement(refine(gg, pg, rounds, seeds=plain), grecs, precs)
-        return W + Wp, W_ir + Wp
+        Wp = _colour_codes(refine(gg, pg, rounds, seeds=plain), grecs, precs)
+        return (_Agreement([*W.terms, Wp]) if plain_too else None), _Agreement([*W_ir.terms, Wp])
 
     def _graph(self, name: str, idx: _Index, resolved: dict, *, gold: bool) -> Graph:
         g = Graph()
-        for rec, rid, dpath, definer in idx.records[name]:
-            if rid is not None and rid not in g.seeds:
-                place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
-                g.add_vertex(rid, _scalars(definer, rec, self.scalar_keys) + place)
-        vertices = g.seeds
+        seeds = idx.seeds.get(name)
+        if seeds is None:
+            # the records' vertices depend on the document only: once per document (a cycle of scopes asks again)
+            seeds = idx.seeds[name] = {}
+            for rec, rid, dpath, definer in idx.records[name]:
+                if rid is not None and rid not in seeds:
+                    place = (("position", dpath[-1]),) if dpath in idx.ordered else ()
+                    seeds[rid] = _scalars(definer, rec, self.scalar_keys) + place
+        g.seeds = vertices = dict(seeds)
+        add = g.incidences.append
         hub = 0
         for _, scalars, xrefs, place, eps in idx.carriers_of(name, self.scalar_keys):
-            endpoints = [(role, v) for role, v in eps if _id_value(v) is not None and v in vertices]
+            endpoints = []
+            for role, v in eps:
+                t = type(v)
+                if (t is int or t is str or _id_value(v) is not None) and v in vertices:
+                    endpoints.append((role, v))
             if not endpoints:
                 continue
-            label = _carrier_label(name, scalars, xrefs, resolved, gold) + place
+            label = _carrier_label(name, scalars, xrefs, resolved, gold) if xrefs else scalars
+            if place:
+                label += place
             if len(endpoints) == 1:
                 (role, v) = endpoints[0]
-                g.add(v, v, ("unary", role), label)
+                add((v, v, ("unary", role), label))
             elif len(endpoints) == 2 and endpoints[0][0] != endpoints[1][0]:
                 (r0, v0), (r1, v1) = endpoints
-                g.add(v0, v1, ("edge", r0, r1), label)
+                add((v0, v1, ("edge", r0, r1), label))
             else:
                 key = ("__hub__", hub)
                 hub += 1
                 g.add_vertex(key, ())
                 for role, v in endpoints:
-                    g.add(v, key, ("member", role), label)
+                    add((v, key, ("member", role), label))
         return g
 
 
@@ -1030,7 +1068,11 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
     if W is None:
         F = quantize(C)
     elif mode == "blend":
-        F = quantize((1.0 - lam) * C + lam * W)
+        F = quantize((1.0 - lam) * C + lam * (W.dense() if isinstance(W, _Agreement) else W))
+    elif isinstance(W, _Agreement):
+        # quantize(C) * k + W, W's integers added term by term: every value an integer below 2 ** 53, so exact
+        F = quantize(C) * (W.max() * min(n, m) + 1.0)
+        W.add_to(F)
     else:
         F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
     from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
@@ -1039,11 +1081,47 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
     return dict(zip(rows.tolist(), cols.tolist())), F
 
 
-def _agreement(cols: tuple[dict, dict], grecs: list, precs: list) -> np.ndarray:
+def _colour_codes(cols: tuple[dict, dict], grecs: list, precs: list) -> tuple[np.ndarray, np.ndarray]:
+    """The colour of every gold and every candidate record (-1 and -2 for none: they agree with nothing)."""
     gcol, pcol = cols
     gc = [gcol.get(rid, -1) if rid is not None else -1 for _, rid, _, _ in grecs]
     pc = [pcol.get(rid, -2) if rid is not None else -2 for _, rid, _, _ in precs]
-    return (np.array(gc)[:, None] == np.array(pc)[None, :]).astype(np.float64)
+    return np.array(gc, dtype=np.int64), np.array(pc, dtype=np.int64)
+
+
+class _Agreement:
+    """The structural agreement of record pairs, ``W[i, j]`` = the number of colourings (terms) in which gold record
+    ``i`` and candidate record ``j`` have the same colour, held as each side's colours: no ``n x m`` float matrix is
+    made for it (:func:`bijection` adds each term's equalities to its integer matrix in place)."""
+
+    __slots__ = ("terms",)
+
+    def __init__(self, terms: list[tuple[np.ndarray, np.ndarray]]) -> None:
+        self.terms = terms
+
+    def max(self) -> float:
+        """``W.max()``: the most terms some pair agrees on (the pairs of colours both sides hold)."""
+        best = 0
+        for k in range(len(self.terms), 0, -1):
+            for sub in itertools.combinations(self.terms, k):
+                gold = set(zip(*(g.tolist() for g, _ in sub)))
+                if any(key in gold for key in zip(*(p.tolist() for _, p in sub))):
+                    return float(k)
+        return float(best)
+
+    def dense(self) -> np.ndarray:
+        """``W`` as a float matrix: the terms' equality matrices added in order."""
+        out = None
+        for g, p in self.terms:
+            A = (g[:, None] == p[None, :]).astype(np.float64)
+            out = A if out is None else out + A
+        return out
+
+    def add_to(self, F: np.ndarray) -> np.ndarray:
+        """``F + W`` in place, where ``F`` holds integers (exact in float64: the sums of integers in any order)."""
+        for g, p in self.terms:
+            F += g[:, None] == p[None, :]
+        return F
 
 
 def _allows_object(pos: Pos) -> bool:

@@ -66,14 +66,18 @@ def _prepare(gold: Graph, pred: Graph) -> tuple:
     out_code = np.array([codes[("out", *k)] for k in labels], dtype=np.int64)
     in_code = np.array([codes[("in", *k)] for k in labels], dtype=np.int64)
     a, b, lab = (np.array(e, dtype=np.int64) for e in ends)
-    # the entries' order does not matter: each round sorts them by (vertex, code)
+    # the entries' order does not matter: each round sorts every vertex's entries
     src = np.concatenate([a, b])
     dst = np.concatenate([b, a])
     code = np.concatenate([out_code[lab], in_code[lab]]) if lab.size else lab
     deg = np.bincount(src, minlength=n)
     width = int(deg.max(initial=0))
+    # each entry's column in its vertex's row of a round's signature matrix (1 + its place among the vertex's entries)
+    by_src = np.argsort(src, kind="stable")
     first = np.concatenate([[0], np.cumsum(deg)[:-1]]) if n else deg
-    out = (src, dst, code, deg, width, first)
+    slot = np.empty(src.size, dtype=np.int64)
+    slot[by_src] = 1 + np.arange(src.size) - first[src[by_src]]
+    out = (src, dst, code, slot, width)
     gold.prepared = (pred, out)
     return out
 
@@ -101,7 +105,7 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     >>> [cg[1] == cp["z"], cg[2] == cp["y"], cg[1] == cg[2]]
     [True, True, False]
     """
-    src, dst, code, _, width, first = _prepare(gold, pred)
+    src, dst, code, slot, width = _prepare(gold, pred)
     gs, ps = seeds if seeds is not None else (gold.seeds, pred.seeds)
     start = [gs[v] for v in gold.seeds] + [ps[v] for v in pred.seeds]
     seed_codes = _canonical_codes(start)
@@ -111,25 +115,39 @@ def refine(gold: Graph, pred: Graph, rounds: int | None = None, seeds: tuple[dic
     count = len(seed_codes)
     if limit and n:
         K = n + 1  # > every colour: (code, colour) pairs become one integer with the same order
-        span = (int(code.max(initial=0)) + 1) * K  # > every enc: (source, enc) pairs as one integer, the same order
-        base = src * span
+        # every value of a signature row plus one (the padding -1 becomes 0) fits in ``bits`` bits: ``per`` of them
+        # packed into one int64 keep the rows' lexicographic order
+        bits = max(n, (int(code.max(initial=0)) + 1) * K).bit_length()
+        per = max(1, 63 // bits)
+        cols = width + 1
+        groups = -(-cols // per)
+        pad = np.iinfo(np.int64).max
         for _ in range(limit):
             # signature: (colour, the sorted neighbour pairs); numbered in lexicographic order, a shorter
             # sequence before its extensions (the -1 padding), exactly as Python orders the tuples
-            enc = code * K + colour[dst]
-            o = np.argsort(base + enc, kind="stable")  # = np.lexsort((enc, src))
-            M = np.full((n, width + 1), -1, dtype=np.int64)
-            M[:, 0] = colour
+            rows = np.full((n, groups * per), pad, dtype=np.int64)
+            rows[:, 0] = colour
             if src.size:
-                so = src[o]
-                M[so, 1 + np.arange(so.size) - first[so]] = enc[o]
-            order = np.lexsort(M.T[::-1])
-            ranked = M[order]
-            step = np.concatenate([[0], np.any(ranked[1:] != ranked[:-1], axis=1).astype(np.int64)])
+                rows[src, slot] = code * K + colour[dst]
+                rows[:, 1:cols].sort(axis=1)  # (the padding last)
+            rows[rows == pad] = -1
+            rows += 1
+            if per > 1:
+                P = rows[:, 0::per].copy()
+                for k in range(1, per):
+                    P <<= bits
+                    P |= rows[:, k::per]
+            else:
+                P = rows
+            order = np.lexsort(P.T[::-1]) if groups > 1 else np.argsort(P[:, 0], kind="stable")
+            ranked = P[order]
+            step = np.empty(n, dtype=np.int64)
+            step[0] = 0
+            step[1:] = np.any(ranked[1:] != ranked[:-1], axis=1)
             new = np.empty(n, dtype=np.int64)
             new[order] = np.cumsum(step)
             colour = new
-            new_count = int(colour.max()) + 1
+            new_count = int(colour[order[-1]]) + 1
             if new_count == count:
                 break
             count = new_count
