@@ -260,6 +260,9 @@ def test_rows_looked_up_from_sparse_bits_are_the_dense_bits_rows(rnd, which):
                     code |= f.bits(sel, obj, False, t == agree).view("uint8") << t
                 assert got.tobytes() == lut[code].tobytes()
                 checked += 1
-        assert checked or which == "RICH"  # (RICH's null rules keep its relation rows off the lookup path)
+        # (RICH's null rules keep its relation rows off the lookup path; an AMR pair whose edges do not form one
+        # block, e.g. 1 gold edge against 3 with other keys, has no whole block to look rows up in)
+        wholes = any(lst.kernel is not None and lst.kernel.whole is not None for lst in obj.lists())
+        assert checked or which == "RICH" or not wholes
     finally:
         _objective.CODE_CELLS = saved
