@@ -52,6 +52,7 @@ __all__ = [
     "LOCAL_EVALS_PER_ID",
     "LOCAL_WORK",
     "LOOK_ALIKE",
+    "MEMO_IDS",
     "SEEDS",
     "SEED_ROUNDS",
     "Search",
@@ -89,6 +90,13 @@ LOOK_ALIKE = CANDIDATES
 #: The check that the start is already the best mapping (``Search._start_is_best``) solves the attribute agreement's
 #: assignment on scopes of at most this many identifier pairs (larger ones compare with each row's best instead).
 AGREE_CELLS = 250_000
+#: The local search remembers the moves it evaluated (the mapping they led to, the identifiers they changed: the
+#: objective's value is a function of the mapping) on graphs of at most this many gold identifiers, and answers a move
+#: met again (restarts that end at the same local optimum examine the same moves around it) from memory instead of
+#: re-scoring and undoing it: the same values, the same budgets (``Search.local``). Larger graphs rarely meet a move
+#: twice, and their keys would cost memory.
+MEMO_IDS = 64
+MEMO_MOVES = True  # (tests switch the memory off to compare)
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -126,6 +134,8 @@ class Search:
         root = self.obj.root
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
+        #: moves the local search evaluated: (mapping key, changed identifiers) -> (score, work), see MEMO_IDS
+        self._moves: dict | None = {} if sum(len(g) for g in self.golds.values()) <= MEMO_IDS else None
         self.gidx, self.pidx = gidx, pidx
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
@@ -280,6 +290,7 @@ class Search:
         near = obj.neighbours()
         active = obj.unsettled()
         work = obj.work + LOCAL_WORK
+        memo = self._moves if MEMO_MOVES else None
         while active and self.evals < budget and obj.work < work:
             cands = self.candidates(limit, active)
             woken: set = set()
@@ -302,9 +313,19 @@ class Search:
                         a2 = a - self._agreement_of(s, u, cur) + self._agreement_of(s, u, v)
                         if u2 is not None:
                             a2 += self._agreement_of(s, u2, cur) - self._agreement_of(s, u2, v)
-                        f2 = obj.update(changed)
+                        key = (self._key(), frozenset(changed)) if memo is not None else None
+                        seen = memo.get(key) if memo is not None else None
+                        if seen is None:
+                            w0 = obj.work
+                            f2 = obj.update(changed)
+                            if memo is not None:
+                                memo[key] = (f2, obj.work - w0)
+                        else:
+                            f2 = seen[0]  # met before: the objective is a function of the mapping
                         self.evals += 1
                         if f2 > f or (f2 == f and a2 > a):
+                            if seen is not None:
+                                obj.update(changed)  # kept: evaluated for real (the same value; it counts its own work)
                             obj.commit()
                             f, a = f2, a2
                             inv[v] = u
@@ -316,7 +337,10 @@ class Search:
                             for k in changed:
                                 woken |= near.get(k, {k})
                             break
-                        obj.rollback()
+                        if seen is None:
+                            obj.rollback()
+                        else:
+                            obj.work += seen[1]  # the work the evaluation counted the first time
                         mp[u] = cur
                         if u2 is not None:
                             mp[u2] = v

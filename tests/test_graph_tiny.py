@@ -1,0 +1,124 @@
+"""Edited small graphs at the reference mode's cost (issue 27): shortcuts of the default search that must give exactly
+what the search without them gives (scores, mappings, certificates, repairs, budgets spent).
+
+* The local search remembers the moves it evaluated (``search.MEMO_MOVES``, graphs of at most ``MEMO_IDS`` gold
+  identifiers): a move met again, as restarts that end at the same local optimum meet the moves around it, is answered
+  from memory instead of being re-scored and undone.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from referential_graphs import aligner, amr, damage_ids, edit_amr, edit_rich, relabel, rich
+
+from pydantic_aligner._graph import search as _search
+
+FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def _summary(r) -> tuple:
+    c = r.certificate
+    return (r.score, r.mappings, (c.score, c.bound, c.optimal), [str(o) for o in r.repairs()], str(r.feedback()), r.patched())
+
+
+def _searches(monkeypatch: pytest.MonkeyPatch) -> list:
+    """Every Search the aligner runs, with what it spent: (evaluations, item pairs re-scored, its result)."""
+    spent: list = []
+    run = _search.Search.run
+
+    def recorded(self, *args, **kwargs):
+        run(self, *args, **kwargs)
+        spent.append((self.evals, self.obj.work, self.obj.value, {s: dict(self.ctx.mappings[s]) for s in self.scopes}))
+
+    monkeypatch.setattr(_search.Search, "run", recorded)
+    return spent
+
+
+def _edited(rnd: random.Random, which: str) -> tuple[dict, dict]:
+    if which == "AMR":
+        gold = amr(rnd, rnd.randint(6, 24), concepts=rnd.randint(2, 5))
+        pred = edit_amr(rnd, gold, rnd.randint(0, 3), concepts=5)
+    else:
+        gold = rich(rnd, rnd.randint(3, 10), rnd.randint(1, 4))
+        pred = edit_rich(rnd, gold, rnd.randint(0, 3))
+    if rnd.random() < 0.15:
+        pred = damage_ids(rnd, pred, 1)
+    return gold, relabel(pred, rnd)[0]
+
+
+def _both(monkeypatch: pytest.MonkeyPatch, module, knob: str, gold: dict, pred: dict, which: str) -> tuple:
+    """(alignment, searches) with ``module.knob`` on, then off."""
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(module, knob, on)
+            spent = _searches(mp)
+            r = aligner(which, "auto").align(gold, pred)
+            out.append((_summary(r), list(spent)))
+    return out[0], out[1]
+
+
+def test_restarts_meet_moves_again_and_the_memory_answers_them_identically(monkeypatch):
+    # an edited, relabelled AMR-style graph of 14 look-alike nodes: the restarts run, and end at local optima whose
+    # neighbourhoods the local search examined before; answered from memory, the search spends the same evaluations
+    # and work, and ends with the same mapping, score, certificate, repairs and feedback
+    rnd = random.Random(3)
+    gold = amr(rnd, 14, concepts=2)
+    pred = relabel(edit_amr(rnd, gold, 3, concepts=2), rnd)[0]
+    evaluated = []
+    update = _search.Objective.update
+
+    def counted(self, changed):
+        evaluated.append(1)
+        return update(self, changed)
+
+    monkeypatch.setattr(_search.Objective, "update", counted)
+    fast, fast_spent = _run(monkeypatch, gold, pred, True)
+    with_memory = len(evaluated)
+    del evaluated[:]
+    slow, slow_spent = _run(monkeypatch, gold, pred, False)
+    without = len(evaluated)
+    assert fast == slow and fast_spent == slow_spent
+    assert fast[0] < 1.0
+    assert with_memory < 0.5 * without  # most of the restarts' evaluations were met before (140 of 600)
+
+
+def _run(monkeypatch, gold, pred, on: bool) -> tuple:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_search, "MEMO_MOVES", on)
+        spent = _searches(mp)
+        r = aligner("AMR", "auto").align(gold, pred)
+        return _summary(r), list(spent)
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_the_moves_memory_never_changes_a_result(rnd, which):
+    gold, pred = _edited(rnd, which)
+    with pytest.MonkeyPatch.context() as mp:
+        on, off = _both(mp, _search, "MEMO_MOVES", gold, pred, which)
+    assert on == off
+
+
+def test_large_graphs_keep_no_memory_of_moves(monkeypatch):
+    # the memory's keys hold the whole mapping: only graphs of at most MEMO_IDS gold identifiers keep one
+    rnd = random.Random(3)
+    gold = amr(rnd, _search.MEMO_IDS + 1, concepts=2)
+    pred = relabel(edit_amr(rnd, gold, 2, concepts=2), rnd)[0]
+    memories = []
+    init = _search.Search.__init__
+
+    def kept(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        memories.append(self._moves)
+
+    monkeypatch.setattr(_search.Search, "__init__", kept)
+    aligner("AMR", "auto").score(gold, pred)
+    assert memories == [None]
+    small = amr(rnd, 10, concepts=2)
+    aligner("AMR", "auto").score(small, relabel(edit_amr(rnd, small, 2, concepts=2), rnd)[0])
+    assert isinstance(memories[1], dict)
