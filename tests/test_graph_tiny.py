@@ -3,7 +3,8 @@ what the search without them gives (scores, mappings, certificates, repairs, bud
 
 * The local search remembers the moves it evaluated (``search.MEMO_MOVES``, graphs of at most ``MEMO_IDS`` gold
   identifiers): a move met again, as restarts that end at the same local optimum meet the moves around it, is answered
-  from memory instead of being re-scored and undone.
+  from memory instead of being re-scored and undone; and an improvement step (iterated assignment, local search) that
+  starts again from a mapping it started from before is replayed (``Search._replayed``) where its budget does not bind.
 """
 
 from __future__ import annotations
@@ -101,6 +102,21 @@ def test_the_moves_memory_never_changes_a_result(rnd, which):
     gold, pred = _edited(rnd, which)
     with pytest.MonkeyPatch.context() as mp:
         on, off = _both(mp, _search, "MEMO_MOVES", gold, pred, which)
+    assert on == off
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.integers(0, 30), st.integers(0, 3))
+def test_the_memory_replays_nothing_a_binding_budget_would_change(rnd, base, per_id):
+    # with a local search budget small enough to bind (the evaluations are counted over the whole search, so a
+    # restart reaching a mapping again has fewer left), remembered runs are replayed only where the budget does not bind
+    rnd2 = random.Random(rnd.random())
+    gold = amr(rnd2, rnd2.randint(9, 18), concepts=2)
+    pred = relabel(edit_amr(rnd2, gold, rnd2.randint(1, 3), concepts=2), rnd2)[0]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_search, "LOCAL_EVALS_BASE", base)
+        mp.setattr(_search, "LOCAL_EVALS_PER_ID", per_id)
+        on, off = _both(mp, _search, "MEMO_MOVES", gold, pred, "AMR")
     assert on == off
 
 

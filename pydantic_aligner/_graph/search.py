@@ -136,6 +136,8 @@ class Search:
         self.evals = 0
         #: moves the local search evaluated: (mapping key, changed identifiers) -> (score, work), see MEMO_IDS
         self._moves: dict | None = {} if sum(len(g) for g in self.golds.values()) <= MEMO_IDS else None
+        #: improvement steps that ran: (step, mapping key) -> (mappings, evaluations, work), see ``_replayed``
+        self._runs: dict | None = None if self._moves is None else {}
         self.gidx, self.pidx = gidx, pidx
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
@@ -215,7 +217,7 @@ class Search:
             out[s] = per
         return out
 
-    def iterate(self, rounds: int) -> None:
+    def iterate(self, rounds: int) -> bool:
         """Iterated assignment: map every scope by the assignment that maximises the votes of the current
         mapping, repeat; keep the best mapping met (the current one included)."""
         from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
@@ -260,6 +262,7 @@ class Search:
             if f > best[0] or (f == best[0] and a > best[1]):
                 best = (f, a, {s: dict(ctx.mappings[s]) for s in self.scopes})
         self._restore(best[2])
+        return True  # (no budget: it always ends by itself)
 
     def _key(self) -> tuple:
         return tuple(tuple(self.ctx.mappings[s].get(u) for u in self.golds[s]) for s in self.scopes)
@@ -277,7 +280,7 @@ class Search:
             self.obj.commit()
 
     # -- moves ---------------------------------------------------------------------------
-    def local(self, budget: int, limit: int | None) -> None:
+    def local(self, budget: int, limit: int | None) -> bool:
         """Swap/reassign moves on the real objective, first improvement, canonical order, at most ``budget`` evaluations.
 
         Only gold identifiers with an imperfectly matched item move (the rest
@@ -345,8 +348,9 @@ class Search:
                         if u2 is not None:
                             mp[u2] = v
                         if self.evals >= budget or obj.work >= work:
-                            return
+                            return False
             active = woken
+        return not active  # True: it ended by itself, no move left to try (not by its budgets)
 
     def settle_unreferenced(self) -> None:
         """Gold ids no reference points at do not change the score: give them the free candidates they agree with most."""
@@ -676,8 +680,34 @@ class Search:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
     def improve(self, n: int) -> None:
-        self.iterate(ITERATIONS)
-        self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
+        self._replayed("iterate", None, lambda: self.iterate(ITERATIONS))
+        budget = LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n
+        self._replayed("local", budget, lambda: self.local(budget, CANDIDATES))
+
+    def _replayed(self, step: str, budget: int | None, run: Any) -> None:
+        """``run()`` (an improvement step), or, when the step already ran from the same mapping (restarts that reach one
+        mapping again) and its budget does not bind, its outcome replayed: the mapping it ended with, the evaluations
+        and work it counted. A step's outcome is a function of the mapping it starts from (the objective's values
+        are, and the step reads nothing else) as long as ``self.evals`` (counted over the whole search) stays below
+        ``budget`` throughout: an outcome is kept only from a run that ended by itself (``run()`` returned True),
+        and replayed only when ``evals`` plus the evaluations it counted stays below the budget. Graphs of at most
+        MEMO_IDS gold identifiers (``MEMO_MOVES``)."""
+        memo = self._runs if MEMO_MOVES else None
+        if memo is None:
+            run()
+            return
+        key = (step, self._key())
+        hit = memo.get(key)
+        if hit is not None and (budget is None or self.evals + hit[1] < budget):
+            mappings, evals, work = hit
+            base = self.obj.work
+            self._restore(mappings)
+            self.obj.work = base + work
+            self.evals += evals
+            return
+        e0, w0 = self.evals, self.obj.work
+        if run():
+            memo[key] = ({s: dict(self.ctx.mappings[s]) for s in self.scopes}, self.evals - e0, self.obj.work - w0)
 
     def restarts(self, n: int) -> None:
         """Seed-and-extend from each seed pair, each followed by the improvement steps; keeps the best (the current
