@@ -5,6 +5,8 @@ what the search without them gives (scores, mappings, certificates, repairs, bud
   identifiers): a move met again, as restarts that end at the same local optimum meet the moves around it, is answered
   from memory instead of being re-scored and undone; and an improvement step (iterated assignment, local search) that
   starts again from a mapping it started from before is replayed (``Search._replayed``) where its budget does not bind.
+* Seed and extend recomputes the lists' rows once, when it ends (``search.DEFER_ROWS``): its votes read only the
+  identifiers' codes.
 """
 
 from __future__ import annotations
@@ -118,6 +120,36 @@ def test_the_memory_replays_nothing_a_binding_budget_would_change(rnd, base, per
         mp.setattr(_search, "LOCAL_EVALS_PER_ID", per_id)
         on, off = _both(mp, _search, "MEMO_MOVES", gold, pred, "AMR")
     assert on == off
+
+
+@FEW
+@given(st.randoms(use_true_random=False))
+def test_seed_and_extend_recomputing_rows_once_changes_nothing(rnd):
+    # look-alike AMR nodes (2 concepts) and more than EXACT_IDS of them: the restarts run seed and extend
+    gold = amr(rnd, rnd.randint(9, 20), concepts=2)
+    pred = relabel(edit_amr(rnd, gold, rnd.randint(1, 3), concepts=2), rnd)[0]
+    states = {}
+    for defer in (True, False):
+        seen = states[defer] = []
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_search, "DEFER_ROWS", defer)
+            propagate = _search.Search.propagate
+
+            def recorded(self, seed, _propagate=propagate, _seen=seen):
+                _propagate(self, seed)
+                lists = self.obj.lists()
+                _seen.append((seed, self.obj.value, [lst.S.tolist() for lst in lists], [[p.tolist() for p in lst.pairs] for lst in lists]))
+
+            mp.setattr(_search.Search, "propagate", recorded)
+            aligner("AMR", "auto").score(gold, pred)
+    # after each seed and extend: the same mapping's rows, pairings and score, bit for bit
+    assert states[True] == states[False]
+    with pytest.MonkeyPatch.context() as mp:
+        on, off = _both(mp, _search, "DEFER_ROWS", gold, pred, "AMR")
+    assert on[0] == off[0]
+    # the search's evaluations and result are the same; its work counter differs (fewer row updates), and only the
+    # local search's budget reads it, relative to where that search started
+    assert [x[0] for x in on[1]] == [x[0] for x in off[1]] and [x[2:] for x in on[1]] == [x[2:] for x in off[1]]
 
 
 def test_large_graphs_keep_no_memory_of_moves(monkeypatch):

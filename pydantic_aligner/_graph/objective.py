@@ -1100,6 +1100,14 @@ class Objective:
             self.value = self.root.value
         return self.value
 
+    def sync(self, changed: set) -> None:
+        """Only the codes of ``ctx.mappings`` for the gold identifiers ``changed`` (what the votes and bits read), not
+        the lists' rows and values: those stay as they were until :meth:`update` is called with ``changed``."""
+        for s, u in changed:
+            c = self.gcode.get((s, u))
+            if c is not None:
+                self._sync(s, u, c)
+
     def rollback(self) -> None:
         marks, undo = self.frames.pop()
         for node, old in reversed(undo):

@@ -97,6 +97,8 @@ AGREE_CELLS = 250_000
 #: twice, and their keys would cost memory.
 MEMO_IDS = 64
 MEMO_MOVES = True  # (tests switch the memory off to compare)
+#: Seed-and-extend (``Search.propagate``) recomputes the lists' rows once, when it ends, not after each of its steps.
+DEFER_ROWS = True
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -582,9 +584,16 @@ class Search:
         rest = _Residual(self, mapped, used)
         rest.take({(s0, u0)}, {(s0, v0)})
         obj.lazy = True
+        # the relation votes read only the identifiers' codes, never the lists' rows: those are recomputed once, at the
+        # end, for every identifier that changed (the same rows as after a lazy update per step: each a function of
+        # the mapping), instead of after each step (DEFER_ROWS)
+        pending = set(changed)
         try:
-            obj.update(changed)
-            obj.commit()
+            if DEFER_ROWS:
+                obj.sync(changed)
+            else:
+                obj.update(changed)
+                obj.commit()
             frontier = set(near.get((s0, u0), ())) - mapped
             while True:
                 keys = sorted(frontier, key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
@@ -622,10 +631,17 @@ class Search:
                     accepted = {(s, u)}
                     frontier = set()
                 rest.take(accepted, {(s, ctx.mappings[s][u]) for s, u in accepted})
-                obj.update(accepted)
-                obj.commit()
+                if DEFER_ROWS:
+                    obj.sync(accepted)
+                    pending |= accepted
+                else:
+                    obj.update(accepted)
+                    obj.commit()
                 frontier = set().union(*(near.get(k, ()) for k in accepted)) | frontier
                 frontier -= mapped
+            if DEFER_ROWS:
+                obj.update(pending)
+                obj.commit()
         finally:
             obj.lazy = False
         obj.value = None
