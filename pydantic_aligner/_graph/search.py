@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.assign import quantize
-from .objective import Objective
+from .objective import Objective, _List, _Obj
 from .records import _record_matrix
 
 __all__ = [
@@ -137,7 +137,8 @@ class Search:
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
         #: moves the local search evaluated: (mapping key, changed identifiers) -> (score, work), see MEMO_IDS
-        self._moves: dict | None = {} if sum(len(g) for g in self.golds.values()) <= MEMO_IDS else None
+        small = sum(len(g) for g in self.golds.values()) <= MEMO_IDS
+        self._moves: dict | None = {} if small and _path_free(self.obj) else None
         #: improvement steps that ran: (step, mapping key) -> (mappings, evaluations, work), see ``_replayed``
         self._runs: dict | None = None if self._moves is None else {}
         self.gidx, self.pidx = gidx, pidx
@@ -860,6 +861,34 @@ class Search:
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
+
+
+def _path_free(obj: Objective) -> bool:
+    """Whether the objective's value is a function of the mapping alone, whatever sequence of updates led to it, so that
+    the search may remember values by mapping (MEMO_IDS). An update re-scores the parts that hold a changed identifier;
+    a part whose value also reads other identifiers' mappings would keep a value that depends on the path. Such are a
+    list of records paired by the bijection (D12) whose candidate records can be claimed by gold identifiers it does
+    not hold (one scope's records spread over several lists), and parts the engine scores (their nested lists of
+    records read every mapping). True when every part is an object or a list with vectorised rows (each row reads
+    only its own identifiers' mappings) and every list of records holds every gold identifier of its scopes."""
+    if isinstance(obj.root, float):
+        return True
+    scope_of = {c: k[0] for k, c in obj.pcode.items()}
+    golds: dict[str, set] = {}
+    for s, u in obj.gcode:
+        golds.setdefault(s, set()).add((s, u))
+    stack = [obj.root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Obj):
+            stack.extend(node.nodes)
+        elif not isinstance(node, _List) or node.kernel is None:
+            return False
+        elif node.pk is not None:
+            for sc in {scope_of[c] for c in node.pk if c is not None}:
+                if not golds[sc] <= node.keys:
+                    return False
+    return True
 
 
 class _Residual:
