@@ -7,6 +7,9 @@ what the search without them gives (scores, mappings, certificates, repairs, bud
   starts again from a mapping it started from before is replayed (``Search._replayed``) where its budget does not bind.
 * Seed and extend recomputes the lists' rows once, when it ends (``search.DEFER_ROWS``): its votes read only the
   identifiers' codes.
+* Whether the current mapping is proven optimal is asked of the optimistic bound first (``search.OPTIMISTIC_FIRST``):
+  never below the relaxed bound, so where it proves the mapping optimal the relaxed one (and its relaxation) is not
+  needed.
 """
 
 from __future__ import annotations
@@ -151,6 +154,40 @@ def test_seed_and_extend_recomputing_rows_once_changes_nothing(rnd):
     # the search's evaluations and result are the same; its work counter differs (fewer row updates), and only the
     # local search's budget reads it, relative to where that search started
     assert [x[0] for x in on[1]] == [x[0] for x in off[1]] and [x[2:] for x in on[1]] == [x[2:] for x in off[1]]
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_trying_the_optimistic_bound_first_never_changes_a_result(rnd, which):
+    gold, pred = _edited(rnd, which)
+    with pytest.MonkeyPatch.context() as mp:
+        on, off = _both(mp, _search, "OPTIMISTIC_FIRST", gold, pred, which)
+    assert on == off
+
+
+def test_an_edited_graph_proven_by_the_optimistic_bound_skips_the_relaxation(monkeypatch):
+    # an edited 10-person organisation graph (a recoded category, a deleted relation): the optimistic bound already
+    # proves the start optimal, so the certificate's relaxation is never built; the result is the one it gives
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    graph_scaling = pytest.importorskip("graph_scaling")
+    from pydantic_aligner._graph import objective as _objective
+
+    schema, gold, pred = graph_scaling.pair(10, 0.2, seed=1)
+    built = []
+    relaxation = _objective._Block._relaxation
+
+    def counted(self, *args):
+        built.append(1)
+        return relaxation(self, *args)
+
+    monkeypatch.setattr(_objective._Block, "_relaxation", counted)
+    quick = Aligner(schema).align(gold, pred)
+    assert quick.score < 1.0 and quick.certificate.optimal and not built
+    monkeypatch.setattr(_search, "OPTIMISTIC_FIRST", False)
+    full = Aligner(schema).align(gold, pred)
+    assert built and _summary(quick) == _summary(full)
 
 
 def _memory(monkeypatch: pytest.MonkeyPatch) -> list:
