@@ -190,6 +190,27 @@ def test_an_edited_graph_proven_by_the_optimistic_bound_skips_the_relaxation(mon
     assert built and _summary(quick) == _summary(full)
 
 
+def test_large_lists_ask_the_relaxed_bound_only(monkeypatch):
+    # beyond EXACT_CELLS item pairs the optimistic bound is not tried first (it would cost about as much again)
+    rnd = random.Random(2)
+    gold = amr(rnd, 12, concepts=2)
+    pred = relabel(edit_amr(rnd, gold, 2, concepts=2), rnd)[0]
+    asked = []
+    bound = _search.Objective.bound
+
+    def recorded(self, open_keys):
+        asked.append(self.relax)
+        return bound(self, open_keys)
+
+    monkeypatch.setattr(_search.Objective, "bound", recorded)
+    assert aligner("AMR", "auto").score(gold, pred) < 1.0
+    assert asked[0] is False  # the optimistic bound was asked first (12 nodes: a few hundred item pairs)
+    del asked[:]
+    monkeypatch.setattr(_search, "EXACT_CELLS", 0)
+    aligner("AMR", "auto").score(gold, pred)
+    assert asked and all(asked)  # only the relaxed bound (nor does branch and bound run on "large" lists)
+
+
 def _memory(monkeypatch: pytest.MonkeyPatch) -> list:
     memories: list = []
     init = _search.Search.__init__

@@ -148,6 +148,7 @@ class Search:
         self.bound = 1.0
         self.proven = False
         self._open_bound: float | None = None  # the relaxed bound with every identifier open (_relaxed_bound)
+        self._cells: int | None = None  # item pairs of the objective's lists (_small)
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -813,11 +814,13 @@ class Search:
         first (OPTIMISTIC_FIRST): it is never below the relaxed one (each list's total is the smaller of the two
         there), so where it proves the mapping optimal the relaxed one does too, and it costs a fifth of it (no
         relaxation to build); where it does not, the relaxed bound decides, as before. Either way the answer is the
-        same, and a proven search reports its score as its bound (``run``), so which bound proved it shows nowhere."""
+        same, and a proven search reports its score as its bound (``run``), so which bound proved it shows nowhere.
+        Only on lists of at most EXACT_CELLS item pairs: on larger ones the relaxed bound costs little more than the
+        optimistic one (both solve an assignment on every list), and trying both would cost nearly twice."""
         if self.obj.value >= 1.0:
             return True
         obj = self.obj
-        if OPTIMISTIC_FIRST:
+        if OPTIMISTIC_FIRST and self._small():
             self.bound = max(obj.bound(set(obj.gcode)), obj.value)  # (computed once per search, as the relaxed one)
             if self._reached():
                 return True
@@ -827,6 +830,12 @@ class Search:
         finally:
             obj.relax = False
         return self._reached()
+
+    def _small(self) -> bool:
+        """Whether the lists hold at most EXACT_CELLS item pairs (computed once)."""
+        if self._cells is None:
+            self._cells = sum(lst.n * lst.m for lst in self.obj.lists())
+        return self._cells <= EXACT_CELLS
 
     def _relaxed_bound(self) -> float:
         """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value.
