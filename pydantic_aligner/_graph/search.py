@@ -907,7 +907,7 @@ def _path_free(obj: Objective) -> bool:
             return False
         elif node.pk is not None:
             for sc in {scope_of[c] for c in node.pk if c is not None}:
-                if not golds[sc] <= node.keys:
+                if not golds.get(sc, set()) <= node.keys:
                     return False
     return True
 
