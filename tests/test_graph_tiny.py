@@ -7,6 +7,8 @@ what the search without them gives (scores, mappings, certificates, repairs, bud
   starts again from a mapping it started from before is replayed (``Search._replayed``) where its budget does not bind.
 * Seed and extend recomputes the lists' rows once, when it ends (``search.DEFER_ROWS``): its votes read only the
   identifiers' codes.
+* The first improvement skips its local search where the iterated assignment's mapping is already the best
+  (``search.SKIP_PROVEN``), as the start's proven-best check skips both.
 * Whether the current mapping is proven optimal is asked of the optimistic bound first (``search.OPTIMISTIC_FIRST``):
   never below the relaxed bound, so where it proves the mapping optimal the relaxed one (and its relaxation) is not
   needed.
@@ -209,6 +211,44 @@ def test_large_lists_ask_the_relaxed_bound_only(monkeypatch):
     monkeypatch.setattr(_search, "EXACT_CELLS", 0)
     aligner("AMR", "auto").score(gold, pred)
     assert asked and all(asked)  # only the relaxed bound (nor does branch and bound run on "large" lists)
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_skipping_a_proven_first_local_search_never_changes_a_result(rnd, which):
+    gold, pred = _edited(rnd, which)
+    with pytest.MonkeyPatch.context() as mp:
+        on, off = _both(mp, _search, "SKIP_PROVEN", gold, pred, which)
+    assert on[0] == off[0]  # (the evaluations counted differ: nothing after the skipped search reads them)
+
+
+def test_a_first_local_search_after_a_proven_iterated_assignment_is_skipped(monkeypatch):
+    # the start is below the bound, the iterated assignment reaches it with the best attribute agreement: the local
+    # search would end where it started, and nothing after it runs; skipped, with the same result
+    rnd = random.Random(0)
+    found = None
+    for _ in range(40):
+        gold = amr(rnd, rnd.randint(8, 16), concepts=3)
+        pred = relabel(edit_amr(rnd, gold, 2, concepts=3), rnd)[0]
+        ran = []
+        local = _search.Search.local
+
+        def counted(self, *args, _local=local, _ran=ran):
+            _ran.append(1)
+            return _local(self, *args)
+
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_search.Search, "local", counted)
+            mp.setattr(_search, "SKIP_PROVEN", False)
+            full = aligner("AMR", "auto").align(gold, pred)
+            before = len(ran)
+            mp.setattr(_search, "SKIP_PROVEN", True)
+            quick = aligner("AMR", "auto").align(gold, pred)
+        if before and len(ran) - before < before:
+            found = (full, quick)
+            break
+    assert found is not None
+    assert _summary(found[0]) == _summary(found[1]) and found[1].certificate.optimal
 
 
 def _memory(monkeypatch: pytest.MonkeyPatch) -> list:

@@ -101,6 +101,8 @@ MEMO_MOVES = True  # (tests switch the memory off to compare)
 DEFER_ROWS = True
 #: ``Search._proven_now`` tries the optimistic bound before the relaxed one.
 OPTIMISTIC_FIRST = True
+#: The first improvement skips its local search where the iterated assignment's mapping is already the best (``improve``).
+SKIP_PROVEN = True
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -699,8 +701,15 @@ class Search:
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
-    def improve(self, n: int) -> None:
+    def improve(self, n: int, last: bool = False) -> None:
+        """Iterated assignment, then the local search. ``last``: no step that spends the search's evaluation budget
+        follows if the mapping is then proven optimal (the first improvement, from ``run``); the local search is then
+        skipped where the iterated assignment's mapping already is the best (``_start_is_best``: the local search keeps
+        only strict improvements, so it would end where it started, and nothing after it reads the evaluations it
+        would have counted). SKIP_PROVEN switches it off."""
         self._replayed("iterate", None, lambda: self.iterate(ITERATIONS))
+        if last and SKIP_PROVEN and self._start_is_best():
+            return
         budget = LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n
         self._replayed("local", budget, lambda: self.local(budget, CANDIDATES))
 
@@ -858,7 +867,7 @@ class Search:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
                 if not self._start_is_best():
-                    self.improve(n)
+                    self.improve(n, last=True)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     self.try_identity(identity, n)
