@@ -3,6 +3,7 @@
     python benchmarks/graph_scaling.py                  # the table of docs/performance.md (a few minutes)
     python benchmarks/graph_scaling.py --sizes 10 1000  # some sizes only
     python benchmarks/graph_scaling.py --profile 1000   # cProfile + tracemalloc of one default score
+    python benchmarks/graph_scaling.py --small          # edited small graphs: default against reference mode
 
 Workload: seeded organisation graphs (``orggraph.py``: people and companies with names and categories,
 employments, acquaintances and partnerships between them, 30% property twins), ``N`` records per scope
@@ -17,6 +18,12 @@ resident set minus its size before the call) and reports CPU time (``time.proces
 * ``reference``: ``bijection_search="reference"`` (the reference's bijection, SPEC 9.4-9.9);
 * ``default``: the default search under the default limits (a score, or the ``LimitError`` it raises);
 * ``unlimited``: the default search with ``max_cells=None`` (sizes up to ``--unlimited-up-to``).
+
+``--small`` (issue 27, small graphs' fixed cost): edited 10-record organisation graphs with a fixed number of edits
+(1, 2, 3; ``--small-pairs`` seeds each), relabelled and shuffled, and the AMR-style pairs of the timing study
+(``intrinsic_study.py --suite timing``: 5-30 records, 0-3 edits), each pair scored by the default search and by
+reference mode alternately in one process, CPU time best of ``--small-repeat`` calls per pair, then the mean over the
+pairs and the ratio of the two means.
 """
 
 from __future__ import annotations
@@ -154,14 +161,65 @@ def profile(n: int, edits: float) -> None:
         print(stat)
 
 
+def small_pairs(pairs: int) -> dict[str, tuple[dict, list]]:
+    """The ``--small`` workloads: label -> (schema, [(gold, candidate)])."""
+    import amrgraphs
+
+    out: dict[str, tuple[dict, list]] = {}
+    for k in (1, 2, 3):
+        made = [pair(10, k / 10, seed=s) for s in range(pairs)]
+        out[f"org graph, 10 people, {k} edit{'s' if k > 1 else ''}"] = (made[0][0], [m[1:] for m in made])
+    rng = random.Random(0)  # the timing study's pairs (intrinsic_study.timing, seed 0)
+    amr = []
+    for _ in range(200):
+        concepts = rng.randint(2, 6)
+        gold = amrgraphs.generate(rng, rng.randint(5, 30), concepts)
+        cand, _ = amrgraphs.relabel(amrgraphs.edit(rng, gold, rng.randint(0, 3), concepts), rng)
+        amr.append((gold, cand))
+    out["AMR-style, 5-30 records, 0-3 edits (200 pairs)"] = (amrgraphs.schema(), amr)
+    return out
+
+
+def small(pairs: int, repeat: int) -> None:
+    from pydantic_aligner import Aligner
+
+    print(f"# {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} at start; CPU time, best of {repeat} calls per pair, mean over pairs")
+    print("| workload | reference | default | default / reference |")
+    print("|---|---|---|---|")
+    for label, (schema, work) in small_pairs(pairs).items():
+        modes = {"reference": Aligner(schema, bijection_search="reference"), "default": Aligner(schema)}
+        for a in modes.values():
+            for gold, cand in work[:3]:
+                a.score(gold, cand)  # warm: lazy imports, compiled plan
+        total = dict.fromkeys(modes, 0.0)
+        for gold, cand in work:
+            best = dict.fromkeys(modes, float("inf"))
+            for _ in range(repeat):
+                for name, a in modes.items():  # alternating, so that a change of the machine's load hits both
+                    t = time.process_time()
+                    a.score(gold, cand)
+                    best[name] = min(best[name], time.process_time() - t)
+            for name in modes:
+                total[name] += best[name]
+        ref, dft = total["reference"] / len(work), total["default"] / len(work)
+        print(f"| {label} | {fmt_time(ref)} | {fmt_time(dft)} | {dft / ref:.2f}x |", flush=True)
+    print(f"# load average {os.getloadavg()[0]:.2f} at the end")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sizes", nargs="*", type=int, default=[10, 100, 1000, 2000, 5000, 10_000])
     ap.add_argument("--edits", type=float, default=0.05)
     ap.add_argument("--unlimited-up-to", type=int, default=3000)
     ap.add_argument("--profile", type=int)
+    ap.add_argument("--small", action="store_true", help="edited small graphs: default against reference mode")
+    ap.add_argument("--small-pairs", type=int, default=20, help="seeds per number of edits (--small)")
+    ap.add_argument("--small-repeat", type=int, default=5, help="calls per pair and mode, the best kept (--small)")
     ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.small:
+        small(args.small_pairs, args.small_repeat)
+        return
     if args.child:
         row, n, edits, repeat = args.child
         print(json.dumps(child(row, int(n), float(edits), int(repeat))))

@@ -216,7 +216,7 @@ def test_a_large_symmetric_graph_does_not_improve_its_start_first(monkeypatch):
     pred = relabel(reroute(gold, random.Random(1), 1), random.Random(7))[0]
     calls: list = []
     real = _search.Search.improve
-    monkeypatch.setattr(_search.Search, "improve", lambda self, n: calls.append(self.obj.value) or real(self, n))
+    monkeypatch.setattr(_search.Search, "improve", lambda self, n, **kw: calls.append(self.obj.value) or real(self, n, **kw))
     deferred = _align_with(gold, pred)
     improved_deferred = len(calls)
     calls.clear()

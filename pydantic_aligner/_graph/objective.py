@@ -503,6 +503,15 @@ class _Kernel:
                     _scatter(vals, gc, f.pcode, out)
 
 
+_TRUE = np.ones(1, dtype=bool)
+
+
+def _first(change: np.ndarray) -> np.ndarray:
+    """``np.r_[True, change]`` (where each run of a sorted array starts), without ``np.r_``'s parsing (a few
+    microseconds a call; the relaxation and the votes make dozens of these calls on every small graph)."""
+    return np.concatenate((_TRUE, change))
+
+
 def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) -> None:
     """``out[gc[i], pc[j]] += vals[i, j]`` over the rows and columns with a code (>= 0), summed code by code."""
     rows = np.flatnonzero(gc >= 0)
@@ -512,8 +521,8 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     ro = rows[np.argsort(gc[rows], kind="stable")]
     co = cols[np.argsort(pc[cols], kind="stable")]
     g, p = gc[ro], pc[co]
-    gs = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
-    ps = np.flatnonzero(np.r_[True, p[1:] != p[:-1]])
+    gs = np.flatnonzero(_first(g[1:] != g[:-1]))
+    ps = np.flatnonzero(_first(p[1:] != p[:-1]))
     # (an identifier field holds each code once: segments of one cell, whose sums are the cells themselves, and on
     # the canonical copies codes follow the items' order, so the sorted selection is often the whole matrix)
     whole = len(ro) == vals.shape[0] and len(co) == vals.shape[1] and bool((np.diff(ro) > 0).all() and (np.diff(co) > 0).all())
@@ -801,16 +810,16 @@ class _Block:
         field = np.concatenate([np.full(len(p[1]), t, dtype=np.int64) for t, p in enumerate(parts)]) if parts else key
         order = _sort_distinct((key, ii, jj, field), (n, self.ncols, len(parts)))
         key, ii, jj, gg = key[order], ii[order], jj[order], gg[order]
-        first = np.r_[True, (key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])] if len(key) else np.zeros(0, dtype=bool)
+        first = _first((key[1:] != key[:-1]) | (ii[1:] != ii[:-1]) | (jj[1:] != jj[:-1])) if len(key) else np.zeros(0, dtype=bool)
         starts = np.flatnonzero(first)
         gg = np.add.reduceat(gg, starts) if len(starts) else gg
         key, ii, jj = key[starts], ii[starts], jj[starts]
-        bounds = np.flatnonzero(np.r_[True, key[1:] != key[:-1]]) if len(key) else np.zeros(0, dtype=np.int64)
+        bounds = np.flatnonzero(_first(key[1:] != key[:-1])) if len(key) else np.zeros(0, dtype=np.int64)
         if len(bounds) > RELAX_PAIRS:
             return None
         ukeys = key[bounds]
         gu = ukeys // P  # sorted (the keys are): np.unique(gu, return_inverse=True) without sorting again
-        gnew = np.r_[True, gu[1:] != gu[:-1]] if len(gu) else np.zeros(0, dtype=bool)
+        gnew = _first(gu[1:] != gu[:-1]) if len(gu) else np.zeros(0, dtype=bool)
         gcodes, grow = gu[gnew], np.cumsum(gnew) - 1
         pu = ukeys % P  # np.unique(pu, return_inverse=True), by marking the codes present (all below P)
         present = np.zeros(P, dtype=bool)
@@ -818,20 +827,20 @@ class _Block:
         pcodes = np.flatnonzero(present)
         pcol = (np.cumsum(present) - 1)[pu]
         M = np.zeros((len(gcodes), len(pcodes)))
-        ends = np.r_[bounds[1:], len(key)]
+        ends = np.append(bounds[1:], len(key))
         sums = np.add.reduceat(gg, bounds) if len(bounds) else np.zeros(0)
         # a group's best matching between the items holding u and those holding v is at most the sum of each gold
         # item's best gain, and of each candidate item's (equal to it when the gains are uniform, as per field)
         if len(key) > 1:
             group = np.repeat(np.arange(len(bounds)), ends - bounds)
-            gstart = np.r_[True, group[1:] != group[:-1]]
-            rs = np.flatnonzero(gstart | np.r_[True, ii[1:] != ii[:-1]])
+            gstart = _first(group[1:] != group[:-1])
+            rs = np.flatnonzero(gstart | _first(ii[1:] != ii[:-1]))
             # (every group starts a run: its first run's index is np.searchsorted(rs, bounds))
             rowbest = np.add.reduceat(np.maximum.reduceat(gg, rs), np.flatnonzero(gstart[rs]))
             o2 = _sort_distinct((group, jj, ii), (self.ncols, n))  # = np.lexsort((jj, group)): ii ascends within (group, jj)
             g2, j2, v2 = group[o2], jj[o2], gg[o2]
-            g2start = np.r_[True, g2[1:] != g2[:-1]]
-            cs = np.flatnonzero(g2start | np.r_[True, j2[1:] != j2[:-1]])
+            g2start = _first(g2[1:] != g2[:-1])
+            cs = np.flatnonzero(g2start | _first(j2[1:] != j2[:-1]))
             # (every group has a cell: its first cell's index is np.searchsorted(g2[cs], np.arange(len(bounds))))
             colbest = np.add.reduceat(np.maximum.reduceat(v2, cs), np.flatnonzero(g2start[cs]))
             sums = np.minimum(sums, np.minimum(rowbest, colbest))
@@ -1248,6 +1257,14 @@ class Objective:
                 if v >= 0:
                     self.img[v] += 1
                 self.mapto[c] = v
+
+    def sync(self, changed: set) -> None:
+        """Only the codes of ``ctx.mappings`` for the gold identifiers ``changed`` (what the votes and bits read), not
+        the lists' rows and values: those stay as they were until :meth:`update` is called with ``changed``."""
+        for s, u in changed:
+            c = self.gcode.get((s, u))
+            if c is not None:
+                self._sync(s, u, c)
 
     def rollback(self) -> None:
         marks, undo = self.frames.pop()

@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from .._engine.assign import quantize
-from .objective import Objective
+from .objective import Objective, _List, _Obj
 from .records import _record_matrix
 
 __all__ = [
@@ -52,6 +52,7 @@ __all__ = [
     "LOCAL_EVALS_PER_ID",
     "LOCAL_WORK",
     "LOOK_ALIKE",
+    "MEMO_IDS",
     "SEEDS",
     "SEED_ROUNDS",
     "Search",
@@ -92,6 +93,19 @@ AGREE_CELLS = 250_000
 #: On those large look-alike graphs, the start is improved only as one of the restarts' candidates, best extension
 #: first (``Search.restarts``); a knob for the tests, which compare with the start improved first.
 DEFER_START = True
+#: The local search remembers the moves it evaluated (the mapping they led to, the identifiers they changed: the
+#: objective's value is a function of the mapping) on graphs of at most this many gold identifiers, and answers a move
+#: met again (restarts that end at the same local optimum examine the same moves around it) from memory instead of
+#: re-scoring and undoing it: the same values, the same budgets (``Search.local``). Larger graphs rarely meet a move
+#: twice, and their keys would cost memory.
+MEMO_IDS = 64
+MEMO_MOVES = True  # (tests switch the memory off to compare)
+#: Seed-and-extend (``Search.propagate``) recomputes the lists' rows once, when it ends, not after each of its steps.
+DEFER_ROWS = True
+#: ``Search._proven_now`` tries the optimistic bound before the relaxed one.
+OPTIMISTIC_FIRST = True
+#: The first improvement skips its local search where the iterated assignment's mapping is already the best (``improve``).
+SKIP_PROVEN = True
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
@@ -130,11 +144,17 @@ class Search:
         self.relevant: set = set() if isinstance(root, float) else set(root.keys)
         self.evals = 0
         self._alike: bool | None = None  # _looks_alike, once computed
+        #: moves the local search evaluated: (mapping key, changed identifiers) -> (score, work), see MEMO_IDS
+        small = sum(len(g) for g in self.golds.values()) <= MEMO_IDS
+        self._moves: dict | None = {} if small and _path_free(self.obj) else None
+        #: improvement steps that ran: (step, mapping key) -> (mappings, evaluations, work), see ``_replayed``
+        self._runs: dict | None = None if self._moves is None else {}
         self.gidx, self.pidx = gidx, pidx
         #: an upper bound on the objective over every bijection, and whether the result is proven to reach it
         self.bound = 1.0
         self.proven = False
         self._open_bound: float | None = None  # the relaxed bound with every identifier open (_relaxed_bound)
+        self._cells: int | None = None  # item pairs of the objective's lists (_small)
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -216,7 +236,7 @@ class Search:
             out[s] = per
         return out
 
-    def iterate(self, rounds: int) -> None:
+    def iterate(self, rounds: int) -> bool:
         """Iterated assignment: map every scope by the assignment that maximises the votes of the current
         mapping, repeat; keep the best mapping met (the current one included)."""
         from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
@@ -262,6 +282,7 @@ class Search:
             if f > best[0] or (f == best[0] and a > best[1]):
                 best = (f, a, {s: dict(ctx.mappings[s]) for s in self.scopes})
         self._restore(best[2])
+        return True  # (no budget: it always ends by itself)
 
     def _key(self) -> tuple:
         return tuple(tuple(self.ctx.mappings[s].get(u) for u in self.golds[s]) for s in self.scopes)
@@ -279,7 +300,7 @@ class Search:
             self.obj.commit()
 
     # -- moves ---------------------------------------------------------------------------
-    def local(self, budget: int, limit: int | None) -> None:
+    def local(self, budget: int, limit: int | None) -> bool:
         """Swap/reassign moves on the real objective, first improvement, canonical order, at most ``budget`` evaluations.
 
         Only gold identifiers with an imperfectly matched item move (the rest
@@ -292,6 +313,7 @@ class Search:
         near = obj.neighbours()
         active = obj.unsettled()
         work = obj.work + LOCAL_WORK
+        memo = self._moves if MEMO_MOVES else None
         while active and self.evals < budget and obj.work < work:
             cands = self.candidates(limit, active)
             woken: set = set()
@@ -314,9 +336,19 @@ class Search:
                         a2 = a - self._agreement_of(s, u, cur) + self._agreement_of(s, u, v)
                         if u2 is not None:
                             a2 += self._agreement_of(s, u2, cur) - self._agreement_of(s, u2, v)
-                        f2 = obj.update(changed)
+                        key = (self._key(), frozenset(changed)) if memo is not None else None
+                        seen = memo.get(key) if memo is not None else None
+                        if seen is None:
+                            w0 = obj.work
+                            f2 = obj.update(changed)
+                            if memo is not None:
+                                memo[key] = (f2, obj.work - w0)
+                        else:
+                            f2 = seen[0]  # met before: the objective is a function of the mapping
                         self.evals += 1
                         if f2 > f or (f2 == f and a2 > a):
+                            if seen is not None:
+                                obj.update(changed)  # kept: evaluated for real (the same value; it counts its own work)
                             obj.commit()
                             f, a = f2, a2
                             inv[v] = u
@@ -328,13 +360,17 @@ class Search:
                             for k in changed:
                                 woken |= near.get(k, {k})
                             break
-                        obj.rollback()
+                        if seen is None:
+                            obj.rollback()
+                        else:
+                            obj.work += seen[1]  # the work the evaluation counted the first time
                         mp[u] = cur
                         if u2 is not None:
                             mp[u2] = v
                         if self.evals >= budget or obj.work >= work:
-                            return
+                            return False
             active = woken
+        return not active  # True: it ended by itself, no move left to try (not by its budgets)
 
     def settle_unreferenced(self) -> None:
         """Gold ids no reference points at do not change the score: give them the free candidates they agree with most."""
@@ -566,9 +602,16 @@ class Search:
         rest = _Residual(self, mapped, used)
         rest.take({(s0, u0)}, {(s0, v0)})
         obj.lazy = True
+        # the relation votes read only the identifiers' codes, never the lists' rows: those are recomputed once, at the
+        # end, for every identifier that changed (the same rows as after a lazy update per step: each a function of
+        # the mapping), instead of after each step (DEFER_ROWS)
+        pending = set(changed)
         try:
-            obj.update(changed)
-            obj.commit()
+            if DEFER_ROWS:
+                obj.sync(changed)
+            else:
+                obj.update(changed)
+                obj.commit()
             frontier = set(near.get((s0, u0), ())) - mapped
             while True:
                 keys = sorted(frontier, key=lambda k: (self.scopes.index(k[0]), canon_index(k[1])))
@@ -606,10 +649,17 @@ class Search:
                     accepted = {(s, u)}
                     frontier = set()
                 rest.take(accepted, {(s, ctx.mappings[s][u]) for s, u in accepted})
-                obj.update(accepted)
-                obj.commit()
+                if DEFER_ROWS:
+                    obj.sync(accepted)
+                    pending |= accepted
+                else:
+                    obj.update(accepted)
+                    obj.commit()
                 frontier = set().union(*(near.get(k, ()) for k in accepted)) | frontier
                 frontier -= mapped
+            if DEFER_ROWS:
+                obj.update(pending)
+                obj.commit()
         finally:
             obj.lazy = False
         obj.value = None
@@ -669,9 +719,42 @@ class Search:
     def _snapshot(self) -> tuple:
         return (self.obj.value, self.total_agreement(), {s: dict(self.ctx.mappings[s]) for s in self.scopes})
 
-    def improve(self, n: int) -> None:
-        self.iterate(ITERATIONS)
-        self.local(LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n, CANDIDATES)
+    def improve(self, n: int, last: bool = False) -> None:
+        """Iterated assignment, then the local search. ``last``: no step that spends the search's evaluation budget
+        follows if the mapping is then proven optimal (the first improvement, from ``run``); the local search is then
+        skipped where the iterated assignment's mapping already is the best (``_start_is_best``: the local search keeps
+        only strict improvements, so it would end where it started, and nothing after it reads the evaluations it
+        would have counted). SKIP_PROVEN switches it off."""
+        self._replayed("iterate", None, lambda: self.iterate(ITERATIONS))
+        if last and SKIP_PROVEN and self._start_is_best():
+            return
+        budget = LOCAL_EVALS_BASE + LOCAL_EVALS_PER_ID * n
+        self._replayed("local", budget, lambda: self.local(budget, CANDIDATES))
+
+    def _replayed(self, step: str, budget: int | None, run: Any) -> None:
+        """``run()`` (an improvement step), or, when the step already ran from the same mapping (restarts that reach one
+        mapping again) and its budget does not bind, its outcome replayed: the mapping it ended with, the evaluations
+        and work it counted. A step's outcome is a function of the mapping it starts from (the objective's values
+        are, and the step reads nothing else) as long as ``self.evals`` (counted over the whole search) stays below
+        ``budget`` throughout: an outcome is kept only from a run that ended by itself (``run()`` returned True),
+        and replayed only when ``evals`` plus the evaluations it counted stays below the budget. Graphs of at most
+        MEMO_IDS gold identifiers (``MEMO_MOVES``)."""
+        memo = self._runs if MEMO_MOVES else None
+        if memo is None:
+            run()
+            return
+        key = (step, self._key())
+        hit = memo.get(key)
+        if hit is not None and (budget is None or self.evals + hit[1] < budget):
+            mappings, evals, work = hit
+            base = self.obj.work
+            self._restore(mappings)
+            self.obj.work = base + work
+            self.evals += evals
+            return
+        e0, w0 = self.evals, self.obj.work
+        if run():
+            memo[key] = ({s: dict(self.ctx.mappings[s]) for s in self.scopes}, self.evals - e0, self.obj.work - w0)
 
     def restarts(self, n: int, pending: bool = False) -> None:
         """Seed-and-extend from each seed pair, each followed by the improvement steps; keeps the best (the current
@@ -811,16 +894,34 @@ class Search:
         return self.proven or mode not in ("auto", "local") or sum(lst.n * lst.m for lst in self.obj.lists()) > EXACT_CELLS
 
     def _proven_now(self) -> bool:
-        """Whether the relaxed bound (every identifier open) proves the current mapping optimal."""
+        """Whether the relaxed bound (every identifier open) proves the current mapping optimal.
+
+        The optimistic bound (the lists not relaxed: every open identifier matching any free candidate) is tried
+        first (OPTIMISTIC_FIRST): it is never below the relaxed one (each list's total is the smaller of the two
+        there), so where it proves the mapping optimal the relaxed one does too, and it costs a fifth of it (no
+        relaxation to build); where it does not, the relaxed bound decides, as before. Either way the answer is the
+        same, and a proven search reports its score as its bound (``run``), so which bound proved it shows nowhere.
+        Only on lists of at most EXACT_CELLS item pairs: on larger ones the relaxed bound costs little more than the
+        optimistic one (both solve an assignment on every list), and trying both would cost nearly twice."""
         if self.obj.value >= 1.0:
             return True
         obj = self.obj
+        if OPTIMISTIC_FIRST and self._small():
+            self.bound = max(obj.bound(set(obj.gcode)), obj.value)  # (computed once per search, as the relaxed one)
+            if self._reached():
+                return True
         obj.relax = True
         try:
             self.bound = self._relaxed_bound()
         finally:
             obj.relax = False
         return self._reached()
+
+    def _small(self) -> bool:
+        """Whether the lists hold at most EXACT_CELLS item pairs (computed once)."""
+        if self._cells is None:
+            self._cells = sum(lst.n * lst.m for lst in self.obj.lists())
+        return self._cells <= EXACT_CELLS
 
     def _relaxed_bound(self) -> float:
         """``Objective.bound`` with every gold identifier open, lists relaxed (``obj.relax`` set), at least the value.
@@ -846,7 +947,7 @@ class Search:
                 if not self._start_is_best():
                     pending = self._defer_start()
                     if not pending:
-                        self.improve(n)
+                        self.improve(n, last=True)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
                     if pending:
@@ -877,6 +978,34 @@ class Search:
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
+
+
+def _path_free(obj: Objective) -> bool:
+    """Whether the objective's value is a function of the mapping alone, whatever sequence of updates led to it, so that
+    the search may remember values by mapping (MEMO_IDS). An update re-scores the parts that hold a changed identifier;
+    a part whose value also reads other identifiers' mappings would keep a value that depends on the path. Such are a
+    list of records paired by the bijection (D12) whose candidate records can be claimed by gold identifiers it does
+    not hold (one scope's records spread over several lists), and parts the engine scores (their nested lists of
+    records read every mapping). True when every part is an object or a list with vectorised rows (each row reads
+    only its own identifiers' mappings) and every list of records holds every gold identifier of its scopes."""
+    if isinstance(obj.root, float):
+        return True
+    scope_of = {c: k[0] for k, c in obj.pcode.items()}
+    golds: dict[str, set] = {}
+    for s, u in obj.gcode:
+        golds.setdefault(s, set()).add((s, u))
+    stack = [obj.root]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _Obj):
+            stack.extend(node.nodes)
+        elif not isinstance(node, _List) or node.kernel is None:
+            return False
+        elif node.pk is not None:
+            for sc in {scope_of[c] for c in node.pk if c is not None}:
+                if not golds.get(sc, set()) <= node.keys:
+                    return False
+    return True
 
 
 class _Residual:
