@@ -14,7 +14,7 @@ import random
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from referential_graphs import AMR, aligned_with_knobs, relabel, reroute, symmetric
 
@@ -189,23 +189,29 @@ def _align_with(gold, pred, **knobs):
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(family="reg3", n=51, k=2, seed=97, same=False)
 @given(
     family=st.sampled_from(["cycle", "ring", "grid", "torus", "reg3"]),
     n=st.integers(16, 64),
     k=st.integers(1, 3),
     seed=st.integers(0, 2**16),
+    same=st.booleans(),
 )
-def test_deferring_the_start_changes_no_score(family, n, k, seed):
+def test_deferring_the_start_never_lowers_a_score(family, n, k, seed, same):
     # EXACT_CELLS=0 puts a small symmetric graph on the large-graph path (restarts gated by look-alike classes, no
-    # branch and bound); the start improved first or as one of the restarts' candidates: the same score, bit for bit
+    # branch and bound); the start improved first or as one of the restarts' candidates: never lower (each
+    # candidate's improvement gets a first improvement's evaluation budget, so the start's is the same; found by this
+    # test: reg3 52, 2 reroutes, the start improved last with the budget the restarts had left, 0.9551 vs 0.9850)
     gold = symmetric(family, n, seed=seed % 7)
-    pred = relabel(reroute(gold, random.Random(seed), k), random.Random(seed + 1))[0]
+    pred = reroute(gold, random.Random(seed), k)
+    if not same:  # (same ids: the identity on identifiers spelt alike is adopted before the restarts, the start waits)
+        pred = relabel(pred, random.Random(seed + 1))[0]
     first = _align_with(gold, pred, EXACT_CELLS=0, DEFER_START=False)
     deferred = _align_with(gold, pred, EXACT_CELLS=0, DEFER_START=True)
-    assert repr(deferred.score) == repr(first.score)
-    # ... and the deferred path is order- and label-invariant
-    again = _align_with(gold, relabel(pred, random.Random(seed + 2))[0], EXACT_CELLS=0, DEFER_START=True)
-    assert repr(again.score) == repr(deferred.score)
+    assert deferred.score >= first.score
+    if not same:  # ... and the deferred path is order- and label-invariant
+        again = _align_with(gold, relabel(pred, random.Random(seed + 2))[0], EXACT_CELLS=0, DEFER_START=True)
+        assert repr(again.score) == repr(deferred.score)
 
 
 def test_a_large_symmetric_graph_does_not_improve_its_start_first(monkeypatch):

@@ -756,19 +756,20 @@ class Search:
         if run():
             memo[key] = ({s: dict(self.ctx.mappings[s]) for s in self.scopes}, self.evals - e0, self.obj.work - w0)
 
-    def restarts(self, n: int, pending: bool = False) -> None:
+    def restarts(self, n: int, pending: tuple | None = None) -> None:
         """Seed-and-extend from each seed pair, each followed by the improvement steps; keeps the best (the current
         mapping included; a restart must beat it strictly, by score or else by attribute agreement).
 
-        ``pending`` (large look-alike graphs, ``_defer_start``): the current mapping is the start, not yet improved.
+        ``pending`` (large look-alike graphs, ``_defer_start``): the start's snapshot, not yet improved (the current
+        mapping is the start, or the identity ``try_identity`` adopted and improved).
         Every seed is then extended first and the candidates (the start among them) are improved best extension
         first, stopping at the first whose improvement the relaxed bound proves optimal: on a symmetric graph the
         improvement steps from the start or a wrong seed gain little and cost the most (a 1,024-node torus: 3.6 s
         of a 9.8 s search), while the right seed's extension is already within a few edges of the optimum. When
         none is proven, every candidate is improved and the best kept, ties to the earliest of the start and the
         seeds in seed order, as when each is improved in turn."""
-        if pending:
-            self._restarts_extended_first(n)
+        if pending is not None:
+            self._restarts_extended_first(n, pending)
             return
         best = self._snapshot()
         for seed in self.seeds(SEEDS):
@@ -781,19 +782,34 @@ class Search:
                     break
         self._restore(best[2])
 
-    def _restarts_extended_first(self, n: int) -> None:
-        start = self._snapshot()
+    def _restarts_extended_first(self, n: int, start: tuple) -> None:
+        """``restarts`` on a large look-alike graph whose start (``start``, a snapshot) is not improved yet. Each
+        candidate's improvement steps get the evaluation budget a first improvement gets (``self.evals`` counted
+        from 0 for it, then added to the total): a step's outcome then depends on its mapping alone, so the start
+        improved last is the start improved first, and a seed's improvement has at least the budget it had
+        after the start's (the local search keeps strict improvements only: more evaluations never end lower)."""
         best: list = []  # [snapshot, position] of the best improved candidate
 
-        def improved(i: int) -> bool:
-            """Improve the current mapping (candidate ``i``); whether the relaxed bound proves the best optimal."""
-            self.improve(n)
+        def keep(i: int) -> bool:
             cur = self._snapshot()
             if not best or cur[:2] > best[0][:2] or (cur[:2] == best[0][:2] and i < best[1]):
                 best[:] = [cur, i]
             return self._proven_now()
 
-        waiting = [(start, -1)]
+        def improved(i: int) -> bool:
+            """Improve the current mapping (candidate ``i``); whether the relaxed bound proves the best optimal."""
+            spent, self.evals = self.evals, 0
+            try:
+                self.improve(n)
+            finally:
+                self.evals += spent
+            return keep(i)
+
+        # positions, which decide ties: the start (-2), the identity on identifiers spelt alike when ``try_identity``
+        # adopted and improved it (-1: it had to beat the start strictly), then the seeds in seed order
+        if self._key() != tuple(tuple(start[2][s].get(u) for u in self.golds[s]) for s in self.scopes):
+            keep(-1)
+        waiting = [(start, -2)]
         top = None  # the best extension so far (score, agreement)
         for i, seed in enumerate(self.seeds(SEEDS)):
             self.propagate(seed)
@@ -943,23 +959,19 @@ class Search:
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
-                pending = False
+                pending = None  # the start's snapshot while its improvement waits for the restarts (_defer_start)
                 if not self._start_is_best():
-                    pending = self._defer_start()
-                    if not pending:
+                    if self._defer_start():
+                        pending = self._snapshot()
+                    else:
                         self.improve(n, last=True)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
                 if identity and self.obj.value < 1.0 and not self._proven_now():
-                    if pending:
-                        before = self._key()
-                        self.try_identity(identity, n)
-                        pending = self._key() == before  # adopted: improved there
-                    else:
-                        self.try_identity(identity, n)
+                    self.try_identity(identity, n)
                 if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now() and self._needs_restarts():
                     self.restarts(n, pending)
-                elif pending:
-                    self.improve(n)
+                elif pending is not None and self._key() == tuple(tuple(pending[2][s].get(u) for u in self.golds[s]) for s in self.scopes):
+                    self.improve(n)  # (the start proven optimal by its score, not by its agreement)
                 if self._proven_now():
                     self.bound, self.proven = self.obj.value, True
                     self.settle_unreferenced()
