@@ -112,6 +112,31 @@ def _rich_pair(rnd: random.Random) -> tuple[dict, dict]:
     return g, _damaged(rnd, edit_rich(rnd, g, rnd.randint(0, 3)))
 
 
+def _objective_of(rnd: random.Random, which: str) -> tuple:
+    """A random pair, its objective under a random partial bijection, and what it needs:
+    ``(objective, ctx, referential, gold ids, candidate ids, gold, pred)``."""
+    from pydantic_aligner._graph.objective import Objective
+
+    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+    a = aligner(which, "auto")
+    ref = a._referential
+    g, p = scope_ids(a, gold), scope_ids(a, pred)
+    ctx = Ctx(gold, pred)
+    ctx.ids_mapped = True
+    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
+    for name in ref.scopes:
+        ctx.pred_ids[name] = set(p[name])
+        free = list(p[name])
+        ctx.mappings[name] = {}
+        for u in g[name]:
+            v = rnd.choice([None, *free])
+            ctx.mappings[name][u] = v
+            if v is not None:
+                free.remove(v)
+    obj = Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
+    return obj, ctx, ref, g, p, gold, pred
+
+
 @FEW
 @given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
 def test_shuffling_and_relabelling_never_changes_the_score(rnd, which):
@@ -191,25 +216,7 @@ def test_canonical_copies_are_identical_for_shuffled_relabelled_documents(rnd, w
 @FEW
 @given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
 def test_incremental_objective_equals_the_main_pass_bit_for_bit(rnd, which):
-    from pydantic_aligner._graph.objective import Objective
-
-    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-    a = aligner(which, "auto")
-    ref = a._referential
-    g, p = scope_ids(a, gold), scope_ids(a, pred)
-    ctx = Ctx(gold, pred)
-    ctx.ids_mapped = True
-    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
-    for name in ref.scopes:
-        ctx.pred_ids[name] = set(p[name])
-        free = list(p[name])
-        ctx.mappings[name] = {}
-        for u in g[name]:
-            v = rnd.choice([None, *free])
-            ctx.mappings[name][u] = v
-            if v is not None:
-                free.remove(v)
-    obj = Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
+    obj, ctx, ref, g, _, gold, pred = _objective_of(rnd, which)
     assert obj.value == engine_score(ref.plan.root, gold, pred, ctx)
     names = [n for n in ref.scopes if len(g[n]) >= 1]
     for _ in range(6):

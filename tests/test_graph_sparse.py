@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referential_graphs import RICH, aligner, edit_rich, rich, scope_ids
 from referential_graphs import relabel as relabel_rich
-from test_bijection_search import _amr_pair, _rich_pair
+from test_bijection_search import _amr_pair, _objective_of
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._engine.context import Ctx
@@ -34,28 +34,6 @@ FEW = settings(max_examples=25, deadline=None, suppress_health_check=list(Health
 def _org(monkeypatch: pytest.MonkeyPatch, n: int = 120, edits: float = 0.1) -> tuple:
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     return pytest.importorskip("graph_scaling").pair(n, edits)
-
-
-def _objective_of(rnd: random.Random, which: str) -> tuple:
-    """A random pair, its objective under a random partial bijection, and what it needs (as the bit-for-bit test)."""
-    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-    a = aligner(which, "auto")
-    ref = a._referential
-    g, p = scope_ids(a, gold), scope_ids(a, pred)
-    ctx = Ctx(gold, pred)
-    ctx.ids_mapped = True
-    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
-    for name in ref.scopes:
-        ctx.pred_ids[name] = set(p[name])
-        free = list(p[name])
-        ctx.mappings[name] = {}
-        for u in g[name]:
-            v = rnd.choice([None, *free])
-            ctx.mappings[name][u] = v
-            if v is not None:
-                free.remove(v)
-    obj = Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
-    return obj, ctx, ref, g, p, gold, pred
 
 
 @FEW

@@ -1239,10 +1239,7 @@ class Objective:
         if isinstance(self.root, float):
             return self.root
         marks = [(c, int(self.mapto[c])) for c in (self.gcode[k] for k in changed if k in self.gcode)]
-        for s, u in changed:
-            c = self.gcode.get((s, u))
-            if c is not None:
-                self._sync(s, u, c)
+        self.sync(changed)
         try:
             return self.root.upper(changed, self)
         finally:
