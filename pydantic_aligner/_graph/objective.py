@@ -488,14 +488,21 @@ class _Kernel:
         mapping (Smatch's candidate-mapping weights, made graded). ``perfect``: count only the item pairs that
         would then match perfectly (1 each); ``rowmap`` renumbers the gold codes (-1: not counted).
         """
-        for rows_g, per_p in self.blocks:
-            sel = np.arange(len(rows_g)) if rows is None else np.array([r for r, i in enumerate(rows_g) if i in rows], dtype=np.int64)
+        picked: dict[int, list[int]] = {}  # block -> its rows among ``rows`` (each item's block and row: gpos)
+        for i in rows or ():
+            br = self.gpos.get(i)
+            if br is not None:
+                picked.setdefault(br[0], []).append(br[1])
+        for b, (rows_g, per_p) in enumerate(self.blocks):
+            sel = np.arange(len(rows_g)) if rows is None else np.array(sorted(picked.get(b, ())), dtype=np.int64)
             if not sel.size:
                 continue
             for _, block in per_p:
                 if block is None:
                     continue
                 for t, f in enumerate(block.special):
+                    if perfect and SPARSE_RELATION_VOTES and block.perfect_votes(sel, t, obj, rowmap, out):
+                        continue
                     vals = block.values(sel, obj, False, agree=t)
                     if perfect:
                         vals = (vals >= 1.0).astype(np.float64)
@@ -547,8 +554,8 @@ class _Block:
     """
 
     __slots__ = (
-        "base_max", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "relaxed", "special", "table",
-        "tabulate", "tw", "vi",
+        "base_max", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "pivots", "relaxed", "special",
+        "table", "tabulate", "tw", "vi",
     )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
@@ -563,6 +570,7 @@ class _Block:
         self.codes: tuple | None = None  # (values by code, the plain fields' codes) when every field is 0/1 (_codes)
         self.off: np.ndarray | bool | None = None  # every cell with no field matching, on large blocks (_sparse)
         self.base_max: tuple | None = None  # each row's and column's best cell with no field matching (best_cells)
+        self.pivots: list | None = None  # per identifier field, the field a perfect cell also matches in (perfect_votes)
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -606,6 +614,62 @@ class _Block:
         for (w, _, _), X in zip(self.fields, xs):
             acc += X if w == 1.0 else w * X  # as _combine adds a 0/1 matrix
         return self._finish(acc)[:, 0].copy(), packed
+
+    def perfect_votes(self, sel: np.ndarray, t: int, obj: Objective, rowmap: Any, out: np.ndarray) -> bool:
+        """``_Kernel.votes(perfect=True)`` for field ``t`` of rows ``sel``, sparsely: add 1 to ``out[gold code, candidate
+        code]`` for each cell that would score 1 were field ``t`` to match (the others as mapped now). On lookup blocks
+        (:meth:`_codes`) a combination of bits scores 1 only where its bits say so; when every such combination with
+        field ``t`` matching also has another identifier field ``s`` matching (its *pivot*: a relation's other end),
+        a perfect cell is one where ``s`` matches under the mapping, found by code (:meth:`_Field.matching`: a gold
+        item's image is held by few candidate items), and only those cells are looked up. The votes are counts (sums
+        of 1.0, exact in floats), so they are the dense rows' counts bit for bit. False where it does not apply (no
+        codes, no pivot): the caller computes the dense rows."""
+        if self.codes is None:
+            self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        if not self.codes:
+            return False
+        lut, packed = self.codes
+        if self.pivots is None:
+            self.pivots = self._pivots(lut)
+        s = self.pivots[t]
+        if s is None:
+            return False
+        if s < 0:
+            return True  # no combination with field t matching scores 1: no votes
+        f = self.special[t]
+        rr, cc = self.special[s].matching(obj, sel)
+        rows = np.asarray(sel)[rr]
+        gc = f.gcode[rows] if rowmap is None else rowmap[f.gcode[rows]]
+        pc = f.pcode[cc]
+        keep = (gc >= 0) & (pc >= 0)  # (where field t agrees: both hold an identifier, the gold one counted)
+        if not keep.all():
+            rows, cc, gc, pc = rows[keep], cc[keep], gc[keep], pc[keep]
+        if not rows.size:
+            return True
+        code = packed[rows, cc] | np.uint8(1 << t)
+        for u, g in enumerate(self.special):
+            if u == t:
+                continue
+            b = obj.mapto[g.gcode[rows]] == g.pcode[cc]  # _Field.bits, cell by cell
+            if g.any_wrong:
+                b &= ~(g.gtyped[rows] & g.mistyped[cc])
+            code |= b.view(np.uint8) << np.uint8(u) if u else b.view(np.uint8)
+        hit = lut[code] >= 1.0
+        np.add.at(out, (gc[hit], pc[hit]), 1.0)
+        return True
+
+    def _pivots(self, lut: np.ndarray) -> list:
+        """For each identifier field ``t``: -1 when no combination with ``t`` matching scores 1, else an identifier
+        field ``s`` that matches in every such combination (None: none does)."""
+        perfect = np.flatnonzero(lut >= 1.0)
+        out: list = []
+        for t in range(len(self.special)):
+            on = perfect[(perfect >> t) & 1 == 1]
+            if not on.size:
+                out.append(-1)
+                continue
+            out.append(next((s for s in range(len(self.special)) if s != t and bool(((on >> s) & 1).all())), None))
+        return out
 
     def _combine(self, xs: list, sel: Any) -> np.ndarray:
         it = iter(xs)
@@ -969,6 +1033,9 @@ CODE_CELLS = 250_000
 #: cell in SPARSE_SHARE does (rows under a mapping: a record's identifier matches one candidate's).
 SPARSE_CELLS = 16_000_000
 SPARSE_SHARE = 8
+#: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
+#: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
+SPARSE_RELATION_VOTES = True
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
