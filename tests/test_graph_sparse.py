@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referential_graphs import RICH, aligner, edit_rich, rich, scope_ids
 from referential_graphs import relabel as relabel_rich
-from test_bijection_search import _amr_pair, _objective_of
+from test_bijection_search import _amr_pair, _objective_of, _rich_pair
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._engine.context import Ctx
