@@ -274,3 +274,23 @@ def test_negated_weights_chunked_as_whole(monkeypatch):
     monkeypatch.setattr(A, "_CHUNK_CELLS", 10)
     assert A._weights(S, S > 0.0, prefer, negated=True).tobytes() == whole.tobytes()
     assert (-whole + 0.0).tobytes() == (A._weights(S, S > 0.0, prefer) + 0.0).tobytes()
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_assign_with_cells_reads_the_pairs_cells(n, m, data):
+    """``assign_with_cells`` pairs as the plain ``assign`` (same pairs, same order: gold indices ascending, the order of
+    a list's plan rows) and its cells are those pairs' cells of the matrix, the floats the engine would read."""
+    from pydantic_aligner._engine import assign as A
+
+    S = np.array(data.draw(st.lists(st.lists(CELLS, min_size=m, max_size=m), min_size=n, max_size=n)), dtype=np.float64)
+    pairs, cells = A.assign_with_cells(S)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(A, "NEGATED_WEIGHTS", False)
+        reference = A.assign(S)
+        assert A.assign_with_cells(S) == (reference, None)
+    assert list(pairs.items()) == list(reference.items())
+    assert list(pairs) == sorted(pairs)
+    if cells is not None:
+        assert cells == [S[i, j] for i, j in pairs.items()]
+        assert [x.hex() for x in cells] == [float(S[i, j]).hex() for i, j in pairs.items()]

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
     np = lazy_module("numpy", globals(), "np")
 
-__all__ = ["QUANTUM", "TINY_CELLS", "assign", "assign_tiny", "canonical_rows", "monotone", "quantize"]
+__all__ = ["QUANTUM", "TINY_CELLS", "assign", "assign_tiny", "assign_with_cells", "canonical_rows", "monotone", "quantize"]
 
 #: Similarities are compared in integer units of 1 / QUANTUM.
 QUANTUM = 1e9
@@ -128,6 +128,13 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
         rows, cols = (_LSA or _lsa())(W)
         # the positive pairs, rows ascending (one fancy index and three lists: cheaper than masking on small matrices)
         return {i: j for i, j, v in zip(rows.tolist(), cols.tolist(), S[rows, cols].tolist()) if v > 0.0}
+    return _assign_plain(S, pos, prefer)
+
+
+def _assign_plain(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None) -> dict[int, int]:
+    """:func:`assign` with the weights made, then negated in place, and the pairs filtered through numpy (the reference
+    of :data:`NEGATED_WEIGHTS`)."""
+    n, m = S.shape
     W = _weights(S, pos, prefer)
     if n == 1:
         j = int(np.argmax(W[0]))
@@ -139,6 +146,25 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     rows, cols = (_LSA or _lsa())(np.negative(W, out=W))
     ok = pos[rows, cols]
     return dict(zip(rows[ok].tolist(), cols[ok].tolist()))
+
+
+def assign_with_cells(S: np.ndarray) -> tuple[dict[int, int], list[float] | None]:
+    """:func:`assign` of ``S`` and the cells of its pairs (``S[i, j]`` of each pair, in the pairs' order: gold
+    indices ascending), read in the same pass (``None``: not read, take them from ``S``)."""
+    n, m = S.shape
+    if not NEGATED_WEIGHTS or n < 2 or m < 2:
+        return assign(S), None
+    pos = S > 0.0
+    if n * m > 64 and not np.count_nonzero(pos):
+        return {}, []
+    rows, cols = (_LSA or _lsa())(_weights(S, pos, None, negated=True))
+    pairs: dict[int, int] = {}
+    cells: list[float] = []
+    for i, j, v in zip(rows.tolist(), cols.tolist(), S[rows, cols].tolist()):  # (scipy's rows come sorted)
+        if v > 0.0:
+            pairs[i] = j
+            cells.append(v)
+    return pairs, cells
 
 
 #: the most injective maps :func:`assign_small` enumerates per matrix (5 x 5: 120, 4 x 6: 360, 6 x 6: 720)
