@@ -171,6 +171,7 @@ def test_align_solves_no_assignment_score_did_not(monkeypatch):
         return wrapper
 
     monkeypatch.setattr(E, "assign", counted(E.assign))
+    monkeypatch.setattr(E, "assign_with_cells", counted(E.assign_with_cells))  # (a list's pairs and their cells)
     monkeypatch.setattr(M, "assign", counted(M.assign))
     monkeypatch.setattr(M, "assign_small", counted(M.assign_small))
     aligner = Aligner(schema)

@@ -230,3 +230,67 @@ def test_compiled_lines_give_the_feedback_of_str_format(docs, template, style, t
             mp.setattr(F, "_LINES", {})
             plain = result.feedback(top_k=top_k, style=style, templates=templates_).to_dict()
         assert compiled == plain
+
+
+# similarity matrices with the ties and zeros assignment cares about: cells from a few values (many exact ties),
+# zeros (no positive pair), values a last bit apart, and random floats in [0, 1]
+CELLS = st.one_of(
+    st.sampled_from([0.0, 1.0, 0.5, 0.25, 0.1, 0.3, 0.1 + 0.2, 1e-10, 5e-10, 1.5e-9, 1.0 - 1e-16]),
+    st.floats(0.0, 1.0, allow_nan=False),
+)
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_negated_weights_assign_as_the_plain_weights(n, m, data):
+    """``assign`` with the solver's weights negated as they are made and its pairs read in Python
+    (``assign.NEGATED_WEIGHTS``) returns the same pairs, in the same order, as the weights made then negated and the
+    pairs filtered through numpy; the graph stage's plain weights are unchanged."""
+    from pydantic_aligner._engine import assign as A
+
+    S = np.array(data.draw(st.lists(st.lists(CELLS, min_size=m, max_size=m), min_size=n, max_size=n)), dtype=np.float64)
+    prefer = data.draw(st.one_of(st.none(), st.lists(st.booleans(), min_size=n * m, max_size=n * m)))
+    if prefer is not None:
+        prefer = np.array(prefer).reshape(n, m)
+    pos = S > 0.0
+    plain = A._weights(S, pos, prefer)
+    assert (-A._weights(S, pos, prefer, negated=True)).tobytes() == (plain + 0.0).tobytes()  # (+ 0.0: -0.0 as 0.0)
+    fast = A.assign(S, prefer)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(A, "NEGATED_WEIGHTS", False)
+        reference = A.assign(S, prefer)
+    assert list(fast.items()) == list(reference.items())
+
+
+def test_negated_weights_chunked_as_whole(monkeypatch):
+    """The negated weights of a matrix made a block of rows at a time are the whole matrix's."""
+    from pydantic_aligner._engine import assign as A
+
+    rng = np.random.default_rng(7)
+    S = np.round(rng.random((9, 7)), 2)
+    S[S < 0.3] = 0.0
+    prefer = rng.random((9, 7)) < 0.5
+    whole = A._weights(S, S > 0.0, prefer, negated=True)
+    monkeypatch.setattr(A, "_CHUNK_CELLS", 10)
+    assert A._weights(S, S > 0.0, prefer, negated=True).tobytes() == whole.tobytes()
+    assert (-whole + 0.0).tobytes() == (A._weights(S, S > 0.0, prefer) + 0.0).tobytes()
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.integers(1, 12), st.data())
+def test_assign_with_cells_reads_the_pairs_cells(n, m, data):
+    """``assign_with_cells`` pairs as the plain ``assign`` (same pairs, same order: gold indices ascending, the order of
+    a list's plan rows) and its cells are those pairs' cells of the matrix, the floats the engine would read."""
+    from pydantic_aligner._engine import assign as A
+
+    S = np.array(data.draw(st.lists(st.lists(CELLS, min_size=m, max_size=m), min_size=n, max_size=n)), dtype=np.float64)
+    pairs, cells = A.assign_with_cells(S)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(A, "NEGATED_WEIGHTS", False)
+        reference = A.assign(S)
+        assert A.assign_with_cells(S) == (reference, None)
+    assert list(pairs.items()) == list(reference.items())
+    assert list(pairs) == sorted(pairs)
+    if cells is not None:
+        assert cells == [S[i, j] for i, j in pairs.items()]
+        assert [x.hex() for x in cells] == [float(S[i, j]).hex() for i, j in pairs.items()]

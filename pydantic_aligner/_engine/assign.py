@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 else:  # loaded on first use: a record of scalars never needs numpy (_schema/lazy.py)
     np = lazy_module("numpy", globals(), "np")
 
-__all__ = ["QUANTUM", "TINY_CELLS", "assign", "assign_tiny", "canonical_rows", "monotone", "quantize"]
+__all__ = ["QUANTUM", "TINY_CELLS", "assign", "assign_tiny", "assign_with_cells", "canonical_rows", "monotone", "quantize"]
 
 #: Similarities are compared in integer units of 1 / QUANTUM.
 QUANTUM = 1e9
@@ -44,31 +44,53 @@ def quantize(S: np.ndarray) -> np.ndarray:
 _CHUNK_CELLS = 1 << 21
 
 
-def _weights(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None) -> np.ndarray:
+def _weights(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None, negated: bool = False) -> np.ndarray:
     """``W = rint(S * QUANTUM) * (k + 1) + pos`` (then ``W * (k + 1) + (prefer & pos)``), ``k = min(n, m)``,
-    computed in place a block of rows at a time: one n x m matrix besides ``S``."""
+    computed in place a block of rows at a time: one n x m matrix besides ``S``.
+
+    ``negated``: ``-W`` instead, computed directly (``rint(S * -QUANTUM) * (k + 1) - pos``: every step of the
+    negated form is the exact negation of the plain one, IEEE multiplication and rounding being symmetric in sign,
+    and ``rint`` rounding half to even), which saves the solver's minimisation a negating pass."""
     n, m = S.shape
     k1 = float(min(n, m) + 1)
+    q = -QUANTUM if negated else QUANTUM
     if n * m <= _CHUNK_CELLS:
-        W = np.multiply(S, QUANTUM)
+        W = np.multiply(S, q)
         np.rint(W, out=W)
         W *= k1
-        W += pos
+        if negated:
+            W -= pos
+        else:
+            W += pos
         if prefer is not None:
             W *= k1
-            W += prefer & pos
+            if negated:
+                W -= prefer & pos
+            else:
+                W += prefer & pos
         return W
     W = np.empty_like(S)
     step = max(1, _CHUNK_CELLS // m)
     for r in range(0, n, step):
-        w = np.multiply(S[r : r + step], QUANTUM, out=W[r : r + step])
+        w = np.multiply(S[r : r + step], q, out=W[r : r + step])
         np.rint(w, out=w)
         w *= k1
-        w += pos[r : r + step]
+        if negated:
+            w -= pos[r : r + step]
+        else:
+            w += pos[r : r + step]
         if prefer is not None:
             w *= k1
-            w += prefer[r : r + step] & pos[r : r + step]
+            if negated:
+                w -= prefer[r : r + step] & pos[r : r + step]
+            else:
+                w += prefer[r : r + step] & pos[r : r + step]
     return W
+
+
+#: :func:`assign` computes the solver's negated weights directly and reads its pairs' cells in Python (False: the
+#: weights negated after they are made and the pairs filtered through numpy, the reference the tests compare with)
+NEGATED_WEIGHTS = True
 
 
 _LSA: Any = None
@@ -94,6 +116,25 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     pos = S > 0.0
     if n * m > 64 and not np.count_nonzero(pos):  # (a small matrix is solved as fast as this test; ndarray.any goes through Python)
         return {}
+    if NEGATED_WEIGHTS:
+        # the solver minimises: -W made directly (see _weights), the first best cell of a row or column its argmin
+        W = _weights(S, pos, prefer, negated=True)
+        if n == 1:
+            j = int(np.argmin(W[0]))
+            return {0: j} if pos[0, j] else {}
+        if m == 1:
+            i = int(np.argmin(W[:, 0]))
+            return {i: 0} if pos[i, 0] else {}
+        rows, cols = (_LSA or _lsa())(W)
+        # the positive pairs, rows ascending (one fancy index and three lists: cheaper than masking on small matrices)
+        return {i: j for i, j, v in zip(rows.tolist(), cols.tolist(), S[rows, cols].tolist()) if v > 0.0}
+    return _assign_plain(S, pos, prefer)
+
+
+def _assign_plain(S: np.ndarray, pos: np.ndarray, prefer: np.ndarray | None) -> dict[int, int]:
+    """:func:`assign` with the weights made, then negated in place, and the pairs filtered through numpy (the reference
+    of :data:`NEGATED_WEIGHTS`)."""
+    n, m = S.shape
     W = _weights(S, pos, prefer)
     if n == 1:
         j = int(np.argmax(W[0]))
@@ -105,6 +146,25 @@ def assign(S: np.ndarray, prefer: np.ndarray | None = None) -> dict[int, int]:
     rows, cols = (_LSA or _lsa())(np.negative(W, out=W))
     ok = pos[rows, cols]
     return dict(zip(rows[ok].tolist(), cols[ok].tolist()))
+
+
+def assign_with_cells(S: np.ndarray) -> tuple[dict[int, int], list[float] | None]:
+    """:func:`assign` of ``S`` and the cells of its pairs (``S[i, j]`` of each pair, in the pairs' order: gold
+    indices ascending), read in the same pass (``None``: not read, take them from ``S``)."""
+    n, m = S.shape
+    if not NEGATED_WEIGHTS or n < 2 or m < 2:
+        return assign(S), None
+    pos = S > 0.0
+    if n * m > 64 and not np.count_nonzero(pos):
+        return {}, []
+    rows, cols = (_LSA or _lsa())(_weights(S, pos, None, negated=True))
+    pairs: dict[int, int] = {}
+    cells: list[float] = []
+    for i, j, v in zip(rows.tolist(), cols.tolist(), S[rows, cols].tolist()):  # (scipy's rows come sorted)
+        if v > 0.0:
+            pairs[i] = j
+            cells.append(v)
+    return pairs, cells
 
 
 #: the most injective maps :func:`assign_small` enumerates per matrix (5 x 5: 120, 4 x 6: 360, 6 x 6: 720)

@@ -26,7 +26,7 @@ from .._schema.compile import escape_token
 from .._schema.lazy import lazy_module
 from .._schema.plan import ARR, BOOL, NUM, OBJ, STR, UNION, IdSpec, Pos
 from . import matrix as _matrix
-from .assign import EXCESS, MISSING, PAIR, TINY_CELLS, assign, assign_tiny, canonical_rows, monotone
+from .assign import EXCESS, MISSING, PAIR, TINY_CELLS, assign, assign_tiny, assign_with_cells, canonical_rows, monotone
 from .confidence import pair_confidences
 from .context import (
     _ANY,
@@ -703,13 +703,14 @@ def _tiny_cells(pos: Pos, gt: list, pt: list, ctx: Ctx, loc: Any, g: list, p: li
     return [[score(pos, gv, pv, ctx, (loc, offset + i, g, p)) for pv in pt] for i, gv in enumerate(gt)]
 
 
-def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> dict[int, int]:
-    """The pairing of an order-agnostic list: records by the bijection (D12), anything else by :func:`assign`."""
+def _pairs(h: Any, gt: list, pt: list, S: np.ndarray, ctx: Ctx) -> tuple[dict[int, int], list[float] | None]:
+    """The pairing of an order-agnostic list: records by the bijection (D12), anything else by :func:`assign`; and
+    the pairs' cells when the assignment read them (``None``: read them from ``S``)."""
     if ctx.record_pairs is not None:
         pairs = ctx.record_pairs(h, gt, pt, S)
         if pairs is not None:
-            return pairs
-    return assign(S)
+            return pairs, None
+    return assign_with_cells(S)
 
 
 def _array(h: Any, g: list, p: list, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None):
@@ -807,6 +808,7 @@ def _tail(
     total = 0.0
     single = None
     kept = None
+    got = None  # the pairs' cells, when the assignment read them
     if tree and n == 1 and m == 1 and blocked is None and ctx.conf is None and ctx.record_pairs is None:
         # one item on each side: its subtree's score is the matrix (bit for bit), so align it once
         # (re-scoring it first made nested singleton lists quadratic in their depth)
@@ -837,9 +839,9 @@ def _tail(
             else:
                 S = sim_matrix(h.items, gt, pt, ctx, loc, g, p, L)
             if S is not None:
-                pairs = _pairs(h, gt, pt, S, ctx)
+                pairs, got = _pairs(h, gt, pt, S, ctx)
                 k = len(pairs)
-                total = _fsum_cells(S, pairs.items())
+                total = math.fsum(got) if got is not None else _fsum_cells(S, pairs.items())
         plan = ()
     elif blocked is not None:
         plan = canonical_rows(n, m, blocked)
@@ -861,7 +863,9 @@ def _tail(
         if T is not None:
             plan = monotone(T)
         elif h.align:
-            plan = canonical_rows(n, m, paired if paired is not None else _pairs(h, gt, pt, S, ctx))
+            if paired is None:
+                paired, got = _pairs(h, gt, pt, S, ctx)
+            plan = canonical_rows(n, m, paired)
         else:
             plan = monotone(S)
     else:
@@ -874,8 +878,8 @@ def _tail(
             total = math.fsum([T[i][j] for i, j in pairs_ij])
         elif S is None:
             total = float(len(pairs_ij))
-        else:
-            cells = _cells(S, pairs_ij)
+        else:  # (the cells the assignment read: its pairs are plan's, gold indices ascending)
+            cells = got if got is not None else _cells(S, pairs_ij)
             total = math.fsum(cells)
     D = n + m - k
     if h.ignore_excess:
