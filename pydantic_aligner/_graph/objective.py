@@ -1203,11 +1203,19 @@ class Objective:
             for _, rid, dpath, definer in recs:
                 leaves.append((name, rid, dpath + self._suffix(name, definer)))
         under: dict[tuple, set] = {}
+        gcode = self.gcode
         for scope, rid, dpath in leaves:
-            if rid is None or (scope, rid) not in self.gcode:
+            key = (scope, rid)
+            if rid is None or key not in gcode:
                 continue
             for k in range(len(dpath) + 1):
-                under.setdefault(dpath[:k], set()).add((scope, rid))
+                # (each set filled in the same order as ever; no empty set built for a prefix already met)
+                prefix = dpath[:k]
+                ks = under.get(prefix)
+                if ks is None:
+                    under[prefix] = {key}
+                else:
+                    ks.add(key)
         self.under = {d: frozenset(ks) for d, ks in under.items()}
         self.frames: list[list] = []
         self.lazy = False
