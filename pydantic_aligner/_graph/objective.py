@@ -1055,20 +1055,19 @@ class _Field:
         self.is_id = not isinstance(sp, RefSpec)
         self.null_score = vpos.null_score
         ids = obj.ctx.pred_ids.get(scope, ())
-        pc = np.full(len(pvals), -2, dtype=np.int64)
-        for j, p in enumerate(pvals):
-            if (_id_like(p) if self.is_id else (_KIND.get(type(p)) in ("string", "number") and p in ids)):
-                pc[j] = obj.pcode.get((scope, p), -2)
-        self.pcode = pc
+        pcode = obj.pcode
+        # (lists first, one array each: element-wise numpy writes cost more than the lists on small blocks)
+        if self.is_id:
+            pc = [pcode.get((scope, p), -2) if _id_like(p) else -2 for p in pvals]
+        else:
+            pc = [pcode.get((scope, p), -2) if _KIND.get(type(p)) in ("string", "number") and p in ids else -2 for p in pvals]
+        self.pcode = np.array(pc, dtype=np.int64)
         # an identifier not of the declared type never matches a gold one that is (``_engine._special``)
         self.mistyped = np.array([self.is_id and _id_like(p) and _KIND[type(p)] != sp.kind for p in pvals], dtype=bool)
         self.gtyped = np.array([_id_like(g) and _KIND[type(g)] == sp.kind for g in gvals], dtype=bool)
         self.any_wrong = bool(self.mistyped.any()) and bool(self.gtyped.any())
-        gc = np.full(len(gvals), -1, dtype=np.int64)
-        for i, g in enumerate(gvals):
-            if _id_like(g):
-                gc[i] = obj.gcode.get((scope, g), -1)
-        self.gcode = gc
+        gcode = obj.gcode
+        self.gcode = np.array([gcode.get((scope, g), -1) if _id_like(g) else -1 for g in gvals], dtype=np.int64)
         if self.is_id:
             # a gold record without an identifier: the label is worth 1 whatever the candidate's (D12)
             self.gnull = np.array([not _id_like(g) for g in gvals], dtype=bool)
@@ -1181,24 +1180,42 @@ class Objective:
         for s, idx in pindex.items():
             for v in idx:
                 self.pcode[(s, v)] = len(self.pcode)
-        # each array ends with a sentinel slot that code -1 (no identifier) indexes
-        self.mapto = np.full(len(self.gcode) + 1, -1, dtype=np.int64)
-        self.img = np.zeros(len(self.pcode) + 1, dtype=np.int64)
+        # each array ends with a sentinel slot that code -1 (no identifier) indexes; the start's mapping read in as
+        # _sync reads it (on lists: one array each, not an element-wise numpy write per identifier)
+        mapto = [-1] * (len(self.gcode) + 1)
+        img = [0] * (len(self.pcode) + 1)
+        mappings = ctx.mappings
+        pcode = self.pcode
+        for (s, u), c in self.gcode.items():
+            v = mappings.get(s, {}).get(u)
+            if v is not None:
+                new = pcode.get((s, v), -1)
+                if new >= 0:
+                    mapto[c] = new
+                    img[new] += 1
+        self.mapto = np.array(mapto, dtype=np.int64)
+        self.img = np.array(img, dtype=np.int64)
         self.open = np.zeros(len(self.gcode) + 1, dtype=bool)
         self.avail = np.ones(len(self.pcode) + 1, dtype=bool)
-        for (s, u), c in self.gcode.items():
-            self._sync(s, u, c)
         # (scope, gold id) keys of the identifiers and references at or below each gold data path
         leaves = [(r.scope, _id_value(r.value), r.dpath) for r in gold_index.refs]
         for name, recs in gold_index.records.items():
             for _, rid, dpath, definer in recs:
                 leaves.append((name, rid, dpath + self._suffix(name, definer)))
         under: dict[tuple, set] = {}
+        gcode = self.gcode
         for scope, rid, dpath in leaves:
-            if rid is None or (scope, rid) not in self.gcode:
+            key = (scope, rid)
+            if rid is None or key not in gcode:
                 continue
             for k in range(len(dpath) + 1):
-                under.setdefault(dpath[:k], set()).add((scope, rid))
+                # (each set filled in the same order as ever; no empty set built for a prefix already met)
+                prefix = dpath[:k]
+                ks = under.get(prefix)
+                if ks is None:
+                    under[prefix] = {key}
+                else:
+                    ks.add(key)
         self.under = {d: frozenset(ks) for d, ks in under.items()}
         self.frames: list[list] = []
         self.lazy = False
