@@ -19,6 +19,7 @@ import functools
 import itertools
 import json
 import random
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
@@ -112,13 +113,12 @@ def _rich_pair(rnd: random.Random) -> tuple[dict, dict]:
     return g, _damaged(rnd, edit_rich(rnd, g, rnd.randint(0, 3)))
 
 
-def _objective_of(rnd: random.Random, which: str) -> tuple:
-    """A random pair, its objective under a random partial bijection, and what it needs:
-    ``(objective, ctx, referential, gold ids, candidate ids, gold, pred)``."""
+def objective_with(a: Aligner, gold: Any, pred: Any, choose: Any) -> tuple:
+    """``gold`` against ``pred`` under a partial bijection: ``choose(scope, gold id, free candidate ids)`` gives each
+    gold identifier's candidate (or None), in scope and document order. ``(objective, ctx, referential, gold ids,
+    candidate ids)``."""
     from pydantic_aligner._graph.objective import Objective
 
-    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-    a = aligner(which, "auto")
     ref = a._referential
     g, p = scope_ids(a, gold), scope_ids(a, pred)
     ctx = Ctx(gold, pred)
@@ -129,12 +129,20 @@ def _objective_of(rnd: random.Random, which: str) -> tuple:
         free = list(p[name])
         ctx.mappings[name] = {}
         for u in g[name]:
-            v = rnd.choice([None, *free])
+            v = choose(name, u, free)
             ctx.mappings[name][u] = v
             if v is not None:
                 free.remove(v)
     obj = Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
-    return obj, ctx, ref, g, p, gold, pred
+    return obj, ctx, ref, g, p
+
+
+def _objective_of(rnd: random.Random, which: str) -> tuple:
+    """A random pair, its objective under a random partial bijection, and what it needs:
+    ``(objective, ctx, referential, gold ids, candidate ids, gold, pred)``."""
+    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+    made = objective_with(aligner(which, "auto"), gold, pred, lambda name, u, free: rnd.choice([None, *free]))
+    return (*made, gold, pred)
 
 
 @FEW

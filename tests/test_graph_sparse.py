@@ -13,13 +13,14 @@ import functools
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referential_graphs import RICH, aligner, edit_rich, rich, scope_ids
 from referential_graphs import relabel as relabel_rich
-from test_bijection_search import _amr_pair, _objective_of, _rich_pair
+from test_bijection_search import _amr_pair, _objective_of, _rich_pair, objective_with
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._engine.context import Ctx
@@ -261,23 +262,12 @@ def _objective_under(a: Aligner, gold: dict, pred: dict, truth: dict, rnd: rando
     """``gold`` against ``pred`` under a partial bijection that maps most gold identifiers to their true image
     (``truth``: gold id -> candidate id per scope), some to another free candidate and some to none (the
     relation votes count perfect relations: a random mapping would give next to none)."""
-    ref = a._referential
-    g, p = scope_ids(a, gold), scope_ids(a, pred)
-    ctx = Ctx(gold, pred)
-    ctx.ids_mapped = True
-    ctx.record_pairs = functools.partial(ref.record_pairs, ctx)
-    for name in ref.scopes:
-        ctx.pred_ids[name] = set(p[name])
-        free = set(p[name])
-        ctx.mappings[name] = {}
-        for u in g[name]:
-            true = truth.get(name, {}).get(u, u)
-            x = rnd.random()
-            v = true if x < 0.6 and true in free else rnd.choice([None, *sorted(free, key=repr)]) if x < 0.9 else None
-            ctx.mappings[name][u] = v
-            if v is not None:
-                free.discard(v)
-    return Objective(ref, ctx, ref.index(gold), {n: {u: i for i, u in enumerate(g[n])} for n in g}, {n: {v: j for j, v in enumerate(p[n])} for n in p})
+    def choose(name: str, u: Any, free: list) -> Any:
+        true = truth.get(name, {}).get(u, u)
+        x = rnd.random()
+        return true if x < 0.6 and true in free else rnd.choice([None, *sorted(free, key=repr)]) if x < 0.9 else None
+
+    return objective_with(a, gold, pred, choose)[0]
 
 
 @functools.cache
