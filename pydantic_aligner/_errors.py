@@ -136,6 +136,13 @@ class LimitError(AlignerError, ValueError):
     >>> e = LimitError("max_depth", 1500, 1000, path="/a/0", side="pred")
     >>> print(e)
     pred '/a/0': nesting depth 1500 exceeds max_depth=1000; raise it with Aligner(..., max_depth=...)
+
+    ``out_of_memory``: the work ran out of memory before its limit (``max_cells=None``, or set above what the
+    machine holds); ``value`` is the work charged until then, and the message says to set the limit:
+
+    >>> e = LimitError("max_cells", 2_500_000, None, out_of_memory=True)
+    >>> print(e.problem.split(";")[0])
+    out of memory with 2,500,000 cells of pairwise work charged, with no max_cells in force
     """
 
     _WHAT = {
@@ -154,20 +161,39 @@ class LimitError(AlignerError, ValueError):
         path: str | None = None,
         side: str | None = None,
         what: str | None = None,
+        out_of_memory: bool = False,
     ) -> None:
         self.limit = limit
         self.value = value
         self.maximum = maximum
         self.path = path
         self.side = side
+        self.out_of_memory = out_of_memory
         what = what or self._WHAT.get(limit, "size")
         self.what = what
-        self.problem = f"{what} {value} exceeds {limit}={maximum}; raise it with Aligner(..., {limit}=...)"
+        if out_of_memory:
+            held = f"with no {limit} in force" if maximum is None or maximum == float("inf") else f"under {limit}={maximum:,}"
+            self.problem = (
+                f"out of memory with {value:,} cells of pairwise work charged, {held}; set Aligner(..., {limit}=...) "
+                "to refuse such inputs before the work starts"
+            )
+        else:
+            self.problem = f"{what} {value} exceeds {limit}={maximum}; raise it with Aligner(..., {limit}=...)"
         where = f"{side}: " if side else ""
         if path is not None:
             shown = path if len(path) <= 80 else f"{path[:40]}...{path[-30:]}"  # deep paths: the message stays readable
             where = f"{side} {shown!r}: " if side else f"{shown!r}: "
         super().__init__(f"{where}{self.problem}")
+
+    def __reduce__(self) -> tuple:
+        # (an exception pickles as its class called with ``args``, the message alone: this one needs its fields, e.g.
+        # to cross a process pool's boundary)
+        kwargs = {"path": self.path, "side": self.side, "what": self.what, "out_of_memory": self.out_of_memory}
+        return (_limit_error, (self.limit, self.value, self.maximum, kwargs))
+
+
+def _limit_error(limit: str, value: int | float, maximum: int | float, kwargs: dict) -> LimitError:
+    return LimitError(limit, value, maximum, **kwargs)
 
 
 class AlignerWarning(UserWarning):

@@ -497,3 +497,32 @@ def test_partial_instance_with_an_unhashable_discriminator_is_read():
 
     s = Aligner(Pet).score(Pet(pet=Dog()), Pet.model_construct(pet={"kind": [], "m": 1}))
     assert 0.0 <= s < 1.0
+
+
+# -- running out of memory is a LimitError, and a LimitError crosses process boundaries ---------------------------
+
+
+def _hungry(a, b):
+    raise MemoryError()  # (what numpy or rapidfuzz's std::bad_alloc raise on a matrix the machine cannot hold)
+
+
+@pytest.mark.parametrize(("max_cells", "held"), [(None, "with no max_cells in force"), (10**15, "under max_cells=1,000,000,000,000,000")])
+def test_running_out_of_memory_is_a_limit_error_that_says_which_limit_to_set(max_cells, held):
+    # before: a bare "MemoryError: std::bad_alloc" from inside rapidfuzz (max_cells=None and two lists of 200,000 strings)
+    aligner = Aligner({"type": "array", "items": {"type": "string", "score": "mine"}}, comparators={"mine": _hungry}, max_cells=max_cells)
+    with pytest.raises(LimitError) as info:
+        aligner.score(["a", "b"], ["c"])
+    e = info.value
+    assert e.limit == "max_cells" and e.out_of_memory and isinstance(e.__cause__, MemoryError)
+    assert str(e).startswith("out of memory with ") and held in str(e)
+    assert "set Aligner(..., max_cells=...) to refuse such inputs before the work starts" in str(e)
+
+
+def test_a_limit_error_pickles_with_its_fields():
+    # (an exception pickles as its class called with its message: LimitError's constructor needs its fields; a process
+    # pool returning one failed to unpickle it)
+    for e in (LimitError("max_depth", 1500, 1000, path="/a/0", side="pred"), LimitError("max_cells", 7, None, out_of_memory=True)):
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is LimitError and str(back) == str(e)
+        assert (back.limit, back.value, back.maximum, back.path, back.side, back.out_of_memory) == (
+            e.limit, e.value, e.maximum, e.path, e.side, e.out_of_memory)  # fmt: skip

@@ -537,6 +537,9 @@ class Aligner:
             if e.path is None and not isinstance(gold, (dict, list)):
                 e.path = ""  # a comparator of the root value (everything below has a location)
             raise
+        except MemoryError as e:
+            # (numpy, rapidfuzz's std::bad_alloc, a custom comparator: the limit that refuses such work up front)
+            raise LimitError("max_cells", ctx.work, self.limits["max_cells"], out_of_memory=True) from e
         alignment = Alignment(
             root.score,
             root,
