@@ -93,6 +93,8 @@ AGREE_CELLS = 250_000
 #: On those large look-alike graphs, the start is improved only as one of the restarts' candidates, best extension
 #: first (``Search.restarts``); a knob for the tests, which compare with the start improved first.
 DEFER_START = True
+#: ... on small graphs too (lists of at most EXACT_CELLS item pairs; a knob for the tests)
+SMALL_DEFER = True
 #: The local search remembers the moves it evaluated (the mapping they led to, the identifiers they changed: the
 #: objective's value is a function of the mapping) on graphs of at most this many gold identifiers, and answers a move
 #: met again (restarts that end at the same local optimum examine the same moves around it) from memory instead of
@@ -830,12 +832,12 @@ class Search:
         self._restore(best[0][2])
 
     def _defer_start(self) -> bool:
-        """Whether the start's improvement waits for the restarts (``restarts(pending=True)``): large lists (beyond
-        EXACT_CELLS item pairs, where the restarts' gate is ``look_alike``) whose records look alike, the start below 1.
-        A function of the canonical copies' content only."""
+        """Whether the start's improvement waits for the restarts (``restarts(pending=...)``): graphs with more than
+        EXACT_IDS identifiers whose records look alike (``look_alike``), the start below 1 (``SMALL_DEFER``: on lists
+        of at most EXACT_CELLS item pairs too). A function of the canonical copies' content only."""
         if not DEFER_START or self.obj.value >= 1.0 or len(self.relevant) <= EXACT_IDS:
             return False
-        if sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
+        if not SMALL_DEFER and sum(lst.n * lst.m for lst in self.obj.lists()) <= EXACT_CELLS:
             return False
         return self._looks_alike()
 
