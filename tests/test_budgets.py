@@ -526,3 +526,28 @@ def test_a_limit_error_pickles_with_its_fields():
         assert type(back) is LimitError and str(back) == str(e)
         assert (back.limit, back.value, back.maximum, back.path, back.side, back.out_of_memory) == (
             e.limit, e.value, e.maximum, e.path, e.side, e.out_of_memory)  # fmt: skip
+
+
+def test_running_out_of_memory_while_proving_a_certificate_is_a_limit_error(monkeypatch):
+    # reading Alignment.certificate may run the search again to prove it (branch and bound): that run converts a
+    # MemoryError as the scoring run does (before: the bare MemoryError escaped from the property)
+    import random
+
+    from referential_graphs import AMR, amr, edit_amr, relabel
+
+    from pydantic_aligner._graph.search import Search
+
+    rng = random.Random(14)
+    gold = amr(rng, 8)
+    pred, _ = relabel(edit_amr(rng, gold, 3), rng)
+    r = Aligner(AMR).align(gold, pred)
+
+    def exhausted(self, *args, **kwargs):
+        raise MemoryError()
+
+    monkeypatch.setattr(Search, "exact", exhausted)
+    with pytest.raises(LimitError) as info:
+        _ = r.certificate
+    e = info.value
+    assert e.limit == "max_cells" and e.out_of_memory and isinstance(e.__cause__, MemoryError)
+    assert "set Aligner(..., max_cells=...)" in str(e)

@@ -538,8 +538,7 @@ class Aligner:
                 e.path = ""  # a comparator of the root value (everything below has a location)
             raise
         except MemoryError as e:
-            # (numpy, rapidfuzz's std::bad_alloc, a custom comparator: the limit that refuses such work up front)
-            raise LimitError("max_cells", ctx.work, self.limits["max_cells"], out_of_memory=True) from e
+            raise _out_of_memory(ctx, self.limits) from e
         alignment = Alignment(
             root.score,
             root,
@@ -563,7 +562,10 @@ class Aligner:
             return None
         ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
         ctx.certificate = "prove"
-        self._referential.prepare(ctx, gold, pred)
+        try:
+            self._referential.prepare(ctx, gold, pred)
+        except MemoryError as e:
+            raise _out_of_memory(ctx, self.limits) from e
         return ctx.certificate if isinstance(ctx.certificate, tuple) else None
 
     def _root_accepts_string(self) -> bool | None:
@@ -572,6 +574,12 @@ class Aligner:
     def _strict_check(self, gold: Any, pred: Any) -> list[Problem] | None:
         errors = strict_errors(self._validator, gold, pred)
         return None if errors is None else [Problem("pred", path, message) for path, message in errors]
+
+
+def _out_of_memory(ctx: Ctx, limits: dict) -> LimitError:
+    """The ``LimitError`` for a ``MemoryError`` (numpy, rapidfuzz's std::bad_alloc, a custom comparator): the limit
+    that refuses such work up front, with the cells charged so far."""
+    return LimitError("max_cells", ctx.work, limits["max_cells"], out_of_memory=True)
 
 
 def _rebuild_aligner(schema: Any, options: dict) -> Aligner:
