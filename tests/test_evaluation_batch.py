@@ -49,8 +49,11 @@ def test_every_kind_of_bad_item_becomes_that_items_result():
     b = results[1]
     assert (b.score, b.outcome, b.error_kind, b.verdict) == (0.0, "unreadable", "ParseError", "fail")
     assert "no JSON value in the text" in b.error  # (was "not JSON: Expecting value": issue 22 asks for this wording)
-    # c: the gold text is truncated to {} -> scored, the candidate has an extra key
-    assert results[2].score == 0.0 and results[2].error_kind is None
+    # c: the gold text is cut off: not scored (it was closed to {} and scored 0.0, counted in the mean), an error
+    # item that says gold and why
+    c = results[2]
+    assert (c.score, c.verdict, c.error_kind) == (None, "error", "ParseError")
+    assert c.error == "gold: the text is cut off before its JSON value closes (a gold is never completed) (at character 5)"
     # d: the comparator raised: not scored, a ComparatorError naming the path, the comparator, the exception and both values
     d = results[3]
     assert (d.score, d.verdict, d.outcome, d.error_kind) == (None, "error", "error", "ComparatorError")

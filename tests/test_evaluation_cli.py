@@ -460,3 +460,18 @@ def test_input_lines_are_read_as_json_loads_reads_them(tmp_path):
     assert [g[0] for g in got] == [e[0] for e in expected]
     for g, e in zip(got, expected):
         assert repr(g[1:]) == repr(e[1:])  # floats bit for bit (-0.0, NaN), key order, types (int/float)
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [('{"number": "N1", "total": ', "the text is cut off before its JSON value closes"), ("no JSON here", "no JSON value in the text")],
+)
+def test_explain_names_the_gold_file_it_cannot_read(tmp_path, capsys, text, problem):
+    # before: a cut-off gold was closed to {"number": "N1"} and scored against (score 0.3333, exit 0); a gold with no
+    # JSON said only "no JSON value in the text", naming neither the file nor the side
+    (tmp_path / "s.json").write_text(json.dumps(SCHEMA))
+    (tmp_path / "g.json").write_text(text)
+    (tmp_path / "p.json").write_text(json.dumps(gold(1)))
+    code, out, err = run(capsys, "explain", "--schema", tmp_path / "s.json", tmp_path / "g.json", tmp_path / "p.json")
+    assert code == 2 and out == ""
+    assert f"{tmp_path / 'g.json'}: gold: {problem}" in err

@@ -631,3 +631,51 @@ def test_any_value_alone_or_fenced_is_read_back_exactly(value, indent):
     doc = json.dumps(value, indent=indent)
     assert same(parse_json_text(doc).value, value)
     assert same(parse_json_text(f"```json\n{doc}\n```").value, value)
+
+
+# -- a gold text is read as it was written ------------------------------------------------------------------------
+
+_GOLD_SCHEMA = {"type": "object", "properties": {"a": {"type": "string", "score": "exact"}, "b": {"type": "integer", "score": "exact"}}}
+
+
+def _gold_model():
+    from pydantic import BaseModel
+
+    class Doc(BaseModel):
+        a: str
+        b: int = 0
+
+    return Doc
+
+
+@pytest.mark.parametrize("schema", ["json", "model"])
+@pytest.mark.parametrize(
+    ("gold", "problem"),
+    [
+        ('{"a": "x", "b": 1', "the text is cut off before its JSON value closes (a gold is never completed)"),
+        ('Here it is: {"a": "x", "b": ', "the text is cut off before its JSON value closes (a gold is never completed)"),
+        ("{'a': 'x', 'b': 1}", "the text is not valid JSON: only a repair could read it (a gold is never repaired)"),
+        ('{"a": "x", "b": 1,}', "the text is not valid JSON: only a repair could read it (a gold is never repaired)"),
+    ],
+)
+def test_a_gold_text_that_is_cut_off_or_broken_raises_instead_of_being_completed(schema, gold, problem):
+    # before: the gold was completed ({"a": "x"}) or repaired and scored against, silently (Alignment.read is the
+    # candidate's): the candidate below scored 0.5 against a gold that lost its "b"
+    pytest.importorskip("json_repair")
+    from pydantic_aligner import Aligner, ParseError
+
+    aligner = Aligner(_GOLD_SCHEMA if schema == "json" else _gold_model())
+    with pytest.raises(ParseError) as info:
+        aligner.align(gold, '{"a": "x", "b": 1}')
+    e = info.value
+    assert e.side == "gold" and e.problem == problem and e.position is not None
+
+
+@pytest.mark.parametrize("schema", ["json", "model"])
+def test_a_gold_text_may_hold_its_json_in_a_fence_and_a_candidate_is_still_read_leniently(schema):
+    from pydantic_aligner import Aligner
+
+    aligner = Aligner(_GOLD_SCHEMA if schema == "json" else _gold_model())
+    assert aligner.score('The gold:\n```json\n{"a": "x", "b": 1}\n```', {"a": "x", "b": 1}) == 1.0
+    cut = aligner.align({"a": "x", "b": 1}, '{"a": "x", "b": ')  # the candidate cut off: read, flagged, scored
+    assert "truncated" in cut.read and 0.0 < cut.score < 1.0

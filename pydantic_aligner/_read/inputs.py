@@ -160,9 +160,31 @@ def read_text(value: str | bytes | bytearray, side: str, prefer: Any = None, fit
         if e.side == side:
             raise
         raise LimitError(e.limit, e.value, e.maximum, path=e.path, side=side, what=e.what) from None
+    if side == "gold" and not GOLD_READS.issuperset(parsed.flags):
+        raise _gold_not_whole(parsed)
     read = Read(parsed.flags, span=(parsed.start, parsed.end), found=parsed.found, note=parsed.note)
     read.cut = parsed.cut  # where a truncated value was left open (Parsed.cut); not part of the Read's identity
     return parsed.value, read
+
+
+#: what reading a gold text may do: find its one JSON value in fences or prose, skip reasoning blocks. A gold cut off
+#: before its value closes, or readable only as broken JSON (repaired, or read around broken JSON), raises: a
+#: reference closed or repaired by guesswork would be scored against as if it were the gold (docs/pydantic.md)
+GOLD_READS = frozenset({"extracted", "reasoning", "best_fit"})
+
+
+def _gold_not_whole(parsed: Any) -> ParseError:
+    flags = parsed.flags
+    if "truncated" in flags:
+        problem = "the text is cut off before its JSON value closes (a gold is never completed)"
+        at = parsed.end
+    elif "repaired" in flags:
+        problem = "the text is not valid JSON: only a repair could read it (a gold is never repaired)"
+        at = parsed.start
+    else:
+        problem = "the text holds broken JSON, read around without json-repair (a gold is read as it was written)"
+        at = parsed.start
+    return ParseError(problem, at, side="gold")
 
 
 def to_json(value: Any, side: str, prefer: Any = None, fit: Any = None, **limits: Any) -> tuple[Any, Read]:

@@ -985,7 +985,7 @@ def cmd_rescore(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
-    from pydantic_aligner import AlignerError
+    from pydantic_aligner import AlignerError, ParseError
 
     from ._schema import make_aligner
 
@@ -999,6 +999,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     try:
         aligner = make_aligner(schema, {})
         alignment = aligner.align(texts[0], texts[1])
+    except ParseError as e:  # (the file it could not read, and which side it is)
+        raise CLIError(f"{args.gold_file if e.side == 'gold' else args.pred_file}: {e.side}: {e}") from None
     except AlignerError as e:
         raise CLIError(str(e)) from None
     # keys, values and messages come from the two files: printed with control characters made visible
