@@ -24,6 +24,8 @@ else:  # loaded on first use: a record of scalars never needs numpy (_schema/laz
     np = lazy_module("numpy", globals(), "np")
 
 _ANY = any_pos()
+#: key comparators for which sim(a, b) == 1 implies a == b (objects with the same keys pair each key with itself)
+INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"})
 _INF = float("inf")
 _KIND = _KIND_BY_TYPE
 
@@ -138,6 +140,11 @@ def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
     lp = sum(map(len, P))
     if lg > ctx.max_str or lp > ctx.max_str:
         _check_lengths(G, P, ctx, loc)
+    charge(ctx, string_count(block, G, P, lg, lp), loc)
+
+
+def string_count(block: int, G: list, P: list, lg: int, lp: int) -> int:
+    """The cells :func:`string_cells` charges for ``G`` x ``P`` (``lg``, ``lp``: their total lengths)."""
     n, m = len(G), len(P)
     cells = (n + lg // block) * (m + lp // block)
     extra = STRING_BLOCK_CELLS.get(block, 1) - 1
@@ -145,7 +152,7 @@ def string_cells(block: int, G: list, P: list, ctx: Ctx, loc: Any) -> None:
         bg = sum(len(v) // block for v in G)
         bp = sum(len(v) // block for v in P)
         cells += extra * ((n + bg) * (m + bp) - n * m)
-    charge(ctx, cells, loc)
+    return cells
 
 
 def charge_matrix(ctx: Ctx, n: int, m: int, loc: Any) -> None:

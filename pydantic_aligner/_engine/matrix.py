@@ -581,6 +581,12 @@ def pos_matrix(
         return np.zeros((n, m), dtype=_F64)
     if pos.special is not None:
         return _special_matrix(pos, G, P, ctx)
+    if FLAT:  # the usual extraction output first: a list of flat objects
+        h = pos.kinds.get("object")
+        if h is not None and h.tag == OBJ:
+            S = flat_matrix(h, G, P, ctx, kept)
+            if S is not None:
+                return S
     # the usual case first: every value on both sides of one JSON kind (sets of types, at C speed)
     first = _one_kind(G)
     if first is not None and first != "null" and _one_kind(P) == first:
@@ -729,6 +735,164 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None)
                 return block
             out[np.ix_(rows_g, cols_p)] = block
     return out
+
+
+# ---------------------------------------------------------------------------
+# lists of flat objects: the usual extraction output, by a plan made once per object handler
+
+#: lists of objects whose fields are plain leaves are scored by their handler's plan (:func:`flat_matrix`; False:
+#: the general path, the reference the tests compare it with)
+FLAT = True
+#: the most cells a list may have to be scored by its plan: past it the field matrices are nearly all of the time,
+#: and the general path bounds their memory a block of rows at a time (at most ``CHUNK_CELLS``)
+FLAT_CELLS = 1 << 16
+#: the most key sequences a plan remembers (a sequence seen once more after it is full is planned again)
+FLAT_LAYOUTS = 64
+_DICT = {dict}
+_INT_FLOAT = {int, float}
+
+
+class _Flat:
+    """The plan of an object handler for lists of its objects (:func:`flat_matrix`), decided once from the schema:
+    ``fields`` maps each declared key whose value can be scored as a plain leaf to ``(its position, {Python type:
+    leaf handler})`` (the types of the JSON kinds it declares a built-in leaf comparator for); ``layouts`` maps a key
+    sequence to what scoring objects with exactly those keys needs (``False``: not every key is such a field)."""
+
+    __slots__ = ("fields", "layouts")
+
+    def __init__(self, fields: dict) -> None:
+        self.fields = fields
+        self.layouts: dict = {}
+
+
+def _flat_plan(h: Any) -> _Flat | bool:
+    """The :class:`_Flat` plan of object handler ``h``, or ``False`` when its objects' key pairing or fields cannot be
+    decided from the schema alone (fuzzy keys, ``patternProperties``, a context-aware comparator anywhere below)."""
+    kc = h.key_cmp
+    if h.patterns or _needs_context(h) or not (h.key_exact or (kc.name in C.INJECTIVE and not kc.custom)):
+        return False
+    fields = {}
+    for key, vpos in h.props.items():
+        if vpos.special is not None:
+            continue
+        by_type = {}
+        for kind, lh in vpos.kinds.items():
+            if lh.tag == BOOL or (lh.tag in (STR, NUM) and lh.cmp.matrix is not None and not lh.cmp.wants_context and not lh.cmp.custom):
+                by_type.update((t, lh) for t, k in _KIND.items() if k == kind)
+        if by_type:
+            fields[key] = (vpos, by_type)
+    return _Flat(fields)
+
+
+def _flat_layout(h: Any, plan: _Flat, keys: tuple) -> tuple | bool:
+    """``(key rows, fields in sum order as (key, position, weight, {type: leaf handler}), total weight, mean key
+    similarity)`` for objects with the key sequence ``keys`` on both sides (the rules of :func:`_object_block`:
+    every key paired with itself, as ``_engine._key_rows`` pairs equal keys), or ``False``."""
+    fields = plan.fields
+    if not keys or not all(k in fields for k in keys):  # (no key: the empty objects' block of ones)
+        return False
+    rows = [(k, k, 1.0) for k in keys]
+    tw = ksum = 0.0
+    out = []
+    for gkey, _, ks in C.summed(rows):
+        vpos, by_type = fields[gkey]
+        w = vpos.weight * 1.0
+        tw += w
+        ksum += ks
+        out.append((gkey, vpos, w, by_type))
+    if tw == C._INF:
+        return False  # (scaled weights: the general path)
+    return rows, tuple(out), tw, ksum / len(rows)
+
+
+def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) -> np.ndarray | None:
+    """``_object_matrix(h, G, P, ctx, kept)``, bit for bit, for a list of flat objects: every object on each side a
+    ``dict`` with one key sequence (the same keys on both sides), every value of a key a plain leaf of one JSON kind
+    its position declares a built-in comparator for. The key rows, the fields' order, weights and handlers come from
+    the handler's plan; per call, only the values' types are checked and the field matrices computed and summed in
+    the same order. ``None`` (nothing computed, nothing charged): not such a list, or the work would pass a limit
+    (the general path raises the error, at its place); a big integer a float cannot hold (the pair path)."""
+    plan = h.flat
+    if plan is None:
+        plan = h.flat = _flat_plan(h)
+    if plan is False:
+        return None
+    n, m = len(G), len(P)
+    if n * m > FLAT_CELLS or set(map(type, G)) != _DICT or set(map(type, P)) != _DICT:
+        return None
+    gkeys = list(map(tuple, G))
+    keys = gkeys[0]
+    if gkeys.count(keys) != n:
+        return None
+    pkeys = list(map(tuple, P))
+    pk = pkeys[0]
+    if pkeys.count(pk) != m or (pk != keys and (len(pk) != len(keys) or set(pk) != set(keys))):
+        return None  # (the same keys in another order: each key is still paired with itself, rows in gold order)
+    layouts = plan.layouts
+    layout = layouts.get(keys)
+    if layout is None:
+        if len(layouts) >= FLAT_LAYOUTS:
+            layouts.clear()
+        layout = layouts[keys] = _flat_layout(h, plan, keys)
+    if layout is False:
+        return None
+    rows, fields, tw, kmean = layout
+    work = 0
+    cols = []
+    for key, vpos, w, by_type in fields:
+        Gf = [x[key] for x in G]
+        Pf = [x[key] for x in P]
+        types = set(map(type, Gf))
+        types.update(map(type, Pf))
+        lh = None
+        if len(types) == 1 or types == _INT_FLOAT:
+            lh = by_type.get(types.pop())
+            if types and by_type.get(types.pop()) is not lh:
+                return None
+        if lh is None:
+            return None
+        c = lh.cmp if lh.tag != BOOL else None
+        if c is not None and c.block:  # (C.leaf_charge's cells, without charging them yet)
+            lg, lp = sum(map(len, Gf)), sum(map(len, Pf))
+            if lg > ctx.max_str or lp > ctx.max_str:
+                return None
+            work += C.string_count(c.block, Gf, Pf, lg, lp)
+        else:
+            work += n * m
+        cols.append((key, vpos, w, lh, Gf, Pf))
+    if ctx.work + work > ctx.max_cells:
+        return None
+    mats = []
+    for _, _, _, lh, Gf, Pf in cols:
+        V = C.leaf_handler_matrix(lh, Gf, Pf)
+        if V is None:
+            return None
+        mats.append(V)
+    ctx.work += work
+    blk = None
+    if kept is not None and kept.budget > 0:  # (as handler_matrix passes it to _object_matrix)
+        kept.gsizes, kept.psizes = [list(range(n))], [list(range(m))]
+        blk = Block(rows, tw)
+        kept.blocks = {(0, 0): blk}
+        blk.G, blk.P = G, P
+        retain = n * m * len(cols) <= kept.budget
+        if retain:
+            kept.budget -= n * m * len(cols)
+    acc = np.zeros((n, m), dtype=_F64)
+    for (key, vpos, w, lh, Gf, Pf), V in zip(cols, mats):
+        if blk is None:
+            if w != 1.0:  # (x * 1.0 is x)
+                V *= w
+            acc += V
+            continue
+        leaf = _LEAF_KIND[lh.tag] if retain else None
+        blk.values[key, key] = (Gf, Pf)
+        blk.fields.append((vpos, w, key, key, leaf))
+        blk.mats.append(V if leaf is not None else None)
+        if leaf is None:
+            blk.lazy = False
+        acc += w * V if w != 1.0 else V
+    return finish_block(acc, tw, h.ki, h.vi, kmean)
 
 
 def _chunkable(h: Any, G: list, P: list) -> bool:

@@ -33,6 +33,7 @@ from .context import (
     _INF,
     _KIND,
     BRANCH_CELLS,
+    INJECTIVE,
     Ctx,
     Problem,
     UnsupportedValue,
@@ -59,7 +60,7 @@ else:  # loaded on first use: a record of scalars never needs numpy (_schema/laz
 __all__ = ["Ctx", "Problem", "UnsupportedValue", "align", "score", "sim_matrix"]
 
 # comparators for which sim(a, b) == 1 implies a == b (safe to pair equal keys directly)
-_INJECTIVE = frozenset({"exact", "jaro", "jaro_winkler", "levenshtein", "damerau_levenshtein", "osa", "indel", "lcsseq"})
+_INJECTIVE = INJECTIVE
 
 
 # ---------------------------------------------------------------------------

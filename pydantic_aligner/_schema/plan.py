@@ -133,10 +133,13 @@ MATCHED_KEY = 256
 class ObjHandler:
     """An object: key pairing plus per-key value positions."""
 
-    __slots__ = ("_matched", "extra", "key_cmp", "key_exact", "key_threshold", "ki", "patterns", "props", "vi")
+    __slots__ = ("_matched", "extra", "flat", "key_cmp", "key_exact", "key_threshold", "ki", "patterns", "props", "vi")
     tag = OBJ
 
     def __init__(self) -> None:
+        # the engine's plan for lists of these objects whose fields are plain leaves (``_engine.matrix.flat_matrix``),
+        # made on first use: None (not made yet), False (not such an object) or the plan
+        self.flat: Any = None
         self.props: dict[str, Pos] = {}
         self.key_cmp: BoundComparator | None = None
         self.key_exact = False
