@@ -1,0 +1,181 @@
+"""Lists of flat objects (issue 29, small pairs): the plan made once per object handler (``_engine.matrix.flat_matrix``)
+gives what the general path gives, bit for bit: scores, trees, problems, repairs, feedback, patches, the work charged
+and the limits' errors, on random flat lists (typos, numbers, nulls, missing and extra keys, keys in another order,
+duplicate items, empty lists) under random schemas of plain leaves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_vectorized import _outputs, _same_tree
+
+from pydantic_aligner import Aligner, LimitError
+from pydantic_aligner._engine import matrix as M
+from pydantic_aligner._engine import walk as E
+from pydantic_aligner._engine.context import Ctx
+
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+WORDS = st.one_of(st.sampled_from(["bolt", "bolts", "steel bolt", "washer", "wsher", "", "x"]), st.text("abc d", max_size=9))
+NUMBERS = st.one_of(
+    st.integers(-3, 30), st.sampled_from([0, 0.0, -0.0, 1.5, 2.25, 1e300, -1e-300, 2**53 - 1]), st.floats(-100, 100, allow_nan=False)
+)
+# (JSON kind, comparator, threshold) of a field
+LEAVES = {
+    "string": [("levenshtein", 0.5), ("levenshtein", 0.0), ("exact", 0.0), ("jaro_winkler", 0.0), ("indel", 0.3)],
+    "number": [("relative", 0.0), ("exact", 0.0), ("invdiff", 0.0), ("relative", 0.7)],
+    "boolean": [(None, 0.0)],
+}
+KINDS = ["string", "string", "number", "number", "boolean"]
+VALUES = {"string": WORDS, "number": NUMBERS, "boolean": st.booleans()}
+KEYS = ["description", "qty", "sku", "price", "ok", "note"]
+
+
+@st.composite
+def flat_schemas(draw) -> tuple[dict, dict]:
+    """An invoice-like schema (a list of flat objects beside two top-level leaves) and its fields' kinds."""
+    keys = draw(st.lists(st.sampled_from(KEYS), min_size=1, max_size=6, unique=True))
+    props, kinds = {}, {}
+    for k in keys:
+        kind = draw(st.sampled_from(KINDS))
+        kinds[k] = kind
+        name, threshold = draw(st.sampled_from(LEAVES[kind]))
+        node: dict = {"type": kind}
+        if name is not None:
+            node["score"] = name
+        if threshold:
+            node["threshold"] = threshold
+        if draw(st.booleans()):
+            node["valueWeight"] = draw(st.sampled_from([0.5, 2, 3.25]))
+        props[k] = node
+    item = {"type": "object", "properties": props}
+    item["keyScore"] = draw(st.sampled_from(["exact", "exact", "levenshtein"]))
+    if draw(st.booleans()):
+        item["keyImportance"] = draw(st.sampled_from([0.25, 1]))
+    items = {"type": "array", "order": draw(st.sampled_from(["align", "align", "fixed"])), "items": item}
+    schema = {
+        "type": "object",
+        "keyScore": "exact",
+        "properties": {"number": {"type": "string", "score": "exact"}, "vendor": {"type": "string", "score": "jaro_winkler"}, "items": items},
+    }
+    return schema, kinds
+
+
+@st.composite
+def flat_lists(draw, kinds: dict, size: int) -> list:
+    """Items with the schema's keys (mostly all of them, in one order), now and then a null, a value of another kind,
+    a missing or an extra key, keys in another order, copies of an item."""
+    keys = list(kinds)
+    if draw(st.booleans()):
+        keys = draw(st.permutations(keys))
+    out: list = []
+    odds = draw(st.sampled_from([0, 0, 5, 20]))  # one odd item in so many (0: none, the plan's lists)
+    for _ in range(draw(st.integers(0, size))):
+        if out and draw(st.integers(0, 9)) == 0:
+            out.append(dict(draw(st.sampled_from(out))))  # a duplicate item
+            continue
+        item = {k: draw(VALUES[kinds[k]]) for k in keys}
+        odd = draw(st.integers(0, odds - 1)) if odds else -1
+        if odd == 0:
+            item[draw(st.sampled_from(keys))] = None
+        elif odd == 1:
+            item[draw(st.sampled_from(keys))] = draw(st.one_of(WORDS, NUMBERS, st.booleans()))
+        elif odd == 2 and len(keys) > 1:
+            del item[draw(st.sampled_from(keys))]
+        elif odd == 3:
+            item["extra"] = draw(WORDS)
+        elif odd == 4:
+            item = dict(reversed(list(item.items())))
+        out.append(item)
+    return out
+
+
+def _general(fn, *args):
+    saved = M.FLAT
+    M.FLAT = False
+    try:
+        return fn(*args)
+    finally:
+        M.FLAT = saved
+
+
+def _outcome(fn, *args):
+    try:
+        return fn(*args)
+    except LimitError as e:
+        return ("LimitError", str(e), e.path)
+
+
+def _work(aligner, gold, pred, tree):
+    """The cells the engine charges for the pair (the score and the tree)."""
+    ctx = Ctx(gold, pred)
+    if tree:
+        E.align(aligner.plan.root, gold, pred, ctx, None, "", "")
+    else:
+        E.score(aligner.plan.root, gold, pred, ctx)
+    return ctx.work
+
+
+def _check(aligner, gold, pred) -> None:
+    assert repr(aligner.score(gold, pred)) == repr(_general(aligner.score, gold, pred))
+    fast = aligner.align(gold, pred)
+    unbuilt = _outputs(aligner.align(gold, pred))  # explanations read off rows not built yet
+    ref = _general(aligner.align, gold, pred)
+    assert repr(fast.score) == repr(ref.score)
+    assert fast.problems == ref.problems
+    _same_tree(fast.root, ref.root)
+    assert unbuilt == _outputs(fast) == _outputs(ref)
+    for tree in (False, True):
+        assert _work(aligner, gold, pred, tree) == _general(_work, aligner, gold, pred, tree)
+
+
+@SETTINGS
+@given(st.data())
+def test_flat_lists_score_and_align_as_the_general_path(data):
+    schema, kinds = data.draw(flat_schemas())
+    aligner = Aligner(schema)
+    golds = data.draw(flat_lists(kinds, 30))
+    preds = data.draw(st.one_of(flat_lists(kinds, 30), st.just([dict(x) for x in golds][::-1])))
+    gold = {"number": "INV-1", "vendor": "Acme", "items": golds}
+    pred = {"number": data.draw(st.sampled_from(["INV-1", "INV-2"])), "vendor": data.draw(WORDS), "items": preds}
+    _check(aligner, gold, pred)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_flat_lists_are_refused_where_the_general_path_refuses_them(data):
+    schema, kinds = data.draw(flat_schemas())
+    golds = data.draw(flat_lists(kinds, 8))
+    preds = data.draw(flat_lists(kinds, 8))
+    gold, pred = {"number": "1", "vendor": "a", "items": golds}, {"number": "1", "vendor": "b", "items": preds}
+    full = _work(Aligner(schema), gold, pred, False)
+    cells = data.draw(st.integers(1, full + 2))
+    length = data.draw(st.sampled_from([None, 2, 5]))
+    aligner = Aligner(schema, max_cells=cells, max_string_length=length)
+    for fn in (aligner.score, lambda g, p: aligner.align(g, p).score):
+        assert repr(_outcome(fn, gold, pred)) == repr(_general(_outcome, fn, gold, pred))
+
+
+def test_the_invoice_takes_the_plan(monkeypatch):
+    """The benchmark's invoice goes through the plan (its fields are plain leaves, its items have one key order)."""
+    schema = {
+        "type": "array",
+        "order": "align",
+        "items": {"type": "object", "properties": {"d": {"type": "string", "score": "levenshtein"}, "q": {"type": "number"}}},
+    }
+    gold = [{"d": "bolt", "q": 2}, {"d": "nut", "q": 1}, {"d": "washer", "q": 1.5}]
+    pred = [{"d": "nut", "q": 1}, {"d": "bolts", "q": 2}, {"d": "washer", "q": 3}]
+    taken = []
+    real = M.flat_matrix
+    monkeypatch.setattr(M, "flat_matrix", lambda *a: taken.append(real(*a)) or taken[-1])
+    aligner = Aligner(schema)
+    # bolt / bolts 0.8 and 2 / 2 (0.9), nut 1, washer 1 and 1.5 / 3 under the default invdiff 0.4 (0.7): 2.6 / 3
+    assert aligner.score(gold, pred) == _general(aligner.score, gold, pred) == pytest.approx(2.6 / 3, abs=1e-12)
+    assert taken and isinstance(taken[0], np.ndarray)
+    # a null, another kind, or a missing key: the general path (the plan answers None)
+    for odd in ({"d": None, "q": 1}, {"d": 3, "q": 1}, {"d": "nut"}):
+        taken.clear()
+        assert repr(aligner.score(gold, [*pred[:2], odd])) == repr(_general(aligner.score, gold, [*pred[:2], odd]))
+        assert taken == [None]
