@@ -54,12 +54,14 @@ __all__ = ["Kept", "pos_matrix", "handler_matrix"]
 # matrices call back into it without an import cycle.
 _score_h: Any = None
 _key_rows: Any = None
+_block_spec: Any = None
 
 
-def install_walk(score_h: Any, key_rows: Any) -> None:
-    """Called once by :mod:`.walk` at import: the per-pair score and the key rows of an object pair."""
-    global _score_h, _key_rows
-    _score_h, _key_rows = score_h, key_rows
+def install_walk(score_h: Any, key_rows: Any, block_spec: Any) -> None:
+    """Called once by :mod:`.walk` at import: the per-pair score, the key rows of an object pair, and what building
+    a block's rows needs (``Block.spec``)."""
+    global _score_h, _key_rows, _block_spec
+    _score_h, _key_rows, _block_spec = score_h, key_rows, block_spec
 
 # np.float64 once numpy is loaded; until then the dtype string numpy and rapidfuzz read as np.float64
 _F64 = lazy_attribute("numpy", "float64", globals(), "_F64", "float64")
@@ -802,7 +804,9 @@ def _flat_layout(h: Any, plan: _Flat, keys: tuple) -> tuple | bool:
         out.append((gkey, vpos, w, by_type))
     if tw == C._INF:
         return False  # (scaled weights: the general path)
-    return rows, tuple(out), tw, ksum / len(rows)
+    summed = [f[0] for f in out]
+    # (the tree's block specs, by the fields' leaf kinds; each row's field number in the sum order)
+    return rows, tuple(out), tw, ksum / len(rows), {}, tuple([summed.index(k) for k in keys])
 
 
 def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) -> np.ndarray | None:
@@ -836,7 +840,7 @@ def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) ->
         layout = layouts[keys] = _flat_layout(h, plan, keys)
     if layout is False:
         return None
-    rows, fields, tw, kmean = layout
+    rows, fields, tw, kmean, specs, numbers = layout
     work = 0
     cols = []
     for key, vpos, w, by_type in fields:
@@ -878,20 +882,37 @@ def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) ->
         retain = n * m * len(cols) <= kept.budget
         if retain:
             kept.budget -= n * m * len(cols)
-    acc = np.zeros((n, m), dtype=_F64)
+    acc = None
     for (key, vpos, w, lh, Gf, Pf), V in zip(cols, mats):
         if blk is None:
             if w != 1.0:  # (x * 1.0 is x)
                 V *= w
+        else:
+            leaf = _LEAF_KIND[lh.tag] if retain else None
+            blk.fields.append((vpos, w, key, key, leaf))
+            blk.mats.append(V if leaf is not None else None)
+            if leaf is None:
+                blk.lazy = False
+            if w != 1.0:  # (the field matrix is kept: not scaled in place)
+                V = w * V
+        if acc is None:
+            acc = V + 0.0  # (a new array: the general path's zeros plus the first field, 0.0 + v, bit for bit)
+        else:
             acc += V
-            continue
-        leaf = _LEAF_KIND[lh.tag] if retain else None
-        blk.values[key, key] = (Gf, Pf)
-        blk.fields.append((vpos, w, key, key, leaf))
-        blk.mats.append(V if leaf is not None else None)
-        if leaf is None:
-            blk.lazy = False
-        acc += w * V if w != 1.0 else V
+    if blk is not None:
+        leaves = tuple([f[4] for f in blk.fields])
+        spec = specs.get(leaves)
+        if spec is None:  # (made once per key sequence and leaf kinds: what _block_spec makes from the block's values)
+            blk.values = {(c[0], c[0]): (c[4], c[5]) for c in cols}
+            spec = specs[leaves] = _block_spec(blk, h, True)[0]
+            blk.values = {}
+        blk.spec = (spec, tuple([cols[t][4] for t in numbers]), tuple([cols[t][5] for t in numbers]))
+    if h.ki == 0.0 and tw > 0.0:
+        # the values alone (vi is then 1.0): every cell a weighted mean of built-in similarities in [0, 1], added up
+        # from +0.0 in the order the total weight was, so already in [0, 1] and never -0.0: finish_block's clip
+        # would change no bit
+        acc /= tw
+        return acc
     return finish_block(acc, tw, h.ki, h.vi, kmean)
 
 

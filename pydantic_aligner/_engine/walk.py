@@ -1017,7 +1017,7 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
         blk = blocks[key]
         made = blk.spec
         if made is None:
-            made = blk.spec = _block_spec(blk, pos, shared)
+            made = blk.spec = _block_spec(blk, pos.kinds["object"], shared)
         spec, gvals, pvals = made
         mats = blk.mats
         cols: tuple = (None,) * len(mats)
@@ -1054,13 +1054,12 @@ def _token(key: Any) -> str:
     return tok
 
 
-def _block_spec(blk: Any, pos: Pos, shared: bool = False) -> tuple:
+def _block_spec(blk: Any, h: Any, shared: bool = False) -> tuple:
     """``(spec, gold values, candidate values)`` of a block: per key row, what building it needs, ``(kind, gold
     key, candidate key, weight, key score, key weight, value position, field number, leaf, gold token,
     candidate token)`` (the rules of :func:`_object`; leaf: the leaf kind, a ``_matrix.Level`` or ``None``, see
     ``_matrix.Block``), and the block's values of that key on each side. A block of a level (``shared``) keeps its
-    values: another pair of lists may read it later."""
-    h = pos.kinds["object"]
+    values: another pair of lists may read it later. (``h``: the block's object handler.)"""
     rows = blk.rows
     if not rows:
         return (), (), ()
@@ -1204,4 +1203,4 @@ def _level_rows(level: Any, i: int, j: int, gptr: str, pptr: str) -> tuple[Row, 
     return tuple(_list_rows(plan, nodes, alpha, wm, we, gt, pt, 0, h.items, gptr, pptr))
 
 
-_matrix.install_walk(_score_h, _key_rows)
+_matrix.install_walk(_score_h, _key_rows, _block_spec)
