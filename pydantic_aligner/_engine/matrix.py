@@ -883,7 +883,7 @@ def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) ->
         if retain:
             kept.budget -= n * m * len(cols)
     acc = None
-    for (key, vpos, w, lh, Gf, Pf), V in zip(cols, mats):
+    for (key, vpos, w, lh, _, _), V in zip(cols, mats):
         if blk is None:
             if w != 1.0:  # (x * 1.0 is x)
                 V *= w
