@@ -1,5 +1,5 @@
-"""Lists of flat objects (issue 29, small pairs): the plan made once per object handler (``_engine.matrix.flat_matrix``)
-gives what the general path gives, bit for bit: scores, trees, problems, repairs, feedback, patches, the work charged
+"""Lists of flat objects and objects of plain leaves (issue 29, small pairs): the plan made once per object handler
+(``_engine.matrix.flat_matrix``, ``_engine.walk._flat_object``) gives what the general path gives, bit for bit: scores, trees, problems, repairs, feedback, patches, the work charged
 and the limits' errors, on random flat lists (typos, numbers, nulls, missing and extra keys, keys in another order,
 duplicate items, empty lists) under random schemas of plain leaves."""
 
@@ -93,12 +93,13 @@ def flat_lists(draw, kinds: dict, size: int) -> list:
 
 
 def _general(fn, *args):
-    saved = M.FLAT
-    M.FLAT = False
+    """``fn(*args)`` the general way: lists of objects through their key groups and blocks, objects key by key."""
+    saved = M.FLAT, E.FLAT_OBJECTS
+    M.FLAT = E.FLAT_OBJECTS = False
     try:
         return fn(*args)
     finally:
-        M.FLAT = saved
+        M.FLAT, E.FLAT_OBJECTS = saved
 
 
 def _outcome(fn, *args):
@@ -140,6 +141,15 @@ def test_flat_lists_score_and_align_as_the_general_path(data):
     preds = data.draw(st.one_of(flat_lists(kinds, 30), st.just([dict(x) for x in golds][::-1])))
     gold = {"number": "INV-1", "vendor": "Acme", "items": golds}
     pred = {"number": data.draw(st.sampled_from(["INV-1", "INV-2"])), "vendor": data.draw(WORDS), "items": preds}
+    odd = data.draw(st.integers(0, 7))  # the top-level object: now and then a null, a number, a key missing or extra
+    if odd == 0:
+        pred["vendor"] = data.draw(st.sampled_from([None, 3, True]))
+    elif odd == 1:
+        del pred[data.draw(st.sampled_from(sorted(pred)))]
+    elif odd == 2:
+        pred["extra"] = 1
+    elif odd == 3:
+        pred = dict(reversed(list(pred.items())))
     _check(aligner, gold, pred)
 
 
@@ -179,3 +189,18 @@ def test_the_invoice_takes_the_plan(monkeypatch):
         taken.clear()
         assert repr(aligner.score(gold, [*pred[:2], odd])) == repr(_general(aligner.score, gold, [*pred[:2], odd]))
         assert taken == [None]
+
+
+@SETTINGS
+@given(st.data())
+def test_objects_of_plain_leaves_score_and_align_as_the_general_path(data):
+    """A record of plain leaves (the root, and nested in another object), values of every kind and odd keys."""
+    schema, kinds = data.draw(flat_schemas())
+    record = schema["properties"]["items"]["items"]
+    golds = data.draw(flat_lists(kinds, 2).filter(len))
+    preds = data.draw(flat_lists(kinds, 2).filter(len))
+    aligner = Aligner(record)
+    _check(aligner, golds[0], preds[0])
+    _check(aligner, golds[-1], preds[-1])
+    outer = Aligner({"type": "object", "properties": {"a": record, "b": {"type": "number"}}})
+    _check(outer, {"a": golds[0], "b": 1}, {"a": preds[-1], "b": data.draw(NUMBERS)})

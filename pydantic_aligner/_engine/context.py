@@ -149,8 +149,9 @@ def string_count(block: int, G: list, P: list, lg: int, lp: int) -> int:
     cells = (n + lg // block) * (m + lp // block)
     extra = STRING_BLOCK_CELLS.get(block, 1) - 1
     if extra and lg >= block and lp >= block:
-        bg = sum(len(v) // block for v in G)
-        bp = sum(len(v) // block for v in P)
+        # (the strings of at least a block: none, usually, which max finds at C speed)
+        bg = sum(len(v) // block for v in G) if max(map(len, G)) >= block else 0
+        bp = sum(len(v) // block for v in P) if max(map(len, P)) >= block else 0
         cells += extra * ((n + bg) * (m + bp) - n * m)
     return cells
 

@@ -760,11 +760,20 @@ class _Flat:
     leaf handler})`` (the types of the JSON kinds it declares a built-in leaf comparator for); ``layouts`` maps a key
     sequence to what scoring objects with exactly those keys needs (``False``: not every key is such a field)."""
 
-    __slots__ = ("fields", "layouts")
+    __slots__ = ("fields", "layouts", "objects")
 
     def __init__(self, fields: dict) -> None:
         self.fields = fields
         self.layouts: dict = {}
+        self.objects: dict = {}  # the same for single objects (``_engine.walk._flat_object``): any key may be a container
+
+
+def flat_plan(h: Any) -> _Flat | bool:
+    """The :class:`_Flat` plan of object handler ``h`` (made on first use and kept on the handler), or ``False``."""
+    plan = h.flat
+    if plan is None:
+        plan = h.flat = _flat_plan(h)
+    return plan
 
 
 def _flat_plan(h: Any) -> _Flat | bool:
@@ -818,7 +827,7 @@ def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) ->
     (the general path raises the error, at its place); a big integer a float cannot hold (the pair path)."""
     plan = h.flat
     if plan is None:
-        plan = h.flat = _flat_plan(h)
+        plan = flat_plan(h)
     if plan is False:
         return None
     n, m = len(G), len(P)

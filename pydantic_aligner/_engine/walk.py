@@ -398,6 +398,14 @@ def _object(
             if not tree:
                 return wide[0], ()
             return wide[0], [_wide_rows, (h, g, p, gptr, pptr, wide[1])]  # the rows: built on first access
+    if FLAT_OBJECTS and kconf is None and wscale == 1.0 and g.keys() == p.keys():
+        plan = h.flat
+        if plan is None:
+            plan = _matrix.flat_plan(h)
+        if plan is not False:
+            done = _flat_object(h, plan, g, p, ctx, loc, gptr, pptr)
+            if done is not None:
+                return done
     rows = _key_rows(h, g, p, ctx.conf, kconf, ctx=ctx, loc=loc) if kconf is not None else _key_rows(h, g, p, ctx=ctx, loc=loc)
     props = h.props
     acc = 0.0
@@ -459,6 +467,94 @@ def _object(
         for kind, gk, pk, w, node, ks in built
     )
     return s, out
+
+
+# ---------------------------------------------------------------------------
+# objects of plain leaves (and containers): the keys' rows, order and weights from the handler's plan
+
+#: an object with the same keys on both sides is scored by its handler's plan (:func:`_flat_object`; False: the
+#: general way, the reference the tests compare it with)
+FLAT_OBJECTS = True
+_FLAT_OBJECT_LAYOUTS = 64
+
+
+def _object_layout(h: Any, plan: Any, keys: tuple) -> tuple | bool:
+    """``(fields in row order as (key, position, weight, {type: leaf handler} or None, token), their numbers in
+    sum_order, total weight, key similarities' sum)`` of an object whose keys, on both sides, are ``keys`` (declared
+    properties each; ``False`` otherwise): what :func:`_object` derives from its key rows."""
+    props = h.props
+    if not keys or not all(k.__class__ is str and k in props for k in keys):
+        return False
+    fields = tuple([(k, props[k], props[k].weight * 1.0, plan.fields.get(k, (None, None))[1], _TOKENS.get(k) or _token(k)) for k in keys])
+    order = sum_order(list(keys)) if len(keys) > 1 else (0,)
+    tw = ksum = 0.0
+    for r in order:
+        tw += fields[r][2]
+        ksum += 1.0
+    if tw == _INF:
+        return False
+    return fields, order, tw, ksum
+
+
+def _flat_object(h: Any, plan: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> tuple | None:
+    """:func:`_object` of an object whose keys are the same on both sides and are all declared properties, bit for bit:
+    the key rows (each key paired with itself, in gold order), their sum order and weights come from the handler's
+    plan; a value that is a plain leaf of a kind its position declares a built-in comparator for is scored in place
+    (what :func:`score` and :func:`align` do for it), any other through them. ``None``: not such an object."""
+    keys = tuple(g)
+    objects = plan.objects
+    lay = objects.get(keys)
+    if lay is None:
+        if len(objects) >= _FLAT_OBJECT_LAYOUTS:
+            objects.clear()
+        lay = objects[keys] = _object_layout(h, plan, keys)
+    if lay is False:
+        return None
+    fields, order, tw, ksum = lay
+    tree = gptr is not None
+    scores = [0.0] * len(fields)
+    nodes = [None] * len(fields) if tree else None
+    for r in range(len(fields)) if tree else order:  # (the tree: values aligned in row order, as _object does)
+        key, vpos, _, by_type, tok = fields[r]
+        a, b = g[key], p[key]
+        lh = by_type.get(a.__class__) if by_type is not None else None
+        if lh is not None and by_type.get(b.__class__) is lh:  # (both of the kind of lh: score's and align's rules)
+            if lh.tag == BOOL:
+                s = 1.0 if a == b else 0.0
+            else:
+                c = lh.cmp
+                if c.block and (len(a) > BLOCK or len(b) > BLOCK):
+                    string_cells(c.block, (a,), (b,), ctx, (loc, key, g, p))
+                try:
+                    s = c.pair(a, b)
+                except ComparatorError as e:
+                    _located(e, (loc, key, g, p))
+                    raise
+                if s < lh.threshold:
+                    s = 0.0
+            if tree:
+                nodes[r] = Match(_LEAF_KIND[lh.tag], s, a, b, gptr + tok, pptr + tok, (), None, 1.0, vpos)
+        elif tree:
+            node = nodes[r] = align(vpos, a, b, ctx, (loc, key, g, p), gptr + tok, pptr + tok)
+            s = node.score
+        else:
+            s = score(vpos, a, b, ctx, (loc, key, g, p))
+        scores[r] = s
+    acc = 0.0
+    for r in order:
+        acc += fields[r][2] * scores[r]
+    values = acc / tw if tw > 0.0 else 1.0
+    ki, vi = h.ki, h.vi
+    if ki == 0.0:
+        s = vi * values / vi
+    else:
+        s = (ki * (ksum / len(fields)) + vi * values) / (ki + vi)
+    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    if not tree:
+        return s, ()
+    vbar = vi / (ki + vi)
+    kw = (ki / (ki + vi)) / len(fields)
+    return s, tuple([Row(PAIR, f[0], f[0], (vbar * f[2] / tw) if tw > 0.0 else 0.0, node, 1.0, kw) for f, node in zip(fields, nodes)])
 
 
 # ---------------------------------------------------------------------------
