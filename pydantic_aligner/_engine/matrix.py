@@ -831,24 +831,23 @@ def flat_matrix(h: Any, G: list, P: list, ctx: Any, kept: Kept | None = None) ->
     if plan is False:
         return None
     n, m = len(G), len(P)
-    if n * m > FLAT_CELLS or set(map(type, G)) != _DICT or set(map(type, P)) != _DICT:
+    if n * m > FLAT_CELLS or G[0].__class__ is not dict:
         return None
-    gkeys = list(map(tuple, G))
-    keys = gkeys[0]
-    if gkeys.count(keys) != n:
+    keys = tuple(G[0])
+    layouts = plan.layouts
+    layout = layouts.get(keys)  # (first: objects with a container field are told apart before any other test)
+    if layout is None:
+        if len(layouts) >= FLAT_LAYOUTS:
+            layouts.clear()
+        layout = layouts[keys] = _flat_layout(h, plan, keys)
+    if layout is False or set(map(type, G)) != _DICT or set(map(type, P)) != _DICT:
+        return None
+    if list(map(tuple, G)).count(keys) != n:
         return None
     pkeys = list(map(tuple, P))
     pk = pkeys[0]
     if pkeys.count(pk) != m or (pk != keys and (len(pk) != len(keys) or set(pk) != set(keys))):
         return None  # (the same keys in another order: each key is still paired with itself, rows in gold order)
-    layouts = plan.layouts
-    layout = layouts.get(keys)
-    if layout is None:
-        if len(layouts) >= FLAT_LAYOUTS:
-            layouts.clear()
-        layout = layouts[keys] = _flat_layout(h, plan, keys)
-    if layout is False:
-        return None
     rows, fields, tw, kmean, specs, numbers = layout
     work = 0
     cols = []
