@@ -294,3 +294,19 @@ def test_assign_with_cells_reads_the_pairs_cells(n, m, data):
     if cells is not None:
         assert cells == [S[i, j] for i, j in pairs.items()]
         assert [x.hex() for x in cells] == [float(S[i, j]).hex() for i, j in pairs.items()]
+
+
+def test_exact_floats_gate_admits_only_values_a_float_holds():
+    """The gate of the number matrices' fast paths: every value finite and every integer below 2**53 in magnitude;
+    a sum of valid values past 2**53 only sends them to the general path (the same cells)."""
+    ok = C._exact_floats
+    assert ok([2**53 - 1], [-(2**53) + 1]) is False  # (their magnitudes add up past 2**53: the general path)
+    assert ok([2**53 - 1], [0]) and ok([-(2**53) + 1], [0.0, -0.0]) and ok([1e-300, 0.5], [3])
+    for bad in (2**53, -(2**53), 2**70, float("nan"), float("inf"), -float("inf"), 1e300):
+        assert not ok([1, bad], [2]) and not ok([1], [bad, 2])
+    bound = C.resolve_comparator("relative", "number", {})
+    golds, preds = [2**52 + 1, 3], [2**52, 1]  # valid values whose magnitudes add up past 2**53
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(C, "SMALL_CELLS", -1)
+        general = bound.matrix(golds, preds)
+    assert bound.matrix(golds, preds).tobytes() == general.tobytes()
