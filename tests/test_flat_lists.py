@@ -52,6 +52,8 @@ def flat_schemas(draw) -> tuple[dict, dict]:
         props[k] = node
     item = {"type": "object", "properties": props}
     item["keyScore"] = draw(st.sampled_from(["exact", "exact", "levenshtein"]))
+    if draw(st.booleans()):  # undeclared keys ("memo", "extra") scored by this position
+        item["additionalProperties"] = draw(st.sampled_from([{"type": "string", "score": "levenshtein"}, {"type": "number"}, {}]))
     if draw(st.booleans()):
         item["keyImportance"] = draw(st.sampled_from([0.25, 1]))
     items = {"type": "array", "order": draw(st.sampled_from(["align", "align", "fixed"])), "items": item}
@@ -72,11 +74,14 @@ def flat_lists(draw, kinds: dict, size: int) -> list:
         keys = draw(st.permutations(keys))
     out: list = []
     odds = draw(st.sampled_from([0, 0, 5, 20]))  # one odd item in so many (0: none, the plan's lists)
+    memo = draw(st.booleans())  # every item with an undeclared key
     for _ in range(draw(st.integers(0, size))):
         if out and draw(st.integers(0, 9)) == 0:
             out.append(dict(draw(st.sampled_from(out))))  # a duplicate item
             continue
         item = {k: draw(VALUES[kinds[k]]) for k in keys}
+        if memo:
+            item["memo"] = draw(WORDS)
         odd = draw(st.integers(0, odds - 1)) if odds else -1
         if odd == 0:
             item[draw(st.sampled_from(keys))] = None
@@ -151,6 +156,7 @@ def test_flat_lists_score_and_align_as_the_general_path(data):
     elif odd == 3:
         pred = dict(reversed(list(pred.items())))
     _check(aligner, gold, pred)
+    _check(Aligner(), gold, pred)  # no schema: every position inferred
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -756,16 +756,30 @@ _INT_FLOAT = {int, float}
 
 class _Flat:
     """The plan of an object handler for lists of its objects (:func:`flat_matrix`), decided once from the schema:
-    ``fields`` maps each declared key whose value can be scored as a plain leaf to ``(its position, {Python type:
-    leaf handler})`` (the types of the JSON kinds it declares a built-in leaf comparator for); ``layouts`` maps a key
-    sequence to what scoring objects with exactly those keys needs (``False``: not every key is such a field)."""
+    ``fields`` maps each declared key to ``(its position, {Python type: leaf handler} or None)``, ``other`` is the
+    same for any other key (``additionalProperties``, or the inferred position), the leaf handlers those of the JSON
+    kinds the position declares a built-in leaf comparator for (None: none, or an identifier or a reference);
+    ``layouts`` maps a key sequence to what scoring objects with exactly those keys needs (``False``: a key's values
+    are not plain leaves)."""
 
-    __slots__ = ("fields", "layouts", "objects")
+    __slots__ = ("fields", "layouts", "objects", "other")
 
-    def __init__(self, fields: dict) -> None:
+    def __init__(self, fields: dict, other: tuple) -> None:
         self.fields = fields
+        self.other = other
         self.layouts: dict = {}
         self.objects: dict = {}  # the same for single objects (``_engine.walk._flat_object``): any key may be a container
+
+
+def _plain_leaves(vpos: Pos) -> dict | None:
+    """``{Python type: leaf handler}`` of the JSON kinds ``vpos`` declares a built-in leaf comparator for, or None."""
+    if vpos.special is not None:
+        return None
+    by_type = {}
+    for kind, lh in vpos.kinds.items():
+        if lh.tag == BOOL or (lh.tag in (STR, NUM) and lh.cmp.matrix is not None and not lh.cmp.wants_context and not lh.cmp.custom):
+            by_type.update((t, lh) for t, k in _KIND.items() if k == kind)
+    return by_type or None
 
 
 def flat_plan(h: Any) -> _Flat | bool:
@@ -782,31 +796,23 @@ def _flat_plan(h: Any) -> _Flat | bool:
     kc = h.key_cmp
     if h.patterns or _needs_context(h) or not (h.key_exact or (kc.name in C.INJECTIVE and not kc.custom)):
         return False
-    fields = {}
-    for key, vpos in h.props.items():
-        if vpos.special is not None:
-            continue
-        by_type = {}
-        for kind, lh in vpos.kinds.items():
-            if lh.tag == BOOL or (lh.tag in (STR, NUM) and lh.cmp.matrix is not None and not lh.cmp.wants_context and not lh.cmp.custom):
-                by_type.update((t, lh) for t, k in _KIND.items() if k == kind)
-        if by_type:
-            fields[key] = (vpos, by_type)
-    return _Flat(fields)
+    fields = {key: (vpos, _plain_leaves(vpos)) for key, vpos in h.props.items()}
+    other = h.extra or C._ANY  # (the position of an undeclared key: value_pos without patterns, else the defaults)
+    return _Flat(fields, (other, _plain_leaves(other)))
 
 
 def _flat_layout(h: Any, plan: _Flat, keys: tuple) -> tuple | bool:
     """``(key rows, fields in sum order as (key, position, weight, {type: leaf handler}), total weight, mean key
     similarity)`` for objects with the key sequence ``keys`` on both sides (the rules of :func:`_object_block`:
     every key paired with itself, as ``_engine._key_rows`` pairs equal keys), or ``False``."""
-    fields = plan.fields
-    if not keys or not all(k in fields for k in keys):  # (no key: the empty objects' block of ones)
-        return False
+    fields, other = plan.fields, plan.other
+    if not keys or not all(k.__class__ is str and (fields.get(k) or other)[1] is not None for k in keys):
+        return False  # (no key: the empty objects' block of ones)
     rows = [(k, k, 1.0) for k in keys]
     tw = ksum = 0.0
     out = []
     for gkey, _, ks in C.summed(rows):
-        vpos, by_type = fields[gkey]
+        vpos, by_type = fields.get(gkey) or other
         w = vpos.weight * 1.0
         tw += w
         ksum += ks

@@ -480,12 +480,13 @@ _FLAT_OBJECT_LAYOUTS = 64
 
 def _object_layout(h: Any, plan: Any, keys: tuple) -> tuple | bool:
     """``(fields in row order as (key, position, weight, {type: leaf handler} or None, token), their numbers in
-    sum_order, total weight, key similarities' sum)`` of an object whose keys, on both sides, are ``keys`` (declared
-    properties each; ``False`` otherwise): what :func:`_object` derives from its key rows."""
-    props = h.props
-    if not keys or not all(k.__class__ is str and k in props for k in keys):
+    sum_order, total weight, key similarities' sum)`` of an object whose keys, on both sides, are ``keys`` (strings;
+    ``False`` otherwise): what :func:`_object` derives from its key rows."""
+    if not keys or not all(k.__class__ is str for k in keys):
         return False
-    fields = tuple([(k, props[k], props[k].weight * 1.0, plan.fields.get(k, (None, None))[1], _TOKENS.get(k) or _token(k)) for k in keys])
+    fields, other = plan.fields, plan.other
+    fields = tuple([(k, *(fields.get(k) or other), _TOKENS.get(k) or _token(k)) for k in keys])  # (key, position, leaves, token)
+    fields = tuple([(k, vpos, vpos.weight * 1.0, by_type, tok) for k, vpos, by_type, tok in fields])
     order = sum_order(list(keys)) if len(keys) > 1 else (0,)
     tw = ksum = 0.0
     for r in order:
@@ -497,7 +498,7 @@ def _object_layout(h: Any, plan: Any, keys: tuple) -> tuple | bool:
 
 
 def _flat_object(h: Any, plan: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None) -> tuple | None:
-    """:func:`_object` of an object whose keys are the same on both sides and are all declared properties, bit for bit:
+    """:func:`_object` of an object whose keys are the same on both sides, bit for bit:
     the key rows (each key paired with itself, in gold order), their sum order and weights come from the handler's
     plan; a value that is a plain leaf of a kind its position declares a built-in comparator for is scored in place
     (what :func:`score` and :func:`align` do for it), any other through them. ``None``: not such an object."""
