@@ -24,10 +24,13 @@ NUMBERS = st.one_of(
 )
 # (JSON kind, comparator, threshold) of a field
 LEAVES = {
-    "string": [("levenshtein", 0.5), ("levenshtein", 0.0), ("exact", 0.0), ("jaro_winkler", 0.0), ("indel", 0.3)],
-    "number": [("relative", 0.0), ("exact", 0.0), ("invdiff", 0.0), ("relative", 0.7)],
+    "string": [
+        ("levenshtein", 0.5), ("levenshtein", 0.0), ("exact", 0.0), ("jaro_winkler", 0.0), ("indel", 0.3), ("text", 0.0),
+        ("damerau_levenshtein", 0.0), ("date", 0.0),
+    ],
+    "number": [("relative", 0.0), ("exact", 0.0), ("invdiff", 0.0), ("relative", 0.7), ("abs_tol", 0.0), ("rel_tol", 0.0)],
     "boolean": [(None, 0.0)],
-}
+}  # (date has no matrix: its fields take the general path; abs_tol and rel_tol get a tolerance)
 KINDS = ["string", "string", "number", "number", "boolean"]
 VALUES = {"string": WORDS, "number": NUMBERS, "boolean": st.booleans()}
 KEYS = ["description", "qty", "sku", "price", "ok", "note"]
@@ -47,6 +50,8 @@ def flat_schemas(draw) -> tuple[dict, dict]:
             node["score"] = name
         if threshold:
             node["threshold"] = threshold
+        if name in ("abs_tol", "rel_tol"):
+            node["tolerance"] = draw(st.sampled_from([0.5, 0.1, 3]))
         if draw(st.booleans()):
             node["valueWeight"] = draw(st.sampled_from([0.5, 2, 3.25]))
         props[k] = node
