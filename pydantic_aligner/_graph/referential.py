@@ -610,7 +610,9 @@ class Referential:
         for name in self.scopes:
             to_p = cp.to_canon[name]
             identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
-        search.run(mode, identity, prove=ctx.certificate == "prove")
+        # (whether the search is proven optimal decides the warning below where the copies are not complete)
+        read = ctx.certificate != "unread" or not (cg.complete and cp.complete)
+        search.run(mode, identity, prove=ctx.certificate == "prove", certificate=read)
         if not ((cg.complete and cp.complete) or search.proven):
             # (a score proven optimal is the best over every bijection, whatever copy the search ran on)
             warnings.warn(
@@ -620,7 +622,7 @@ class Referential:
                 stacklevel=5,
             )
         # (the last: whether proving it, as Alignment.certificate may ask, could change it: see Search.final)
-        ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode))
+        ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode)) if search.certified else None
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
         # freed only by the garbage collector, with everything it reaches)
