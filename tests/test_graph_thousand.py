@@ -10,6 +10,7 @@ without them gives (scores, mappings, certificates, repairs, budgets spent).
 
 from __future__ import annotations
 
+import math
 import random
 from pathlib import Path
 
@@ -168,3 +169,125 @@ def test_score_still_asks_for_the_certificate_where_it_decides_the_warning(monke
     monkeypatch.setattr(canonical, "NODE_BUDGET", 1024)
     Aligner(AMR, bijection_search="local").score(gold, pred)
     assert asked[-1] is False
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_a_score_reads_the_pairs_cells_as_the_matrix_holds_them(rnd, which):
+    # the main pass after the search takes each list's paired cells off the search's matrix (``paired_cells``) instead
+    # of a permuted copy of the whole matrix: the same cells, so the same score bit for bit; unedited relabelled copies
+    # (the isomorphic fast path's own lists) and edited ones
+    from pydantic_aligner._engine import walk as _walk
+
+    gold, pred = _edited(rnd, which)
+    if rnd.random() < 0.3:
+        pred = relabel(gold, rnd)[0]
+    aligner = Aligner(AMR if which == "AMR" else RICH)
+    fast = aligner.score(gold, pred)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_walk, "PAIRED_CELLS", False)
+        slow = aligner.score(gold, pred)
+    assert repr(fast) == repr(slow) == repr(aligner.align(gold, pred).score)
+
+
+def test_the_main_pass_after_the_search_reads_only_the_pairs_cells(monkeypatch):
+    # a 100-person organisation graph: every list the search kept is read by its pairs' cells, no matrix is copied
+    from pydantic_aligner._graph import referential as _referential
+
+    schema, gold, pred = _org(100, 0.1)
+    copied = []
+    matrix = _referential._Pairing.matrix
+
+    def counted(self, G, P):
+        out = matrix(self, G, P)
+        copied.append(out is not None)
+        return out
+
+    monkeypatch.setattr(_referential._Pairing, "matrix", counted)
+    aligner = Aligner(schema)
+    s = aligner.score(gold, pred)
+    assert not any(copied)
+    from pydantic_aligner._engine import walk as _walk
+
+    monkeypatch.setattr(_walk, "PAIRED_CELLS", False)
+    assert repr(aligner.score(gold, pred)) == repr(s) and sum(copied) == 5
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_the_relaxation_by_counts_reads_its_base_off_the_blocks_best_cells(rnd, which):
+    assert all(_bases_by_counts(*_edited(rnd, which), which))
+
+
+def test_the_relaxation_by_counts_is_checked_on_some_graphs():
+    rnd = random.Random(11)
+    assert sum(len(_bases_by_counts(*_edited(rnd, "RICH"), "RICH")) for _ in range(10)) >= 5
+
+
+def _bases_by_counts(gold: dict, pred: dict, which: str) -> list:
+    # every list relaxed by counts (as large lists are): its base, the best cells with no field matching summed by rows
+    # and by columns, is read off the block's kept maxima (``_Block._base_max``, which Objective.upper reads too);
+    # the same floats as the maxima of the whole matrix of those cells, so the same bound bit for bit
+    from pydantic_aligner._graph import objective as _objective
+
+    seen = []
+    by_counts = _objective._Block._relaxation_by_counts
+
+    def checked(self, n, obj):
+        out = by_counts(self, n, obj)
+        if out is not None:
+            c = self._none_matching(n)
+            old = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
+            seen.append(repr(out[0]) == repr(old))
+        return out
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_objective, "RELAX_CELLS", 0)
+        mp.setattr(_objective._Block, "_relaxation_by_counts", checked)
+        Aligner(AMR if which == "AMR" else RICH).align(gold, pred).certificate  # noqa: B018
+    return seen
+
+
+@pytest.mark.parametrize(("n", "edits", "seed"), [(100, 0.1, 0), (100, 0.2, 1), (150, 0.1, 2)])
+def test_moves_below_the_score_by_their_bound_are_counted_not_evaluated(monkeypatch, n, edits, seed):
+    # organisation graphs of 100-150 people (more than MEMO_IDS gold identifiers: no memory of moves): the local search
+    # skips the evaluation of a move whose upper bound is below the score, and counts it as its evaluation would; the
+    # evaluations, work, mapping, score, certificate and repairs are those of the search evaluating every move
+    schema, gold, pred = _org(n, edits, seed)
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_search, "PRUNE_MOVES", on)
+            spent = _searches(mp)
+            evaluated = []
+            update = _search.Objective.update
+
+            def counted(self, changed, _evaluated=evaluated, _update=update):
+                _evaluated.append(1)
+                return _update(self, changed)
+
+            mp.setattr(_search.Objective, "update", counted)
+            r = Aligner(schema).align(gold, pred)
+            out.append((_summary(r), list(spent), len(evaluated)))
+    assert out[0][:2] == out[1][:2]
+    assert out[0][2] * 10 < out[1][2]  # (97 -> 1, 173 -> 1, 123 -> 3 objective updates)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.integers(0, 10**6), st.integers(66, 72), st.integers(1, 6), st.integers(0, 60), st.integers(0, 3))
+def test_pruned_moves_spend_the_budgets_as_evaluated_ones(seed, n, edits, base, per_id):
+    # rich graphs of more than MEMO_IDS people, with local search budgets small enough to bind: the same result and
+    # the same evaluations and work counted, pruned or not
+    rng = random.Random(seed)
+    gold = rich(rng, n, 3)
+    pred = relabel(edit_rich(rng, gold, edits), rng)[0]
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_search, "PRUNE_MOVES", on)
+            mp.setattr(_search, "LOCAL_EVALS_BASE", base)
+            mp.setattr(_search, "LOCAL_EVALS_PER_ID", per_id)
+            spent = _searches(mp)
+            r = Aligner(RICH).align(gold, pred)
+            out.append((_summary(r), list(spent)))
+    assert out[0] == out[1]

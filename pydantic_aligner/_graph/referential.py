@@ -953,6 +953,21 @@ class _Pairing:
         S, grow, pcol = hit[3]
         return S[np.ix_(grow, pcol)]
 
+    def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
+        """``(pairs, their cells)`` of gold list ``G`` against candidate list ``P`` (None: not known here): what a score
+        reads of a list (``_engine.walk._tail``), without the permuted copy of its whole matrix that :meth:`matrix`
+        makes (the same cells: ``matrix(G, P)[i, j]`` is ``S[grow[i], pcol[j]]``)."""
+        hit = self._hit(G, P)
+        if hit is None:
+            return None
+        S, grow, pcol = hit[3]
+        pairs = dict(hit[2])
+        if not pairs:
+            return pairs, []
+        i = np.fromiter(pairs.keys(), dtype=np.int64, count=len(pairs))
+        j = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
+        return pairs, S[grow[i], pcol[j]].tolist()
+
 
 class _Recorded(_Pairing):
     """``ctx.record_pairs`` of the isomorphic fast path's check (``Referential._isomorphic``): records paired by the
@@ -983,6 +998,9 @@ class _Recorded(_Pairing):
 
     def matrix(self, G: list, P: list) -> np.ndarray | None:
         return None  # (the check computes every matrix itself)
+
+    def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
+        return None
 
 
 def _identical(a: Any, b: Any) -> bool:

@@ -114,6 +114,11 @@ CHEAP_FIRST = True
 #: ``Search.run(certificate=False)`` (``Aligner.score``) leaves out the certificate's relaxed bound where only the
 #: certificate reads it (a knob for the tests, which compare).
 UNREAD_CERTIFICATE = True
+#: The local search of graphs without its memory (more than MEMO_IDS gold identifiers) does not evaluate a move whose
+#: ``Objective.upper`` is below the score (its evaluation re-solves every changed list's assignment, the bound none):
+#: such a move is not kept either way, and it is counted with the evaluation and work its evaluation would count, so
+#: the budgets bind where they bound (a knob for the tests, which compare).
+PRUNE_MOVES = True
 #: The first improvement skips its local search where the iterated assignment's mapping is already the best (``improve``).
 SKIP_PROVEN = True
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
@@ -350,6 +355,17 @@ class Search:
                             a2 += self._agreement_of(s, u2, cur) - self._agreement_of(s, u2, v)
                         key = (self._key(), frozenset(changed)) if memo is not None else None
                         seen = memo.get(key) if memo is not None else None
+                        if self._moves is None and PRUNE_MOVES and obj.upper(changed) < f:
+                            # below the score whatever its pairings (``Objective.upper``, no assignment solved): not
+                            # kept, as its evaluation would decide; counted as evaluated, with the work it would count
+                            self.evals += 1
+                            obj.work += obj.work_of(changed)
+                            mp[u] = cur
+                            if u2 is not None:
+                                mp[u2] = v
+                            if self.evals >= budget or obj.work >= work:
+                                return False
+                            continue
                         if seen is None:
                             w0 = obj.work
                             f2 = obj.update(changed)
