@@ -188,7 +188,8 @@ class Search:
             if grecs and precs:
                 C = costs.get(s)
                 if C is not None:
-                    C = C[np.ix_(rows, cols)]
+                    if len(rows) != C.shape[0] or len(cols) != C.shape[1]:
+                        C = C[np.ix_(rows, cols)]  # (where every record holds an identifier, C as it is)
                 else:
                     ctx.mask_all = True
                     try:
@@ -198,7 +199,9 @@ class Search:
                 Q = quantize(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
-                if len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
+                if A.shape == Q.shape and _is_range(gi) and _is_range(pj):
+                    A = Q  # (the records in identifier order, one each: A is Q)
+                elif len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
                     A[np.ix_(gi, pj)] = Q
                 else:
                     # a candidate id held by several records agrees as much as the best of them
@@ -1058,6 +1061,11 @@ class Search:
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
+
+
+def _is_range(a: np.ndarray) -> bool:
+    """Whether ``a`` is ``0, 1, ..., len(a) - 1``."""
+    return bool(a.size == 0 or (a[0] == 0 and (np.diff(a) == 1).all()))
 
 
 def _path_free(obj: Objective) -> bool:
