@@ -449,6 +449,7 @@ class Aligner:
         def score_at(at: Any, gold_value: Any, pred_value: Any) -> float:
             if not ctx:
                 ctx.append(Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"]))
+                ctx[0].certificate = "unread"
                 if self._referential is not None:
                     self._referential.prepare(ctx[0], gold, pred)
             return _score_only(self.position(at), gold_value, pred_value, ctx[0])
@@ -527,6 +528,8 @@ class Aligner:
         ctx = Ctx(gold, pred, self.limits["max_cells"], self.limits["max_string_length"])
         if tree and self.options["compute_confidence"]:
             ctx.conf = (self.options["confidence_method"], self.options["confidence_entropy_temperature"])
+        if not tree:
+            ctx.certificate = "unread"  # (the search skips what only the certificate reads)
         try:
             if self._referential is not None:
                 self._referential.prepare(ctx, gold, pred)

@@ -80,8 +80,10 @@ class Ctx:
         self.gold_root = gold_root
         self.pred_root = pred_root
         self.mappings: dict[str, dict] = {}
-        # the bijection search's (upper bound, proven optimal, its objective, final: proving cannot change it)
-        self.certificate: tuple[float, bool, float, bool] | None = None
+        # the bijection search's (upper bound, proven optimal, its objective, final: proving cannot change it); on
+        # entry, "prove" (Alignment.certificate asks for the proof) or "unread" (a score only: nothing will read it,
+        # so the search may leave out the work only the certificate reads)
+        self.certificate: tuple[float, bool, float, bool] | str | None = None
         self.pred_ids: dict[str, set] = {}
         self.mask_scope: str | None = None
         self.mask_all = False

@@ -766,8 +766,8 @@ class _Block:
             return rmax, cmax
         ii = np.concatenate([a for a, _ in found])
         jj = np.concatenate([b for _, b in found])
-        key = np.unique(ii * self.ncols + jj)
-        ii, jj = key // self.ncols, key % self.ncols
+        # (a cell where several fields match comes once per field, each time with the same value: the maxima below
+        # are the same with the repeats, which cost less than finding them)
         acc = np.zeros(len(ii), dtype=np.float64)
         for w, V, f in self.fields:
             if f is not None:
@@ -826,9 +826,9 @@ class _Block:
             return None
         base, M, gcodes, pcodes = self.relaxed
         if M.size:
-            M = M.copy()
             decided = ~obj.open[gcodes]
             if decided.any():
+                M = M.copy()  # (kept for the next call: copied only to be changed)
                 mine = obj.mapto[gcodes][decided]
                 D = M[decided]
                 D[mine[:, None] != pcodes[None, :]] = 0.0  # a decided identifier gains only at its own candidate
@@ -953,8 +953,14 @@ class _Block:
             T = np.minimum(a[r0:r1, None], b[None, c0:c1])
             T *= g
             M[r0:r1, c0:c1] += T
-        c = self._none_matching(n)
-        base = min(math.fsum(c.max(axis=1).tolist()), math.fsum(c.max(axis=0).tolist()))
+        if n == self.nrows:
+            # each row's and column's best cell with no field matching: the same maxima as of _none_matching's matrix
+            # (the same cells, bit for bit), kept once per block (Objective.upper reads them too), no n x m matrix
+            rmax, cmax = self._base_max()
+        else:
+            c = self._none_matching(n)
+            rmax, cmax = c.max(axis=1), c.max(axis=0)
+        base = min(math.fsum(rmax.tolist()), math.fsum(cmax.tolist()))
         return base, M, ga, pb
 
     def values(self, sel: Any, obj: Objective, optimistic: bool, agree: int = -1) -> np.ndarray:
@@ -1389,6 +1395,10 @@ class Objective:
                 for k in ks:
                     out.setdefault(k, set()).update(ks)
         return out
+
+    def work_of(self, changed: set) -> int:
+        """The item pairs :meth:`update` would count in ``work`` for ``changed``: every list holding one of them."""
+        return sum(lst.n * lst.m for lst in self.lists() if not lst.keys.isdisjoint(changed))
 
     def lists(self) -> list[_List]:
         out = []

@@ -610,7 +610,9 @@ class Referential:
         for name in self.scopes:
             to_p = cp.to_canon[name]
             identity[name] = {cg.to_canon[name][rid]: to_p[rid] for rid in cg.ids[name] if rid in to_p}
-        search.run(mode, identity, prove=ctx.certificate == "prove")
+        # (whether the search is proven optimal decides the warning below where the copies are not complete)
+        read = ctx.certificate != "unread" or not (cg.complete and cp.complete)
+        search.run(mode, identity, prove=ctx.certificate == "prove", certificate=read)
         if not ((cg.complete and cp.complete) or search.proven):
             # (a score proven optimal is the best over every bijection, whatever copy the search ran on)
             warnings.warn(
@@ -620,7 +622,7 @@ class Referential:
                 stacklevel=5,
             )
         # (the last: whether proving it, as Alignment.certificate may ask, could change it: see Search.final)
-        ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode))
+        ctx.certificate = (search.bound, search.proven, search.obj.value, search.final(mode)) if search.certified else None
         ctx.ids_mapped = True
         # (the context itself is not bound: a context holding a function that holds it is a reference cycle,
         # freed only by the garbage collector, with everything it reaches)
@@ -951,6 +953,21 @@ class _Pairing:
         S, grow, pcol = hit[3]
         return S[np.ix_(grow, pcol)]
 
+    def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
+        """``(pairs, their cells)`` of gold list ``G`` against candidate list ``P`` (None: not known here): what a score
+        reads of a list (``_engine.walk._tail``), without the permuted copy of its whole matrix that :meth:`matrix`
+        makes (the same cells: ``matrix(G, P)[i, j]`` is ``S[grow[i], pcol[j]]``)."""
+        hit = self._hit(G, P)
+        if hit is None:
+            return None
+        S, grow, pcol = hit[3]
+        pairs = dict(hit[2])
+        if not pairs:
+            return pairs, []
+        i = np.fromiter(pairs.keys(), dtype=np.int64, count=len(pairs))
+        j = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
+        return pairs, S[grow[i], pcol[j]].tolist()
+
 
 class _Recorded(_Pairing):
     """``ctx.record_pairs`` of the isomorphic fast path's check (``Referential._isomorphic``): records paired by the
@@ -981,6 +998,9 @@ class _Recorded(_Pairing):
 
     def matrix(self, G: list, P: list) -> np.ndarray | None:
         return None  # (the check computes every matrix itself)
+
+    def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
+        return None
 
 
 def _identical(a: Any, b: Any) -> bool:

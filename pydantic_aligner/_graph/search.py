@@ -106,6 +106,19 @@ MEMO_MOVES = True  # (tests switch the memory off to compare)
 DEFER_ROWS = True
 #: ``Search._proven_now`` tries the optimistic bound before the relaxed one.
 OPTIMISTIC_FIRST = True
+#: The search's tests whose answer is a conjunction ask the cheap parts first and the relaxed bound (an assignment on
+#: every list: a fifth of a 1,000-record call) only when they hold: the start's attribute agreement before the bound
+#: (``_start_is_best``), the identity's own upper bound before the bound (``try_identity``), the look-alike test
+#: before the bound (the restarts). The same answers, in another order (a knob for the tests, which compare).
+CHEAP_FIRST = True
+#: ``Search.run(certificate=False)`` (``Aligner.score``) leaves out the certificate's relaxed bound where only the
+#: certificate reads it (a knob for the tests, which compare).
+UNREAD_CERTIFICATE = True
+#: The local search of graphs without its memory (more than MEMO_IDS gold identifiers) does not evaluate a move whose
+#: ``Objective.upper`` is below the score (its evaluation re-solves every changed list's assignment, the bound none):
+#: such a move is not kept either way, and it is counted with the evaluation and work its evaluation would count, so
+#: the budgets bind where they bound (a knob for the tests, which compare).
+PRUNE_MOVES = True
 #: The first improvement skips its local search where the iterated assignment's mapping is already the best (``improve``).
 SKIP_PROVEN = True
 #: The certificate, when ``Alignment.certificate`` is read and the relaxed bound does not meet the score (and the
@@ -157,6 +170,8 @@ class Search:
         self.proven = False
         self._open_bound: float | None = None  # the relaxed bound with every identifier open (_relaxed_bound)
         self._cells: int | None = None  # item pairs of the objective's lists (_small)
+        self._agree_best: int | None = None  # the best total attribute agreement (_best_agreement)
+        self.certified = True  # whether ``bound`` and ``proven`` were computed (``run(certificate=False)``)
 
     # -- the secondary criterion ------------------------------------------------------
     def _agreement(self, gidx: Any, pidx: Any, costs: dict) -> dict[str, np.ndarray]:
@@ -173,7 +188,8 @@ class Search:
             if grecs and precs:
                 C = costs.get(s)
                 if C is not None:
-                    C = C[np.ix_(rows, cols)]
+                    if len(rows) != C.shape[0] or len(cols) != C.shape[1]:
+                        C = C[np.ix_(rows, cols)]  # (where every record holds an identifier, C as it is)
                 else:
                     ctx.mask_all = True
                     try:
@@ -183,7 +199,9 @@ class Search:
                 Q = quantize(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
-                if len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
+                if A.shape == Q.shape and _is_range(gi) and _is_range(pj):
+                    A = Q  # (the records in identifier order, one each: A is Q)
+                elif len(np.unique(pj)) == len(pj) and len(np.unique(gi)) == len(gi):
                     A[np.ix_(gi, pj)] = Q
                 else:
                     # a candidate id held by several records agrees as much as the best of them
@@ -340,6 +358,17 @@ class Search:
                             a2 += self._agreement_of(s, u2, cur) - self._agreement_of(s, u2, v)
                         key = (self._key(), frozenset(changed)) if memo is not None else None
                         seen = memo.get(key) if memo is not None else None
+                        if self._moves is None and PRUNE_MOVES and obj.upper(changed) < f:
+                            # below the score whatever its pairings (``Objective.upper``, no assignment solved): not
+                            # kept, as its evaluation would decide; counted as evaluated, with the work it would count
+                            self.evals += 1
+                            obj.work += obj.work_of(changed)
+                            mp[u] = cur
+                            if u2 is not None:
+                                mp[u2] = v
+                            if self.evals >= budget or obj.work >= work:
+                                return False
+                            continue
                         if seen is None:
                             w0 = obj.work
                             f2 = obj.update(changed)
@@ -672,22 +701,33 @@ class Search:
         relaxed bound and its attribute agreement the best any bijection has (the improvement steps keep only strict
         improvements, so they would end where they started: they are skipped). A perfect score is left to them (they
         stop at once there, all items being matched perfectly)."""
-        if self.obj.value >= 1.0 or not self._proven_now():
+        if self.obj.value >= 1.0:
             return False
-        from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
+        if CHEAP_FIRST:
+            # the agreement first: it costs a few row maxima (computed once), the bound an assignment on every list,
+            # and on edited graphs the agreement usually decides alone (both must hold: the same answer either way)
+            return self.total_agreement() >= self._best_agreement() and self._proven_now()
+        return self._proven_now() and self.total_agreement() >= self._best_agreement()
 
-        best = 0
-        for s in self.scopes:
-            A = self.agree[s]
-            if not A.size:
-                continue
-            rows = A.max(axis=1)
-            if A.shape[0] * A.shape[1] > AGREE_CELLS:
-                best += int(rows.sum())  # (an upper bound: equal to the total only where every row has its best)
-                continue
-            r, c = linear_sum_assignment(A, maximize=True)
-            best += int(A[r, c].sum())
-        return self.total_agreement() >= best
+    def _best_agreement(self) -> int:
+        """The best total attribute agreement of any bijection (computed once: ``agree`` does not change): the
+        assignment's on scopes of at most AGREE_CELLS identifier pairs, else each row's best summed (an upper bound,
+        equal to the total only where every row has its best)."""
+        if self._agree_best is None:
+            from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
+
+            best = 0
+            for s in self.scopes:
+                A = self.agree[s]
+                if not A.size:
+                    continue
+                if A.shape[0] * A.shape[1] > AGREE_CELLS:
+                    best += int(A.max(axis=1).sum())
+                    continue
+                r, c = linear_sum_assignment(A, maximize=True)
+                best += int(A[r, c].sum())
+            self._agree_best = best
+        return self._agree_best
 
     def look_alike(self) -> float:
         """The mean size of the gold identifiers' look-alike classes: for each gold identifier references point at,
@@ -843,27 +883,40 @@ class Search:
 
     def try_identity(self, identity: dict, n: int) -> None:
         """The identity on identifiers spelt alike, as a start: adopted (then improved) only if it beats the current
-        mapping strictly, so a search that already does as well keeps its own, label-free, result."""
+        mapping strictly, so a search that already does as well keeps its own, label-free, result.
+
+        With CHEAP_FIRST, not tried when the relaxed bound proves the current mapping optimal (``_proven_now``), a test
+        asked here only once the identity changes something and its upper bound does not rule it out (each of the
+        three leaves the mapping as it is); without, the caller asks it first."""
         best = self._snapshot()
-        changed = set()
-        for s in self.scopes:
-            mp = self.ctx.mappings[s]
-            ident = identity.get(s, {})
-            for u in self.golds[s]:
-                v = ident.get(u)
-                if v not in self.pindex[s]:
-                    v = None
-                if mp.get(u) != v:
-                    mp[u] = v
-                    changed.add((s, u))
+
+        def adopt() -> set:
+            changed = set()
+            for s in self.scopes:
+                mp = self.ctx.mappings[s]
+                ident = identity.get(s, {})
+                for u in self.golds[s]:
+                    v = ident.get(u)
+                    if v not in self.pindex[s]:
+                        v = None
+                    if mp.get(u) != v:
+                        mp[u] = v
+                        changed.add((s, u))
+            return changed
+
+        changed = adopt()
         if not changed:
             return
-        if self.obj.upper(changed) < best[0]:
-            # below the current score whatever its pairings (``Objective.upper``, no assignment solved): not adopted,
-            # as the evaluation below would decide (a relabelled candidate's identity is a random mapping)
+        below = self.obj.upper(changed) < best[0]
+        if below or CHEAP_FIRST:
             for s in self.scopes:
                 self.ctx.mappings[s].update(best[2][s])
-            return
+            if below or self._proven_now():
+                # below the current score whatever its pairings (``Objective.upper``, no assignment solved): not
+                # adopted, as the evaluation below would decide (a relabelled candidate's identity is a random
+                # mapping); or the current mapping is proven optimal (asked of the current mapping: nothing beats it)
+                return
+            adopt()
         f = self.obj.update(changed)
         if (f, self.total_agreement()) > best[:2]:
             self.obj.commit()
@@ -957,7 +1010,12 @@ class Search:
         return self.bound <= self.obj.value * (1.0 + 1e-11) + 1e-11
 
     # -- driver --------------------------------------------------------------------------
-    def run(self, mode: str, identity: dict | None = None, prove: bool = False) -> None:
+    def run(self, mode: str, identity: dict | None = None, prove: bool = False, certificate: bool = True) -> None:
+        """The search in ``mode``; ``certificate=False`` (a score only: nothing reads ``bound`` or ``proven``) leaves
+        out the relaxed bound where only the certificate would read it: after the improvement steps of a "local"
+        search, or of an "auto" one on lists of more than EXACT_CELLS item pairs (where nothing after them depends
+        on whether the mapping is proven optimal). The mapping, and so the score, is the same either way;
+        ``certified`` then says False (UNREAD_CERTIFICATE switches this off)."""
         if self.relevant:
             n = sum(len(self.golds[s]) for s in self.scopes)
             if mode in ("local", "auto"):
@@ -968,12 +1026,23 @@ class Search:
                     else:
                         self.improve(n, last=True)
                 # what follows only raises the score: skipped once the relaxed bound proves it optimal
-                if identity and self.obj.value < 1.0 and not self._proven_now():
-                    self.try_identity(identity, n)
-                if self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now() and self._needs_restarts():
+                if CHEAP_FIRST:
+                    if identity and self.obj.value < 1.0:
+                        self.try_identity(identity, n)  # (unless proven optimal: asked there, after cheaper tests)
+                    restart = self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and self._needs_restarts() and not self._proven_now()
+                else:
+                    if identity and self.obj.value < 1.0 and not self._proven_now():
+                        self.try_identity(identity, n)
+                    restart = self.obj.value < 1.0 and len(self.relevant) > EXACT_IDS and not self._proven_now() and self._needs_restarts()
+                if restart:
                     self.restarts(n, pending)
                 elif pending is not None and self._key() == tuple(tuple(pending[2][s].get(u) for u in self.golds[s]) for s in self.scopes):
                     self.improve(n)  # (the start proven optimal by its score, not by its agreement)
+                if not certificate and UNREAD_CERTIFICATE and self.obj.value < 1.0 and (mode == "local" or not self._small()):
+                    # whether it is proven changes nothing below but the certificate, which nobody reads
+                    self.certified = False
+                    self.settle_unreferenced()
+                    return
                 if self._proven_now():
                     self.bound, self.proven = self.obj.value, True
                     self.settle_unreferenced()
@@ -992,6 +1061,11 @@ class Search:
         else:
             self.bound, self.proven = self.obj.value, True
         self.settle_unreferenced()
+
+
+def _is_range(a: np.ndarray) -> bool:
+    """Whether ``a`` is ``0, 1, ..., len(a) - 1``."""
+    return bool(a.size == 0 or (a[0] == 0 and (np.diff(a) == 1).all()))
 
 
 def _path_free(obj: Objective) -> bool:
