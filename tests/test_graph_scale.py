@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from referential_graphs import (
     AMR,
@@ -44,6 +44,7 @@ def test_a_large_ring_with_one_rerouted_edge_is_certified_optimal():
 
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.integers(2, 5), st.integers(0, 3), st.booleans())
+@example(266, 4, 2, False)  # two optimal bijections whose sums differ in the last bit (...666 and ...667)
 def test_the_relaxation_by_counts_bounds_the_best_bijection(seed, n, edits, rich_schema):
     # every list relaxed by counts (as large lists are): the bound is still at least the best bijection's score
     rng = random.Random(seed)
@@ -66,7 +67,9 @@ def test_the_relaxation_by_counts_bounds_the_best_bijection(seed, n, edits, rich
     best = brute_force(aligner, gold, pred)
     assert r.score <= best <= c.bound + 1e-12
     if c.optimal:
-        assert r.score == best
+        # optimal: the bound reached within the solvers' relative slack of 1e-11 (Search._reached); equal optima
+        # reached by different bijections may sum to floats a bit apart
+        assert best - r.score <= 1e-11 * best
 
 
 @pytest.mark.parametrize("family", ["ring", "cycle", "reg3"])

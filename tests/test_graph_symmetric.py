@@ -11,7 +11,7 @@ import copy
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from referential_graphs import AMR, amr, brute_force, edit_amr, objective, relabel, reroute, symmetric
 
@@ -59,6 +59,7 @@ def test_shuffled_and_relabelled_copies_of_an_edited_symmetric_graph_score_bit_i
 
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.integers(0, 10**6), st.integers(2, 5), st.integers(0, 3))
+@example(266, 4, 2)  # two optimal bijections whose sums differ in the last bit (...666 and ...667)
 def test_the_certificate_bounds_the_best_bijection_and_is_exact_when_it_says_optimal(seed, n, edits):
     # brute force over every bijection: score <= best <= bound, and optimal means score == best == bound
     rng = random.Random(seed)
@@ -70,7 +71,9 @@ def test_the_certificate_bounds_the_best_bijection_and_is_exact_when_it_says_opt
     best = brute_force(DEFAULT, gold, pred)
     assert r.score <= best <= c.bound + 1e-12
     if c.optimal:
-        assert r.score == best == c.bound and c.gap == 0.0
+        # the bound reached within the solvers' relative slack (Search._reached): equal optima reached by different
+        # bijections may sum to floats a bit apart (the example: 11/12 as ...666 and as ...667)
+        assert r.score == c.bound and c.gap == 0.0 and best - r.score <= 1e-11 * best
     assert c.within(c.gap) and (c.gap >= 0.0)
 
 
