@@ -40,11 +40,12 @@ from typing import Any
 import numpy as np
 
 from .._engine import matrix as _matrix
-from .._engine.assign import PAIR, _weights, assign, monotone
+from .._engine.assign import PAIR, QUANTUM, _weights, assign, monotone
 from .._engine.context import _KIND, Ctx, _id_like, sum_order, summed
 from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
+from .flow import class_pairing
 from .records import LeafMatrices, _id_value, forced_pairs, value_pos
 
 __all__ = ["Objective"]
@@ -203,7 +204,7 @@ class _List:
             r = np.array([i for rk, i, _ in plan if rk == PAIR], dtype=np.int64)
             c = np.array([j for rk, _, j in plan if rk == PAIR], dtype=np.int64)
         elif self.gk is None:
-            r, c = _assign_arrays(S)
+            r, c = self._pairing(S, obj)
         elif self.colof is not None:
             r, c = self._forced(S, obj)
         else:
@@ -226,6 +227,28 @@ class _List:
             D -= n - k
         s = total / D if D > 0 else 1.0
         return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
+    def _pairing(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """The best assignment's positive pairs: :func:`_assign_arrays`, or above FLOW_CELLS item pairs the exact optimum
+        of the sparse solver (``_graph.flow``) on the list's class values and the cells where a field matches (the
+        same optimum value of the quantised weights; the dense path where it does not apply)."""
+        n, m = self.n, self.m
+        block = self.kernel.whole if self.kernel is not None else None
+        if n * m <= FLOW_CELLS or block is None or n < 2 or m < 2:
+            return _assign_arrays(S)
+        classes = block.item_classes(obj)
+        if classes is None:
+            return _assign_arrays(S)
+        cg, cp, base = classes
+        ii, jj = block.matching_cells(obj)
+        k1 = min(n, m) + 1
+        Wb = np.rint(base * QUANTUM).astype(np.int64) * k1 + (base > 0.0)
+        vals = S[ii, jj]
+        wE = np.rint(vals * QUANTUM).astype(np.int64) * k1 + (vals > 0.0)
+        if (wE < Wb[cg[ii], cp[jj]]).any():
+            return _assign_arrays(S)  # a match that lowers a cell (not in this objective's fields): the dense path
+        out = class_pairing(cg, cp, Wb, ii, jj, wE, n, m)
+        return _assign_arrays(S) if out is None else out
 
     def _forced(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
         """``_referential.forced_pairs`` vectorised, for lists whose candidate records repeat no identifier."""
@@ -433,6 +456,7 @@ class _Kernel:
                 Ps = [P[j] for j in cols_p]
                 key_rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
                 fields = []
+                plain = []  # each plain field's (position, gold values, candidate values): the items' classes (_Block.classes)
                 tw = 0.0
                 ksum = 0.0
                 for gkey, pkey, ks in summed(key_rows):  # the engine's order of the sums (_engine.sum_order)
@@ -448,7 +472,10 @@ class _Kernel:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
                             fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
-                per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
+                            plain.append((vpos, gvals, pvals))
+                block = _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))
+                block.plain = plain
+                per_p.append((np.asarray(cols_p), block))
             self.blocks.append((rows_g, per_p))
         self.whole = None
         if len(self.blocks) == 1 and len(self.blocks[0][1]) == 1:
@@ -554,8 +581,8 @@ class _Block:
     """
 
     __slots__ = (
-        "base_max", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "pivots", "relaxed", "special",
-        "table", "tabulate", "tw", "vi",
+        "base_max", "classes", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "pivots", "plain", "relaxed",
+        "special", "table", "tabulate", "tw", "vi",
     )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
@@ -571,6 +598,8 @@ class _Block:
         self.off: np.ndarray | bool | None = None  # every cell with no field matching, on large blocks (_sparse)
         self.base_max: tuple | None = None  # each row's and column's best cell with no field matching (best_cells)
         self.pivots: list | None = None  # per identifier field, the field a perfect cell also matches in (perfect_votes)
+        self.plain: list = []  # the plain fields' (position, gold values, candidate values), in the order of the fields
+        self.classes: tuple | None = None  # the items' classes and the class values (item_classes), computed on first use
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -788,6 +817,49 @@ class _Block:
         np.maximum.at(cmax, jj, vals)
         return rmax, cmax
 
+    def item_classes(self, obj: Objective) -> tuple | None:
+        """``(cg, cp, base)``: each gold row's and candidate column's class and ``base[cg[i], cp[j]]``, the cell ``(i,
+        j)``'s value when no identifier or reference field matches (null rules applied): a cell's plain fields depend on
+        their two values alone (``records._distinct_matrix``) and its identifier and reference fields, with no match,
+        on which of them are null, so items alike in both have the same cells. The class values are computed by
+        :meth:`_combine` on one row per gold class (the same operations as every cell: bit for bit the cells').
+        None when a plain field depends on the mappings or there are more than FLOW_CLASS_PAIRS class pairs."""
+        if self.classes is None:
+            self.classes = self._item_classes(obj) or ()
+        return self.classes or None
+
+    def _item_classes(self, obj: Objective) -> tuple:
+        gcols: list = []
+        pcols: list = []
+        for vpos, gvals, pvals in self.plain:
+            if vpos.uid in obj.leaves.relevant:
+                return ()  # (a plain field whose matrix depends on the mappings)
+            codes: dict = {}
+            # a value's class: its type and repr (finer than equality where they differ, never coarser)
+            gcols.append([codes.setdefault((type(x), repr(x)), len(codes)) for x in gvals])
+            pcols.append([codes.setdefault((type(x), repr(x)), len(codes)) for x in pvals])
+        for f in self.special:
+            if f.any_gnull:
+                gcols.append(f.gnull.tolist())
+            if f.any_pnull:
+                pcols.append(f.pnull.tolist())
+        cg, rg = _classes_of(gcols, self.nrows)
+        cp, rp = _classes_of(pcols, self.ncols)
+        if len(rg) * len(rp) > FLOW_CLASS_PAIRS:
+            return ()
+        base = self._combine([f.fixed(rg, False) for f in self.special], rg)[:, rp]
+        return cg, cp, base
+
+    def matching_cells(self, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """The cells (rows, columns ascending by ``row * ncols + column``, distinct) where some identifier or reference
+        field matches under the current mapping (before the type rule: a superset of the cells that differ from their
+        classes' value), found by code (:meth:`_Field.matching`)."""
+        found = [f.matching(obj) for f in self.special]
+        if not found:
+            return _NONE, _NONE
+        key = np.unique(np.concatenate([a * self.ncols + b for a, b in found]))
+        return key // self.ncols, key % self.ncols
+
     def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
         if tw > 0.0:
@@ -1004,6 +1076,19 @@ class _Block:
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
 
 
+def _classes_of(cols: list, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, representatives)``: items with the same code in every column share a class (numbered in order of
+    first appearance), each class's first item its representative."""
+    if not cols or not size:
+        return np.zeros(size, dtype=np.int64), np.zeros(1 if size else 0, dtype=np.int64)
+    keys: dict = {}
+    cls = [keys.setdefault(t, len(keys)) for t in zip(*cols)]
+    classes = np.array(cls, dtype=np.int64)
+    reps = np.zeros(len(keys), dtype=np.int64)
+    reps[classes[::-1]] = np.arange(size - 1, -1, -1)  # (the last write wins: each class's first item)
+    return classes, reps
+
+
 def _sort_distinct(keys: tuple, sizes: tuple) -> np.ndarray:
     """``np.lexsort(keys[::-1])`` (the first key primary) for non-negative integer keys whose tuples are all distinct,
     ``keys[k + 1] < sizes[k]``: one sort of the keys packed into one integer, when that cannot overflow (distinct
@@ -1036,6 +1121,13 @@ SPARSE_SHARE = 8
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
+#: Relation lists of more than FLOW_CELLS item pairs (issue 27, decision (a)) are paired by the exact optimum of a
+#: sparse solver (``_graph.flow``: the cells as class values plus the few where a field matches, a min-cost flow)
+#: instead of the dense assignment on the ``n x m`` quantised weights: the same optimum value, not necessarily the
+#: same pairs among equal optima. Below it nothing changes. FLOW_CLASS_PAIRS bounds the (gold class, candidate
+#: class) pairs a list may have for it (the items' plain attributes alike: categories, repeated names).
+FLOW_CELLS = 2_000_000
+FLOW_CLASS_PAIRS = 250_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).
