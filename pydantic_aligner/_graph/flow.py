@@ -114,9 +114,9 @@ def _solve(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj: n
         ridx[R] = np.arange(len(R))
         cidx = np.full(m, -1, dtype=np.int64)
         cidx[C] = np.arange(len(C))
-        if len(R) * len(C) * RESIDUAL > n * m >= RESIDUAL_CELLS:
-            return None  # few sure pairs: a network this large is no quicker than the dense solve, which answers
         inner = ~prow[ii] & ~pcol[jj]
+        if inner.any() and len(R) * len(C) * RESIDUAL > n * m >= RESIDUAL_CELLS:
+            return None  # few sure pairs: a network this large is no quicker than the dense solve, which answers
         sub = _network(cg[R], cp[C], Wb, ridx[ii[inner]], cidx[jj[inner]], wE[inner], len(R), len(C))
         if sub is None:
             return None
@@ -245,6 +245,8 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
     nE, nG, nH, nP = len(ii), len(gi), len(ha), len(pj)
     if not (nE or (nH and nG and nP)):
         return _EMPTY, _EMPTY, np.zeros(n, dtype=np.int64), np.zeros(m, dtype=np.int64)
+    if not nE:
+        return _transport(cg, cp, Wb, n, m)
     # variables (columns): sparse arcs | row -> hub A | hub arcs A -> B | hub B -> column; constraints: rows (<= 1) |
     # columns (<= 1) | hubs A (= 0) | hubs B (= 0); each column of the constraint matrix holds two entries
     nv = nE + nG + nH + nP
@@ -253,13 +255,6 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
     second = np.concatenate([n + jj, n + m + cg[gi], n + m + A + hb, n + pj])
     v1 = np.concatenate([np.ones(nE + nG), -np.ones(nH), -np.ones(nP)])
     v2 = np.concatenate([np.ones(nE), np.ones(nG), np.ones(nH), np.ones(nP)])
-    index = np.empty(2 * nv, dtype=np.int32)
-    value = np.empty(2 * nv)
-    low = first < second  # (row indices ascending within a column)
-    index[0::2] = np.where(low, first, second)
-    index[1::2] = np.where(low, second, first)
-    value[0::2] = np.where(low, v1, v2)
-    value[1::2] = np.where(low, v2, v1)
     cost = np.zeros(nv)
     cost[:nE] = -wE.astype(np.float64)
     cost[o2:o3] = -Wb[ha, hb].astype(np.float64)
@@ -268,43 +263,10 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
     upper[: n + m] = 1.0
     lower = np.zeros(nr)
     lower[: n + m] = -np.inf
-    try:
-        h = highs()
-        lp = h.HighsLp()
-        lp.num_col_ = nv
-        lp.num_row_ = nr
-        lp.a_matrix_.num_col_ = nv
-        lp.a_matrix_.num_row_ = nr
-        lp.a_matrix_.format_ = h.MatrixFormat.kColwise
-        lp.col_cost_ = cost
-        lp.col_lower_ = np.zeros(nv)
-        lp.col_upper_ = np.full(nv, np.inf)
-        lp.row_lower_ = lower
-        lp.row_upper_ = upper
-        lp.a_matrix_.start_ = np.arange(0, 2 * nv + 1, 2, dtype=np.int32)
-        lp.a_matrix_.index_ = index
-        lp.a_matrix_.value_ = value
-        solver = h._Highs()
-        options = h.HighsOptions()
-        options.output_flag = False
-        options.log_to_console = False
-        options.solver = "simplex"
-        options.simplex_strategy = 1  # dual simplex: a basic optimal solution, integral on this network
-        options.threads = 1
-        if solver.passOptions(options) == h.HighsStatus.kError or solver.passModel(lp) == h.HighsStatus.kError:
-            return None
-        if solver.run() == h.HighsStatus.kError or solver.getModelStatus() != h.HighsModelStatus.kOptimal:
-            return None
-        solution = solver.getSolution()
-        xs = np.asarray(solution.col_value, dtype=np.float64)
-        duals = np.asarray(solution.row_dual, dtype=np.float64)
-    except Exception:  # the solver's own failure: the dense path answers
+    solved = _highs_solve(cost, first, second, v1, v2, lower, upper, nv, nr)
+    if solved is None:
         return None
-    if xs.shape != (nv,) or duals.shape != (nr,):
-        return None
-    x = np.rint(xs).astype(np.int64)
-    if np.abs(xs - x).max(initial=0.0) > 1e-6 or (x < 0).any():
-        return None
+    x, duals = solved
     # the pairs: the sparse arcs taken, then each hub arc's flow handed to its classes' routed items in index order
     take = x[:nE] > 0
     r_list = [ii[take]]
@@ -331,6 +293,94 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def _transport(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, n: int, m: int) -> Any:
+    """:func:`_network` without sparse cells: the transportation problem between the classes (a class supplies as
+    many pairs as it has items), the flows handed to the items of each class in index order, each item's dual its
+    class's."""
+    A, B = Wb.shape
+    ha, hb = np.nonzero(Wb > 0)
+    na = np.bincount(cg, minlength=A).astype(np.float64)
+    nb = np.bincount(cp, minlength=B).astype(np.float64)
+    nH = len(ha)
+    # variables: the hub arcs; rows: gold classes (<= their size) | candidate classes (<= theirs)
+    first, second = ha, A + hb
+    solved = _highs_solve(
+        -Wb[ha, hb].astype(np.float64), first, second, np.ones(nH), np.ones(nH),
+        np.full(A + B, -np.inf), np.concatenate([na, nb]), nH, A + B,
+    )
+    if solved is None:
+        return None
+    x, duals = solved
+    gq = _queues(cg, np.arange(n, dtype=np.int64), A)
+    pq = _queues(cp, np.arange(m, dtype=np.int64), B)
+    gpos = [0] * A
+    ppos = [0] * B
+    r_list, c_list = [_EMPTY], [_EMPTY]
+    for a, b, f in zip(ha.tolist(), hb.tolist(), x.tolist()):
+        if f <= 0:
+            continue
+        if gpos[a] + f > len(gq[a]) or ppos[b] + f > len(pq[b]):
+            return None
+        r_list.append(gq[a][gpos[a] : gpos[a] + f])
+        c_list.append(pq[b][ppos[b] : ppos[b] + f])
+        gpos[a] += f
+        ppos[b] += f
+    dual = np.rint(-duals).astype(np.int64)
+    return np.concatenate(r_list), np.concatenate(c_list), dual[:A][cg], dual[A:][cp]
+
+
+def _highs_solve(cost: np.ndarray, first: np.ndarray, second: np.ndarray, v1: np.ndarray, v2: np.ndarray, lower: np.ndarray,
+                 upper: np.ndarray, nv: int, nr: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Minimise ``cost @ x`` over ``x >= 0`` with ``lower <= A x <= upper``, each column of ``A`` holding ``v1`` at row
+    ``first`` and ``v2`` at row ``second``, by HiGHS' dual simplex: ``(x rounded to integers, row duals)``, or None
+    (a failure, or a solution that is not integral)."""
+    index = np.empty(2 * nv, dtype=np.int32)
+    value = np.empty(2 * nv)
+    low = first < second  # (row indices ascending within a column)
+    index[0::2] = np.where(low, first, second)
+    index[1::2] = np.where(low, second, first)
+    value[0::2] = np.where(low, v1, v2)
+    value[1::2] = np.where(low, v2, v1)
+    try:
+        h = highs()
+        lp = h.HighsLp()
+        lp.num_col_ = nv
+        lp.num_row_ = nr
+        lp.a_matrix_.num_col_ = nv
+        lp.a_matrix_.num_row_ = nr
+        lp.a_matrix_.format_ = h.MatrixFormat.kColwise
+        lp.col_cost_ = cost
+        lp.col_lower_ = np.zeros(nv)
+        lp.col_upper_ = np.full(nv, np.inf)
+        lp.row_lower_ = lower
+        lp.row_upper_ = upper
+        lp.a_matrix_.start_ = np.arange(0, 2 * nv + 1, 2, dtype=np.int32)
+        lp.a_matrix_.index_ = index
+        lp.a_matrix_.value_ = value
+        solver = h._Highs()
+        options = h.HighsOptions()
+        options.output_flag = False
+        options.log_to_console = False
+        options.solver = "simplex"
+        options.simplex_strategy = 1  # dual simplex: a basic optimal solution, integral on a network
+        options.threads = 1
+        if solver.passOptions(options) == h.HighsStatus.kError or solver.passModel(lp) == h.HighsStatus.kError:
+            return None
+        if solver.run() == h.HighsStatus.kError or solver.getModelStatus() != h.HighsModelStatus.kOptimal:
+            return None
+        solution = solver.getSolution()
+        xs = np.asarray(solution.col_value, dtype=np.float64)
+        duals = np.asarray(solution.row_dual, dtype=np.float64)
+    except Exception:  # the solver's own failure: the dense path answers
+        return None
+    if xs.shape != (nv,) or duals.shape != (nr,):
+        return None
+    x = np.rint(xs).astype(np.int64)
+    if np.abs(xs - x).max(initial=0.0) > 1e-6 or (x < 0).any():
+        return None
+    return x, duals
 
 
 def _queues(classes: np.ndarray, items: np.ndarray, k: int) -> list[np.ndarray]:

@@ -306,6 +306,10 @@ class _List:
         if not self.m or self.keys.isdisjoint(open_keys):
             return self.refresh(obj)
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
+        if len(rows) == self.n and self.gk is None and self.align and self.n * self.m > FLOW_CELLS:
+            b = self._open_bound(obj)
+            if b is not None:
+                return b
         if len(rows) == self.n:
             S = self.rows(rows, obj, open_keys)  # every row replaced (every identifier open): no copy of S to overwrite
         else:
@@ -315,6 +319,65 @@ class _List:
         if obj.relax and self.kernel is not None and self.kernel.whole is not None:
             total = self.kernel.whole.relaxed_total(self.n, obj)
         return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m, total)
+
+    def _open_bound(self, obj: Objective) -> float | None:
+        """:meth:`bound` of a relation list above FLOW_CELLS whose gold identifiers are all open, without its optimistic
+        ``n x m`` matrix or a dense assignment: an open identifier may match any free candidate identifier, so each
+        field's optimistic bit depends only on whether the gold item holds a code there and the candidate item a free
+        one, and every cell is a class value (:meth:`_Block.item_classes` refined by those bits), computed on one row
+        per gold class by :meth:`_Block.values`. The best pairing's total ``T`` is then bounded through the sparse
+        solver's optimum ``Q`` of the quantised values: any pairing's total is at most ``Q / QUANTUM`` plus half a
+        quantum per pair, and ``Q / QUANTUM`` at most the solver's pairing's total plus half a quantum per pair, so
+        ``T <= fsum(its cells) + min(n, m) * 1e-9`` (with a tenth more for the rounding of the products): at most that
+        much above the dense bound (the assignment's exact ``T``). None where it does not apply."""
+        block = self.kernel.whole if self.kernel is not None else None
+        if block is None:
+            return None
+        classes = block.item_classes(obj)
+        if classes is None:
+            return None
+        n, m = self.n, self.m
+        gcols: list = [classes[0].tolist()]
+        pcols: list = [classes[1].tolist()]
+        for f in block.special:
+            gc = f.gcode
+            has = gc >= 0
+            if not obj.open[gc[has]].all():
+                return None  # a decided identifier: its bits depend on its own image
+            known = f.pcode >= 0
+            free = np.zeros(m, dtype=bool)
+            free[known] = obj.avail[f.pcode[known]]
+            gcols.append(has.tolist())
+            pcols.append(free.tolist())
+            if f.any_wrong:
+                gcols.append(f.gtyped.tolist())
+                pcols.append(f.mistyped.tolist())
+        cg, rg = _classes_of(gcols, n)
+        cp, rp = _classes_of(pcols, m)
+        if len(rg) * len(rp) > FLOW_CLASS_PAIRS:
+            return None
+        V = block.values(rg, obj, True)[:, rp]
+        k1 = min(n, m) + 1
+        Wq = np.rint(V * QUANTUM).astype(np.int64) * k1 + (V > 0.0)
+        out = class_pairing(cg, cp, Wq, _NONE, _NONE, _NONE, n, m)
+        if out is None:
+            return None
+        r, c = out
+        T = math.fsum(V[cg[r], cp[c]].tolist()) + min(n, m) * 1.1e-9
+        pos = V > 0.0
+        K = min(int(pos.any(axis=1)[cg].sum()), int(pos.any(axis=0)[cp].sum()))
+        D = n + m - K
+        if self.ign_e:
+            D -= m - K
+        if self.ign_m:
+            D -= n - K
+        if D <= 0:
+            return 1.0
+        if obj.relax and self.kernel.whole is not None:
+            total = self.kernel.whole.relaxed_total(n, obj)
+            if total is not None:
+                T = min(T, total)
+        return min(1.0, T * (1.0 + 1e-12) / D + 1e-15)
 
     def upper(self, changed: set, obj: Objective) -> float:
         """An upper bound on the list's score under the current ``obj.mapto`` (already holding ``changed``), without
