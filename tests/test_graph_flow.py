@@ -421,3 +421,68 @@ def test_the_open_bound_property_takes_the_class_path(sparse_everywhere):
     finally:
         _objective.FLOW_CELLS = saved
     assert d.certificate.bound <= r.certificate.bound <= d.certificate.bound + 2.5e-9
+
+
+# -- plain fields of large relation lists held as their distinct values' matrix ----------------------------------------
+
+
+def _lists_state(obj) -> list:
+    return [(lst.S.tobytes(), lst.value) for lst in obj.lists()]
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "SYM"]))
+def test_spread_leaf_matrices_give_the_same_cells_rows_and_bounds(rnd, which):
+    # a relation list above the gate keeps a plain field spread from its distinct values as that matrix and two index
+    # arrays (records.Spread): its similarity matrix, the rows an update recomputes and the bounds without an
+    # assignment are bit for bit those of the whole leaf matrices (the pairing is the dense one in both runs here)
+    from pydantic_aligner._graph import records as _records
+
+    if which == "SYM":
+        gold, pred, truth = _symmetric_pair(rnd, 40)
+    else:
+        gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+        truth = {}
+    a = aligner("RICH" if which == "RICH" else "AMR", "auto")
+    seed = rnd.randrange(10**6)
+    saved = (_objective.FLOW_CELLS, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _flow.class_pairing)
+    runs = []
+    spreads = 0
+    try:
+        _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = 0, 1.0
+        _objective.class_pairing = lambda *args: None  # (the dense pairing in both runs: only the matrices differ)
+        for gate in (0, 10**18):
+            _objective.FLOW_CELLS = gate
+            r = random.Random(seed)
+            obj = _objective_under(a, gold, pred, truth, r)
+            if gate == 0:
+                spreads += sum(type(V) is _records.Spread for lst in obj.lists() if lst.kernel is not None
+                               for _, per_p in lst.kernel.blocks for _, b in per_p if b is not None for _, V, _ in b.fields)
+            state = [_lists_state(obj)]
+            codes = sorted(obj.gcode, key=repr)
+            pcodes = sorted(obj.pcode, key=repr)
+            for _ in range(3):
+                if not codes:
+                    break
+                s, u = r.choice(codes)
+                mp = obj.ctx.mappings[s]
+                mp[u] = r.choice([None, *[v for (t, v) in pcodes if t == s]])
+                state.append(repr(obj.upper({(s, u)})))
+                obj.update({(s, u)})
+                state.append(_lists_state(obj))
+            runs.append(state)
+    finally:
+        _objective.FLOW_CELLS, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = saved[:3]
+        _objective.class_pairing = saved[3]
+    assert runs[0] == runs[1]
+    _SPREADS.append(spreads)
+
+
+_SPREADS: list = []
+
+
+def test_the_spread_property_holds_spread_fields():
+    # (not vacuous: the property's objectives hold Spread fields on AMR and symmetric graphs' relation lists)
+    _SPREADS.clear()
+    test_spread_leaf_matrices_give_the_same_cells_rows_and_bounds()
+    assert sum(1 for k in _SPREADS if k) >= 10

@@ -46,7 +46,7 @@ from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
 from .flow import class_pairing
-from .records import LeafMatrices, _id_value, forced_pairs, value_pos
+from .records import LeafMatrices, Spread, _id_value, forced_pairs, value_pos
 
 __all__ = ["Objective"]
 
@@ -534,7 +534,9 @@ class _Kernel:
                         if vpos.special is not None:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
-                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
+                            # (above FLOW_CELLS a plain field spread from its distinct values is not made whole)
+                            big = len(rows_g) * len(cols_p) > FLOW_CELLS
+                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx, spread=big), None))
                             plain.append((vpos, gvals, pvals))
                 block = _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))
                 block.plain = plain
@@ -687,9 +689,16 @@ class _Block:
                 continue
             if V.dtype != np.float64 or V.shape != packed.shape:
                 return ()
-            one = V == 1.0
-            if not (one | (V == 0.0)).all():
-                return ()
+            if type(V) is Spread:
+                # (every cell of the distinct values' matrix is some pair's: checked there, then spread)
+                one_d = V.D == 1.0
+                if not (one_d | (V.D == 0.0)).all():
+                    return ()
+                one = np.take(one_d[V.rows], V.cols, axis=1)
+            else:
+                one = V == 1.0
+                if not (one | (V == 0.0)).all():
+                    return ()
             packed |= one.view(np.uint8) << np.uint8(shift)
             shift += 1
         combos = np.arange(1 << k)
@@ -770,7 +779,7 @@ class _Block:
         # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
-            X = next(it) if f is not None else V if whole else V[sel]
+            X = next(it) if f is not None else V if whole and type(V) is not Spread else V[sel]
             if X.dtype == np.bool_:
                 # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
                 # adding w * 1.0, and elsewhere w * 0.0 adds nothing (the sum is never -0.0), so bit for bit the same
