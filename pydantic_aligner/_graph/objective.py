@@ -18,8 +18,10 @@ arithmetic:
   kept; a change recomputes the rows of the gold items holding a changed
   identifier or reference (by the vectorised :class:`_Kernel` when the items
   are flat objects, else by ``_matrix.pos_matrix``), then the pairing (records
-  by the bijection, anything else by ``assign`` or ``monotone``) and the
-  ``total / D`` of ``_engine._tail``;
+  by the bijection, anything else by ``assign`` or ``monotone``; relation lists
+  above ``FLOW_CELLS`` item pairs by the exact optimum of the sparse solver of
+  ``_graph/flow.py``, the same optimum value, not necessarily the same pairs)
+  and the ``total / D`` of ``_engine._tail``;
 * any other part holding a gold identifier or reference (tuples, unions, a
   reference directly under an object, ...) is re-scored by the engine when one
   of them changes (:class:`_Generic`);

@@ -18,6 +18,8 @@ the attribute itself (numpy reads a dtype given as a type faster than as a strin
 :func:`linear_sum_assignment` is scipy's solver without ``scipy.optimize``'s package import (about
 350 ms of CPU, most of it modules the solver never uses): the same compiled function, loaded from its
 extension module alone, and from ``scipy.optimize`` itself on any scipy where that does not work.
+:func:`highs` loads scipy's compiled HiGHS bindings the same way (the large relation lists' pairing,
+``_graph/flow.py``).
 """
 
 from __future__ import annotations
