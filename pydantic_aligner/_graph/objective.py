@@ -18,8 +18,10 @@ arithmetic:
   kept; a change recomputes the rows of the gold items holding a changed
   identifier or reference (by the vectorised :class:`_Kernel` when the items
   are flat objects, else by ``_matrix.pos_matrix``), then the pairing (records
-  by the bijection, anything else by ``assign`` or ``monotone``) and the
-  ``total / D`` of ``_engine._tail``;
+  by the bijection, anything else by ``assign`` or ``monotone``; relation lists
+  above ``FLOW_CELLS`` item pairs by the exact optimum of the sparse solver of
+  ``_graph/flow.py``, the same optimum value, not necessarily the same pairs)
+  and the ``total / D`` of ``_engine._tail``;
 * any other part holding a gold identifier or reference (tuples, unions, a
   reference directly under an object, ...) is re-scored by the engine when one
   of them changes (:class:`_Generic`);
@@ -40,12 +42,13 @@ from typing import Any
 import numpy as np
 
 from .._engine import matrix as _matrix
-from .._engine.assign import PAIR, _weights, assign, monotone
+from .._engine.assign import PAIR, QUANTUM, _weights, assign, monotone
 from .._engine.context import _KIND, Ctx, _id_like, sum_order, summed
 from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
-from .records import LeafMatrices, _id_value, forced_pairs, value_pos
+from .flow import class_pairing
+from .records import LeafMatrices, Spread, _id_value, forced_pairs, value_pos
 
 __all__ = ["Objective"]
 
@@ -203,7 +206,7 @@ class _List:
             r = np.array([i for rk, i, _ in plan if rk == PAIR], dtype=np.int64)
             c = np.array([j for rk, _, j in plan if rk == PAIR], dtype=np.int64)
         elif self.gk is None:
-            r, c = _assign_arrays(S)
+            r, c = self._pairing(S, obj)
         elif self.colof is not None:
             r, c = self._forced(S, obj)
         else:
@@ -226,6 +229,28 @@ class _List:
             D -= n - k
         s = total / D if D > 0 else 1.0
         return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
+    def _pairing(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """The best assignment's positive pairs: :func:`_assign_arrays`, or above FLOW_CELLS item pairs the exact optimum
+        of the sparse solver (``_graph.flow``) on the list's class values and the cells where a field matches (the
+        same optimum value of the quantised weights; the dense path where it does not apply)."""
+        n, m = self.n, self.m
+        block = self.kernel.whole if self.kernel is not None else None
+        if n * m <= FLOW_CELLS or block is None or n < 2 or m < 2:
+            return _assign_arrays(S)
+        classes = block.item_classes(obj)
+        if classes is None:
+            return _assign_arrays(S)
+        cg, cp, base = classes
+        ii, jj = block.matching_cells(obj)
+        k1 = min(n, m) + 1
+        Wb = np.rint(base * QUANTUM).astype(np.int64) * k1 + (base > 0.0)
+        vals = S[ii, jj]
+        wE = np.rint(vals * QUANTUM).astype(np.int64) * k1 + (vals > 0.0)
+        if (wE < Wb[cg[ii], cp[jj]]).any():
+            return _assign_arrays(S)  # a match that lowers a cell (not in this objective's fields): the dense path
+        out = class_pairing(cg, cp, Wb, ii, jj, wE, n, m)
+        return _assign_arrays(S) if out is None else out
 
     def _forced(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
         """``_referential.forced_pairs`` vectorised, for lists whose candidate records repeat no identifier."""
@@ -283,6 +308,10 @@ class _List:
         if not self.m or self.keys.isdisjoint(open_keys):
             return self.refresh(obj)
         rows = sorted({i for k in open_keys for i in self.by_key.get(k, ())})
+        if len(rows) == self.n and self.gk is None and self.align and self.n * self.m > FLOW_CELLS:
+            b = self._open_bound(obj)
+            if b is not None:
+                return b
         if len(rows) == self.n:
             S = self.rows(rows, obj, open_keys)  # every row replaced (every identifier open): no copy of S to overwrite
         else:
@@ -292,6 +321,65 @@ class _List:
         if obj.relax and self.kernel is not None and self.kernel.whole is not None:
             total = self.kernel.whole.relaxed_total(self.n, obj)
         return _ratio_bound(S, self.n, self.m, self.ign_e, self.ign_m, total)
+
+    def _open_bound(self, obj: Objective) -> float | None:
+        """:meth:`bound` of a relation list above FLOW_CELLS whose gold identifiers are all open, without its optimistic
+        ``n x m`` matrix or a dense assignment: an open identifier may match any free candidate identifier, so each
+        field's optimistic bit depends only on whether the gold item holds a code there and the candidate item a free
+        one, and every cell is a class value (:meth:`_Block.item_classes` refined by those bits), computed on one row
+        per gold class by :meth:`_Block.values`. The best pairing's total ``T`` is then bounded through the sparse
+        solver's optimum ``Q`` of the quantised values: any pairing's total is at most ``Q / QUANTUM`` plus half a
+        quantum per pair, and ``Q / QUANTUM`` at most the solver's pairing's total plus half a quantum per pair, so
+        ``T <= fsum(its cells) + min(n, m) * 1e-9`` (with a tenth more for the rounding of the products): at most that
+        much above the dense bound (the assignment's exact ``T``). None where it does not apply."""
+        block = self.kernel.whole if self.kernel is not None else None
+        if block is None:
+            return None
+        classes = block.item_classes(obj)
+        if classes is None:
+            return None
+        n, m = self.n, self.m
+        gcols: list = [classes[0].tolist()]
+        pcols: list = [classes[1].tolist()]
+        for f in block.special:
+            gc = f.gcode
+            has = gc >= 0
+            if not obj.open[gc[has]].all():
+                return None  # a decided identifier: its bits depend on its own image
+            known = f.pcode >= 0
+            free = np.zeros(m, dtype=bool)
+            free[known] = obj.avail[f.pcode[known]]
+            gcols.append(has.tolist())
+            pcols.append(free.tolist())
+            if f.any_wrong:
+                gcols.append(f.gtyped.tolist())
+                pcols.append(f.mistyped.tolist())
+        cg, rg = _classes_of(gcols, n)
+        cp, rp = _classes_of(pcols, m)
+        if len(rg) * len(rp) > FLOW_CLASS_PAIRS:
+            return None
+        V = block.values(rg, obj, True)[:, rp]
+        k1 = min(n, m) + 1
+        Wq = np.rint(V * QUANTUM).astype(np.int64) * k1 + (V > 0.0)
+        out = class_pairing(cg, cp, Wq, _NONE, _NONE, _NONE, n, m)
+        if out is None:
+            return None
+        r, c = out
+        T = math.fsum(V[cg[r], cp[c]].tolist()) + min(n, m) * 1.1e-9
+        pos = V > 0.0
+        K = min(int(pos.any(axis=1)[cg].sum()), int(pos.any(axis=0)[cp].sum()))
+        D = n + m - K
+        if self.ign_e:
+            D -= m - K
+        if self.ign_m:
+            D -= n - K
+        if D <= 0:
+            return 1.0
+        if obj.relax and self.kernel.whole is not None:
+            total = self.kernel.whole.relaxed_total(n, obj)
+            if total is not None:
+                T = min(T, total)
+        return min(1.0, T * (1.0 + 1e-12) / D + 1e-15)
 
     def upper(self, changed: set, obj: Objective) -> float:
         """An upper bound on the list's score under the current ``obj.mapto`` (already holding ``changed``), without
@@ -433,6 +521,7 @@ class _Kernel:
                 Ps = [P[j] for j in cols_p]
                 key_rows = _key_rows(h, gd, pd, ctx=ctx, loc=None)
                 fields = []
+                plain = []  # each plain field's (position, gold values, candidate values): the items' classes (_Block.classes)
                 tw = 0.0
                 ksum = 0.0
                 for gkey, pkey, ks in summed(key_rows):  # the engine's order of the sums (_engine.sum_order)
@@ -447,8 +536,13 @@ class _Kernel:
                         if vpos.special is not None:
                             fields.append((w, None, _Field(vpos, gvals, pvals, obj)))
                         else:
-                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx), None))
-                per_p.append((np.asarray(cols_p), _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))))
+                            # (above FLOW_CELLS a plain field spread from its distinct values is not made whole)
+                            big = len(rows_g) * len(cols_p) > FLOW_CELLS
+                            fields.append((w, obj.leaves.get(vpos, gvals, pvals, ctx, spread=big), None))
+                            plain.append((vpos, gvals, pvals))
+                block = _Block(fields, tw, ksum, len(key_rows), h.ki, h.vi, len(rows_g), len(cols_p))
+                block.plain = plain
+                per_p.append((np.asarray(cols_p), block))
             self.blocks.append((rows_g, per_p))
         self.whole = None
         if len(self.blocks) == 1 and len(self.blocks[0][1]) == 1:
@@ -554,8 +648,8 @@ class _Block:
     """
 
     __slots__ = (
-        "base_max", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "pivots", "relaxed", "special",
-        "table", "tabulate", "tw", "vi",
+        "base_max", "classes", "codes", "direct", "fields", "ki", "ksum", "ncols", "nkeys", "nrows", "off", "pivots", "plain", "relaxed",
+        "special", "table", "tabulate", "tw", "vi",
     )
 
     def __init__(self, fields: list, tw: float, ksum: float, nkeys: int, ki: float, vi: float, nrows: int, ncols: int) -> None:
@@ -571,6 +665,8 @@ class _Block:
         self.off: np.ndarray | bool | None = None  # every cell with no field matching, on large blocks (_sparse)
         self.base_max: tuple | None = None  # each row's and column's best cell with no field matching (best_cells)
         self.pivots: list | None = None  # per identifier field, the field a perfect cell also matches in (perfect_votes)
+        self.plain: list = []  # the plain fields' (position, gold values, candidate values), in the order of the fields
+        self.classes: tuple | None = None  # the items' classes and the class values (item_classes), computed on first use
 
     def _tabulate(self) -> None:
         sel = np.arange(self.nrows)
@@ -595,9 +691,16 @@ class _Block:
                 continue
             if V.dtype != np.float64 or V.shape != packed.shape:
                 return ()
-            one = V == 1.0
-            if not (one | (V == 0.0)).all():
-                return ()
+            if type(V) is Spread:
+                # (every cell of the distinct values' matrix is some pair's: checked there, then spread)
+                one_d = V.D == 1.0
+                if not (one_d | (V.D == 0.0)).all():
+                    return ()
+                one = np.take(one_d[V.rows], V.cols, axis=1)
+            else:
+                one = V == 1.0
+                if not (one | (V == 0.0)).all():
+                    return ()
             packed |= one.view(np.uint8) << np.uint8(shift)
             shift += 1
         combos = np.arange(1 << k)
@@ -678,7 +781,7 @@ class _Block:
         # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
-            X = next(it) if f is not None else V if whole else V[sel]
+            X = next(it) if f is not None else V if whole and type(V) is not Spread else V[sel]
             if X.dtype == np.bool_:
                 # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
                 # adding w * 1.0, and elsewhere w * 0.0 adds nothing (the sum is never -0.0), so bit for bit the same
@@ -787,6 +890,49 @@ class _Block:
         np.maximum.at(rmax, ii, vals)
         np.maximum.at(cmax, jj, vals)
         return rmax, cmax
+
+    def item_classes(self, obj: Objective) -> tuple | None:
+        """``(cg, cp, base)``: each gold row's and candidate column's class and ``base[cg[i], cp[j]]``, the cell ``(i,
+        j)``'s value when no identifier or reference field matches (null rules applied): a cell's plain fields depend on
+        their two values alone (``records._distinct_matrix``) and its identifier and reference fields, with no match,
+        on which of them are null, so items alike in both have the same cells. The class values are computed by
+        :meth:`_combine` on one row per gold class (the same operations as every cell: bit for bit the cells').
+        None when a plain field depends on the mappings or there are more than FLOW_CLASS_PAIRS class pairs."""
+        if self.classes is None:
+            self.classes = self._item_classes(obj) or ()
+        return self.classes or None
+
+    def _item_classes(self, obj: Objective) -> tuple:
+        gcols: list = []
+        pcols: list = []
+        for vpos, gvals, pvals in self.plain:
+            if vpos.uid in obj.leaves.relevant:
+                return ()  # (a plain field whose matrix depends on the mappings)
+            codes: dict = {}
+            # a value's class: its type and repr (finer than equality where they differ, never coarser)
+            gcols.append([codes.setdefault((type(x), repr(x)), len(codes)) for x in gvals])
+            pcols.append([codes.setdefault((type(x), repr(x)), len(codes)) for x in pvals])
+        for f in self.special:
+            if f.any_gnull:
+                gcols.append(f.gnull.tolist())
+            if f.any_pnull:
+                pcols.append(f.pnull.tolist())
+        cg, rg = _classes_of(gcols, self.nrows)
+        cp, rp = _classes_of(pcols, self.ncols)
+        if len(rg) * len(rp) > FLOW_CLASS_PAIRS:
+            return ()
+        base = self._combine([f.fixed(rg, False) for f in self.special], rg)[:, rp]
+        return cg, cp, base
+
+    def matching_cells(self, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
+        """The cells (rows, columns ascending by ``row * ncols + column``, distinct) where some identifier or reference
+        field matches under the current mapping (before the type rule: a superset of the cells that differ from their
+        classes' value), found by code (:meth:`_Field.matching`)."""
+        found = [f.matching(obj) for f in self.special]
+        if not found:
+            return _NONE, _NONE
+        key = np.unique(np.concatenate([a * self.ncols + b for a, b in found]))
+        return key // self.ncols, key % self.ncols
 
     def _finish(self, acc: np.ndarray) -> np.ndarray:
         tw, ki, vi = self.tw, self.ki, self.vi
@@ -1010,6 +1156,19 @@ class _Block:
         return self.table[code, np.asarray(sel)[:, None], np.arange(self.ncols)[None, :]]
 
 
+def _classes_of(cols: list, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, representatives)``: items with the same code in every column share a class (numbered in order of
+    first appearance), each class's first item its representative."""
+    if not cols or not size:
+        return np.zeros(size, dtype=np.int64), np.zeros(1 if size else 0, dtype=np.int64)
+    keys: dict = {}
+    cls = [keys.setdefault(t, len(keys)) for t in zip(*cols)]
+    classes = np.array(cls, dtype=np.int64)
+    reps = np.zeros(len(keys), dtype=np.int64)
+    reps[classes[::-1]] = np.arange(size - 1, -1, -1)  # (the last write wins: each class's first item)
+    return classes, reps
+
+
 def _sort_distinct(keys: tuple, sizes: tuple) -> np.ndarray:
     """``np.lexsort(keys[::-1])`` (the first key primary) for non-negative integer keys whose tuples are all distinct,
     ``keys[k + 1] < sizes[k]``: one sort of the keys packed into one integer, when that cannot overflow (distinct
@@ -1042,6 +1201,13 @@ SPARSE_SHARE = 8
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
+#: Relation lists of more than FLOW_CELLS item pairs (issue 27, decision (a)) are paired by the exact optimum of a
+#: sparse solver (``_graph.flow``: the cells as class values plus the few where a field matches, a min-cost flow)
+#: instead of the dense assignment on the ``n x m`` quantised weights: the same optimum value, not necessarily the
+#: same pairs among equal optima. Below it nothing changes. FLOW_CLASS_PAIRS bounds the (gold class, candidate
+#: class) pairs a list may have for it (the items' plain attributes alike: categories, repeated names).
+FLOW_CELLS = 2_000_000
+FLOW_CLASS_PAIRS = 250_000
 #: Most identifier/reference fields per relation object for which every match pattern is precomputed.
 TABLE_FIELDS = 3
 #: Most precomputed cells per block (patterns x rows x columns).

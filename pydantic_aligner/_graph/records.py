@@ -159,15 +159,45 @@ class LeafMatrices:
         self.matrices: dict[tuple, np.ndarray] = {}
         self.relevant = relevant  # uids of the positions that reach an identifier or a reference
 
-    def get(self, vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
-        """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain."""
+    def get(self, vpos: Pos, G: list, P: list, ctx: Ctx, spread: bool = False) -> Any:
+        """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain. ``spread``: where the matrix
+        would be spread from its distinct values, a :class:`Spread` instead (the same cells, never all made; large
+        relation lists, ``objective.FLOW_CELLS``), unless the whole matrix is made already."""
         if vpos.uid in self.relevant:
             return _matrix.pos_matrix(vpos, G, P, ctx)  # depends on the mappings
         key = (id(vpos), tuple(map(id, G)), tuple(map(id, P)))
         M = self.matrices.get(key)
+        if M is None and spread:
+            M = self.matrices.get((*key, "spread"))
+            if M is None:
+                M = _distinct_matrix(vpos, G, P, ctx, spread=True)
+                self.matrices[(*key, "spread") if isinstance(M, Spread) else key] = M
         if M is None:
             M = self.matrices[key] = _distinct_matrix(vpos, G, P, ctx)
         return M
+
+
+class Spread:
+    """A field's matrix ``D[rows][:, cols]`` (``D``: the distinct values' matrix) without making it: rows and cells are
+    read through the two index arrays, the same floats as the whole matrix's (``_distinct_matrix``).
+
+    >>> s = Spread(np.array([[1.0, 0.5], [0.0, 1.0]]), np.array([0, 1, 0]), np.array([1, 1, 0]))
+    >>> s.shape, s[np.array([2])].tolist(), s[np.array([1, 2]), np.array([0, 2])].tolist()
+    ((3, 3), [[0.5, 0.5, 1.0]], [1.0, 1.0])
+    """
+
+    __slots__ = ("D", "cols", "dtype", "rows", "shape")
+
+    def __init__(self, D: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> None:
+        self.D, self.rows, self.cols = D, rows, cols
+        self.shape = (len(rows), len(cols))
+        self.dtype = D.dtype
+
+    def __getitem__(self, key: Any) -> np.ndarray:
+        if isinstance(key, tuple):  # cells: two index arrays of one length
+            r, c = key
+            return self.D[self.rows[r], self.cols[c]]
+        return np.take(self.D[self.rows[key]], self.cols, axis=1)  # rows (an index array)
 
 
 #: Lists of strings of at least this many item pairs have a plain field's matrix computed on their distinct
@@ -177,7 +207,7 @@ DISTINCT_CELLS = 4096
 DISTINCT_SHARE = 0.5
 
 
-def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
+def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx, spread: bool = False) -> Any:
     """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a plain field (no identifier, no reference, no comparator that sees
     the document), cell for cell: where both sides hold only strings and repeat enough of them (people's names,
     categories), the matrix of the distinct strings, each cell the same comparator call on the same two values,
@@ -196,6 +226,8 @@ def _distinct_matrix(vpos: Pos, G: list, P: list, ctx: Ctx) -> np.ndarray:
             D = _matrix.pos_matrix(vpos, list(gd), list(pd), ctx)
             rows = np.fromiter(map(gd.__getitem__, G), dtype=np.intp, count=n)
             cols = np.fromiter(map(pd.__getitem__, P), dtype=np.intp, count=m)
+            if spread:
+                return Spread(D, rows, cols)
             return np.take(D[rows], cols, axis=1)  # (a row gather, then a column gather row by row: 5x a 2-d fancy index)
     return _matrix.pos_matrix(vpos, G, P, ctx)
 

@@ -18,6 +18,8 @@ the attribute itself (numpy reads a dtype given as a type faster than as a strin
 :func:`linear_sum_assignment` is scipy's solver without ``scipy.optimize``'s package import (about
 350 ms of CPU, most of it modules the solver never uses): the same compiled function, loaded from its
 extension module alone, and from ``scipy.optimize`` itself on any scipy where that does not work.
+:func:`highs` loads scipy's compiled HiGHS bindings the same way (the large relation lists' pairing,
+``_graph/flow.py``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import sys
 import threading
 from typing import Any
 
-__all__ = ["lazy_attribute", "lazy_module", "linear_sum_assignment", "load", "lsap"]
+__all__ = ["highs", "lazy_attribute", "lazy_module", "linear_sum_assignment", "load", "lsap"]
 
 _LOCK = threading.Lock()
 
@@ -112,25 +114,32 @@ def load(name: str) -> None:
 _LSA: Any = None
 
 
-def _load_lsap() -> Any:
-    """``scipy.optimize._lsap`` (the compiled solver) loaded from its file, without ``scipy.optimize``'s ``__init__``."""
+def _load_extension(name: str) -> Any:
+    """The compiled module ``name`` (under ``scipy.optimize``) loaded from its file, without ``scipy.optimize``'s
+    ``__init__``."""
     import scipy
 
-    name = "scipy.optimize._lsap"
     module = sys.modules.get(name)
     if module is None:
-        folder = os.path.join(os.path.dirname(scipy.__file__), "optimize")
+        *package, leaf = name.split(".")
+        folder = os.path.join(os.path.dirname(scipy.__file__), *package[1:])
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = os.path.join(folder, "_lsap" + suffix)
+            path = os.path.join(folder, leaf + suffix)
             if os.path.isfile(path):
                 break
         else:
-            raise ImportError("no compiled scipy.optimize._lsap")
+            raise ImportError(f"no compiled {name}")
         spec = importlib.util.spec_from_file_location(name, path, loader=importlib.machinery.ExtensionFileLoader(name, path))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
         # registered like an ordinary import: a later `import scipy.optimize` takes this module, not a second copy
         sys.modules[name] = module
+    return module
+
+
+def _load_lsap() -> Any:
+    """``scipy.optimize._lsap`` (the compiled solver) loaded from its file, without ``scipy.optimize``'s ``__init__``."""
+    module = _load_extension("scipy.optimize._lsap")
     fn = module.linear_sum_assignment
     if not callable(fn):
         raise ImportError("scipy.optimize._lsap.linear_sum_assignment is not a function")
@@ -153,6 +162,28 @@ def lsap() -> Any:
 
             _LSA = lsa
     return _LSA
+
+
+_HIGHS: Any = None
+
+
+def highs() -> Any:
+    """scipy's compiled HiGHS bindings (``scipy.optimize._highspy._core``: ``HighsLp``, ``_Highs``, ...), loaded on first
+    use without ``scipy.optimize``'s package import (the large relation lists' pairing, ``_graph.flow``).
+
+    >>> hasattr(highs(), "HighsLp")
+    True
+    """
+    global _HIGHS
+    if _HIGHS is None:
+        try:
+            module = _load_extension("scipy.optimize._highspy._core")
+            if not hasattr(module, "_Highs") or not hasattr(module, "HighsLp"):
+                raise ImportError("scipy.optimize._highspy._core without _Highs")
+        except Exception:  # another scipy layout: the public import, whatever it costs
+            import scipy.optimize._highspy._core as module
+        _HIGHS = module
+    return _HIGHS
 
 
 def linear_sum_assignment(*args: Any, **kwargs: Any) -> Any:
