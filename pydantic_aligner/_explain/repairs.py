@@ -343,30 +343,32 @@ class _Builder:
             self.array(node, c, orig, final, opath)
 
     def plain_fields(self, plain: tuple) -> tuple:
-        """What :meth:`plain` reads of a block's plain rows, and the block's objects with a field scoring below 1
-        (each with those fields and their scores; ``((), ...)``: a key paired with another key, the general way).
-        Once per block: its objects share it."""
+        """What :meth:`plain` reads of a block's plain rows: the rows themselves (``_engine._leaf_rows``' layout:
+        gold key, candidate key, weight, key score, key weight, value position, leaf kind, gold token, candidate
+        token, gold column, candidate column, score column), and the block's objects with a field scoring below 1
+        (each with those rows and their scores, in field order; ``((), ...)``: a key paired with another key, the
+        general way). Once per block: its objects share it."""
         hit = self.plains.get(id(plain))
         if hit is None:
-            if any(row[0] != row[1] for row in plain):
-                hit = ((), {})
-            else:
-                # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
-                # patch path takes, "/" + _escape(key))
-                fields = tuple([(pk, ptok, wt, vpos, gtok, ptok, gcol, pcol, vcol)
-                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain])  # fmt: skip
-                bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
-                for f in fields:
-                    vcol = f[8]
-                    if not vcol or min(vcol) >= 1.0:
-                        continue  # (the usual field: every object's value scores 1)
-                    for u in [u for u, s in enumerate(vcol) if s < 1.0]:
+            # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
+            # patch path takes, "/" + _escape(key))
+            bad: dict[int, list] = {}  # object -> (row, its score) of each field scoring below 1, in field order
+            for row in plain:
+                if row[0] != row[1]:
+                    hit = ((), {})
+                    break
+                vcol = row[11]
+                if not vcol or min(vcol) >= 1.0:
+                    continue  # (the usual field: every object's value scores 1)
+                for u, s in enumerate(vcol):
+                    if s < 1.0:
                         b = bad.get(u)
                         if b is None:
-                            bad[u] = [(f, vcol[u])]
+                            bad[u] = [(row, s)]
                         else:
-                            b.append((f, vcol[u]))
-                hit = (fields, bad)
+                            b.append((row, s))
+            else:
+                hit = (plain, bad) if plain else ((), {})
             self.plains[id(plain)] = hit
             self.keep.append(plain)  # alive while its id is a key
         return hit
@@ -383,13 +385,10 @@ class _Builder:
             self.subtree(node, c, orig, final, opath)
         if u not in imperfect:
             return True
-        for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
-            s = vcol[u]
-            if s >= 1.0:
-                continue
+        for (_gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol), s in imperfect[u]:
             gold = gcol[li]
             self.ops.append(
-                _Raw("replace", opath + tok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
+                _Raw("replace", opath + ptok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
                      pcol[lj], gptr + gtok, pptr + ptok, None, "", 1.0, (*orig, pk), (*final, pk))
             )  # fmt: skip
         return True
@@ -447,6 +446,10 @@ class _Builder:
         translate = self.ids.translate if self.ids.active else None
         later = self.later
         ca = c * alpha
+        # a field's candidate path is its path (pptr is opath but for a list in a renamed key), and its tokens after
+        # the patch are its tokens where neither the list's nor the item's position moves: the same strings and tuples
+        same_path = pptr == opath
+        same_tokens = orig == final
         k = 0
         for t, (rk, i, j) in enumerate(plan):
             if rk == PAIR:
@@ -456,17 +459,20 @@ class _Builder:
                     continue
                 bad, li, lj = pair
                 fj = final_of[j]
-                for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
+                moved = not same_tokens or fj != j
+                for (_gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol), s in bad:
                     gold = gcol[li]
                     delta = (ca * wt) * (1.0 - s)
                     value = gold if translate is None else translate(vpos, gold)
                     if later:
-                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, tok, gtok, ptok, value, gold, pcol[lj], gptr,
+                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, ptok, gtok, ptok, value, gold, pcol[lj], gptr,
                                                                  pptr, orig, final)))  # fmt: skip
                     else:  # (what _plain_op makes of those arguments)
-                        ops.append(_Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pcol[lj],
-                                        f"{gptr}/{i}{gtok}", f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk),
-                                        (*final, fj, pk)))  # fmt: skip
+                        path = f"{opath}/{j}{ptok}"
+                        tokens = (*orig, j, pk)
+                        ops.append(_Raw("replace", path, "primitive_replace", delta, value, gold, pcol[lj], f"{gptr}/{i}{gtok}",
+                                        path if same_path else f"{pptr}/{j}{ptok}", None, "", 1.0, tokens,
+                                        (*final, fj, pk) if moved else tokens))  # fmt: skip
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
@@ -649,16 +655,22 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
     Computed once per alignment and granularity (``repairs()``, ``feedback()`` and
     ``to_json_patch()`` share it); each call gets its own list.
     """
+    hit = _ops_of(alignment, granularity)
+    return list(hit[0]), hit[1]
+
+
+def _ops_of(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...], bool]:
+    """:func:`build_ops`' shared entry, not copied: ``(operations, notes, whether a key rename is among them)``."""
     cache = getattr(alignment, "_extra", None)
     hit = cache.get(("ops", granularity)) if cache is not None else None
     if hit is None:
         hit = _build_ops(alignment, granularity)
         if cache is not None:
             cache["ops", granularity] = hit
-    return list(hit[0]), hit[1]
+    return hit
 
 
-def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
+def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...], bool]:
     root, confs = confidence_map(alignment)
     b = _Builder(alignment, root, confs, granularity, later)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:
@@ -676,7 +688,7 @@ def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> t
             "identifiers and references are written in the candidate's identifier space "
             "(the bijection's ids; unmatched records keep their gold id unless the candidate uses it)"
         )
-    return tuple(b.ops), tuple(notes)
+    return tuple(b.ops), tuple(notes), b.pairs > 0  # (the two halves of a key rename are the only operations with a pair_id)
 
 
 def diagnostics(alignment: Alignment, threshold: float) -> list[Repair]:
@@ -822,14 +834,20 @@ def _sort_tied(ops: list[Repair], idx: list[int], path_key: Any) -> list[int]:
 def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[list[Repair], tuple[str, ...]]:
     """:func:`build_ops` ranked by ``rank_by`` (computed once per alignment, granularity and ranking; each call
     gets its own list)."""
+    hit = _ranked_of(alignment, granularity, rank_by)
+    return list(hit[0]), hit[1]
+
+
+def _ranked_of(alignment: Alignment, granularity: str, rank_by: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
+    """:func:`ranked_ops`' shared entry, not copied."""
     cache = getattr(alignment, "_extra", None)
     hit = cache.get(("ranked", granularity, rank_by)) if cache is not None else None
     if hit is None:
-        ops, notes = build_ops(alignment, granularity)
+        ops, notes, _ = _ops_of(alignment, granularity)
         hit = (tuple(rank(ops, rank_by)), notes)
         if cache is not None:
             cache["ranked", granularity, rank_by] = hit
-    return list(hit[0]), hit[1]
+    return hit
 
 
 def top_ranked(ops: list[Repair], k: int) -> list[Repair]:
@@ -889,16 +907,19 @@ def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair]
 
 def first_fixes(
     alignment: Alignment, granularity: str, rank_by: str, min_delta: float, top_k: int | None, every_ranked: bool = False
-) -> tuple[list[list[Repair]], list[Repair], tuple[str, ...]]:
+) -> tuple[list[list[Repair]], tuple[Repair, ...], tuple[str, ...]]:
     """``(the first top_k fixes, every operation, notes)``: the fixes as ``units(filter_min_delta(ranked, min_delta),
-    top_k)`` gives them. Ranked by delta, with no rename pair (each fix one operation) and ``every_ranked`` false,
-    only the operations that can be among the first ``top_k`` are ranked (:func:`top_ranked`) and every operation
-    comes unranked; otherwise every operation comes ranked."""
+    top_k)`` gives them. Ranked by delta, with no rename pair (each fix one operation), fewer than all operations
+    asked for and ``every_ranked`` false, only the operations that can be among the first ``top_k`` are ranked
+    (:func:`top_ranked`) and every operation comes unranked, unless the alignment's operations are ranked already;
+    otherwise every operation comes ranked (and the ranking is kept for the alignment's other explanations)."""
     if not every_ranked and rank_by == "score_delta" and top_k is not None and min_delta <= 0.0:
-        ops, notes = build_ops(alignment, granularity)
-        if not any(o.pair_id for o in ops):
-            return [[o] for o in top_ranked(ops, top_k)], ops, notes
-    ops, notes = ranked_ops(alignment, granularity, rank_by)
+        cache = getattr(alignment, "_extra", None)
+        if cache is None or ("ranked", granularity, rank_by) not in cache:
+            ops, notes, paired = _ops_of(alignment, granularity)
+            if not paired and top_k < len(ops):
+                return [[o] for o in top_ranked(ops, top_k)], ops, notes
+    ops, notes = _ranked_of(alignment, granularity, rank_by)
     return units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k), ops, notes
 
 
@@ -950,18 +971,19 @@ def repairs(
     """The ranked repairs of ``alignment`` (see :meth:`Alignment.repairs`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
     if top_k is None:
-        ops, notes = ranked_ops(alignment, granularity, rank_by)
-        ops = filter_min_delta(ops, min_delta)
+        ops, notes = _ranked_of(alignment, granularity, rank_by)  # (shared: read only)
+        if min_delta > 0.0:
+            ops = filter_min_delta(ops, min_delta)
     else:
         chosen, _, notes = first_fixes(alignment, granularity, rank_by, min_delta, top_k)
         ops = rank([o for g in chosen for o in g], rank_by)
     if granularity == "subtree":
-        total = sum(o.delta for o in ops)
+        total = sum([o.delta for o in ops])
     else:
-        total = sum(o.delta for o in ops if o.kind != "subtree_replace")
+        total = sum([o.delta for o in ops if o.kind != "subtree_replace"])
     if include_pairing_ambiguous:
-        ops = ops + diagnostics(alignment, ambiguity_threshold)
-    return RepairResult(alignment.score, tuple(ops), granularity, total, notes)
+        ops = (*ops, *diagnostics(alignment, ambiguity_threshold))
+    return RepairResult(alignment.score, ops if ops.__class__ is tuple else tuple(ops), granularity, total, notes)
 
 
 @deep_entry
