@@ -386,7 +386,7 @@ def _positional(template: str, order: tuple[str, ...]) -> str | None:
         if (spec and "{" in spec) or conv not in _CONVERSIONS or name not in index:
             parts = None
             break
-        parts.append("{%d%s%s}" % (index[name], "!" + conv if conv else "", ":" + spec if spec else ""))  # type: ignore[union-attr]
+        parts.append("{" + str(index[name]) + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")  # type: ignore[union-attr]
     if parts is not None:
         out = "".join(parts)
     _POSITIONAL[key] = out
