@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import string
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from dataclasses import fields as _dc_fields
@@ -39,7 +40,7 @@ from .templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, r
 if TYPE_CHECKING:  # pragma: no cover
     from .._api.alignment import Alignment
 
-__all__ = ["FeedbackEntry", "FeedbackResult", "feedback", "STYLES", "KIND_BUCKETS", "format_value", "display_path"]
+__all__ = ["FeedbackEntry", "FeedbackResult", "feedback", "feedback_at", "STYLES", "KIND_BUCKETS", "format_value", "display_path"]
 
 STYLES = ("gepa", "compact", "json")
 REFERENTIAL = ("literal", "semantic")
@@ -345,12 +346,36 @@ def _build(template: str) -> Any:
         return None
     # (a placeholder's value is a pure function of the operation: made once, in the template's first-use order, then
     # formatted by str.format as the template would format it)
-    getters = tuple([_FIELD[name] for name in names])
+    names = tuple([sys.intern(name) for name in names])
 
     def render(op: Repair, rank: int | None, partner: Repair | None) -> str:
-        return fmt.format(*[get(op, rank, partner) for get in getters])
+        return fmt.format(*_values(op, rank, partner, names))
 
     return render
+
+
+def _values(op: Repair, rank: int | None, partner: Repair | None, names: tuple[str, ...]) -> list:
+    """``[_FIELD[name](op, rank, partner) for name in names]``, the usual placeholders made here (a call per
+    placeholder was most of a line's cost)."""
+    out = []
+    for name in names:
+        if name == "path":
+            p = op.path
+            out.append("" if p is None else p if p else "/")  # (display_path)
+        elif name == "rank":
+            out.append(rank if rank is not None else "")
+        elif name == "score_delta":
+            out.append(op.delta)
+        elif name == "gold" or name == "pred" or name == "value":  # (format_value)
+            v = op.gold if name == "gold" else op.pred if name == "pred" else op.value
+            try:
+                r = repr(v)
+            except (ValueError, RecursionError):
+                r = safe_repr(v)
+            out.append(r if len(r) <= _MAX else r[: _MAX - 1] + "…")
+        else:
+            out.append(_FIELD[name](op, rank, partner))
+    return out
 
 
 _POSITIONAL: dict[tuple, str | None] = {}
@@ -404,6 +429,8 @@ def _render_at(template: str, order: tuple[str, ...], *values: Any) -> str:
 #: the placeholders of the intro and of the synthesis line naming a dominant kind, in the order they are passed
 _INTRO = ("score", "score_pct", "deficit", "deficit_pct", "n_shown", "n_total")
 _DOMINANT = ("dominant_kind", "dominant_kind_human", "dominant_fraction", "dominant_fraction_pct")
+#: (template, dominant kind's bucket, its share) -> the synthesis line naming it
+_DOMINANT_LINES: dict[tuple, str] = {}
 
 
 def _line(template: str) -> Any:
@@ -465,7 +492,14 @@ def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str
     top, val = ranked[0]
     share = val / total
     if share >= threshold:
-        return _render_at(templates["feedback.synthesis.single_dominant"], _DOMINANT, _BUCKET_KIND[top], top, share, 100.0 * share)
+        template = templates["feedback.synthesis.single_dominant"]
+        key = (template, top, share)  # (the line is a function of these: one text per template and kind where one dominates)
+        text = _DOMINANT_LINES.get(key)
+        if text is None:
+            if len(_DOMINANT_LINES) >= 1024:
+                _DOMINANT_LINES.clear()
+            text = _DOMINANT_LINES[key] = _render_at(template, _DOMINANT, _BUCKET_KIND[top], top, share, 100.0 * share)
+        return text
     top_kinds = ", ".join(f"{b} {100.0 * v / total:.0f}%" for b, v in ranked[:3])
     return _render(templates["feedback.synthesis.mixed"], {"top_kinds": top_kinds})
 
@@ -487,7 +521,6 @@ def _failure(alignment: Alignment) -> tuple[str, str] | None:
     return (p.path or "/", p.message)
 
 
-@deep_entry
 def feedback(
     alignment: Alignment,
     *,
@@ -503,6 +536,29 @@ def feedback(
     include_pairing_ambiguous: bool = False,
     ambiguity_threshold: float = 0.30,
     include_metadata: bool = False,
+) -> FeedbackResult:
+    """Feedback of ``alignment`` (see :meth:`Alignment.feedback`)."""
+    return feedback_at(
+        alignment, top_k, min_delta, style, templates, referential, include_synthesis_line, granularity, rank_by,
+        dominant_fraction_threshold, include_pairing_ambiguous, ambiguity_threshold, include_metadata,
+    )  # fmt: skip
+
+
+@deep_entry
+def feedback_at(
+    alignment: Alignment,
+    top_k: int | None,
+    min_delta: float,
+    style: str,
+    templates: Any,
+    referential: str,
+    include_synthesis_line: bool,
+    granularity: str,
+    rank_by: str,
+    dominant_fraction_threshold: float,
+    include_pairing_ambiguous: bool,
+    ambiguity_threshold: float,
+    include_metadata: bool,
 ) -> FeedbackResult:
     """Feedback of ``alignment`` (see :meth:`Alignment.feedback`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)

@@ -18,6 +18,7 @@ Leaf repair deltas add up to ``1 - score``.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -177,6 +178,16 @@ def _check_number(name: str, v: Any) -> None:
 
 def check_options(granularity: str, min_delta: float, top_k: Any, rank_by: str, ambiguity_threshold: float = 0.3) -> None:
     """Validate the options shared by :meth:`Alignment.repairs` and :meth:`Alignment.feedback`."""
+    if (
+        min_delta.__class__ is float
+        and min_delta >= 0.0
+        and ambiguity_threshold.__class__ is float
+        and ambiguity_threshold >= 0.0
+        and (top_k is None or (top_k.__class__ is int and top_k >= 0))
+        and granularity in _GRANULARITIES
+        and rank_by in RANK_BY
+    ):
+        return  # (the usual options, as every call of a loop passes them: nothing to say)
     if granularity not in _GRANULARITIES:
         raise SchemaError(f"granularity must be one of {_GRANULARITIES}, got {granularity!r}")
     _check_number("min_delta", min_delta)
@@ -237,6 +248,8 @@ assert _Raw.__slots__ == tuple(f.name for f in fields(Repair))
 
 
 class _Builder:
+    __slots__ = ("alignment", "confs", "granularity", "has_reorder", "ids", "keep", "later", "ops", "pairs", "plains", "root")
+
     def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str, later: bool = False) -> None:
         self.alignment = alignment
         # later: the repairs of plain lists' fields are left as (delta, kind, arguments of _plain_op) to be made on demand
@@ -403,6 +416,7 @@ class _Builder:
         if L or kind not in ("reorder", "fixed") or self.granularity == "all":
             return False
         info: list = []
+        cells: list | None = None  # one block of every pair, in pair order: its columns with a cell below 1
         if nodes is not None:
             if nodes[0] is not _kept_nodes:
                 return False
@@ -410,7 +424,20 @@ class _Builder:
             blocks = taken[1]
             if blocks is None:
                 return False
-            info = [None] * len(pairs)
+            if len(blocks) == 1 and blocks[0][0] == range(len(pairs)):  # (the usual list: objects of one shape)
+                _ts, _spec, _cols, _gvals, _pvals, bli, blj, later = blocks[0]
+                if later is None or later[0] is not _leaf_rows or not later[1]:
+                    return False
+                cells = []
+                for row in later[1]:  # (what plain_fields reads, without a table of the objects)
+                    if row[0] != row[1]:
+                        return False
+                    vcol = row[11]
+                    if vcol and not min(vcol) >= 1.0:
+                        cells.append((row, vcol))
+                blocks = ()
+            else:
+                info = [None] * len(pairs)
             for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
                 if later is None or later[0] is not _leaf_rows:
                     return False
@@ -453,11 +480,20 @@ class _Builder:
         k = 0
         for t, (rk, i, j) in enumerate(plan):
             if rk == PAIR:
-                pair = info[k]
-                k += 1
-                if pair is None:
-                    continue
-                bad, li, lj = pair
+                if cells is not None:
+                    if not cells:
+                        continue
+                    bad = [(row, vcol[k]) for row, vcol in cells if vcol[k] < 1.0]
+                    li, lj = bli[k], blj[k]
+                    k += 1
+                    if not bad:
+                        continue
+                else:
+                    pair = info[k]
+                    k += 1
+                    if pair is None:
+                        continue
+                    bad, li, lj = pair
                 fj = final_of[j]
                 moved = not same_tokens or fj != j
                 for (_gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol), s in bad:
@@ -507,8 +543,10 @@ class _Builder:
             if r.kind == "pair":
                 pk = r.pred_key
                 if r.gold_key == pk:
-                    if v.score >= 1.0 and v.kind in _PLAIN_LEAVES:
-                        continue  # a perfect leaf: nothing to repair (what leaf() would decide)
+                    if v.kind in _PLAIN_LEAVES and v.__class__ is not LazyMatch:
+                        if v.score < 1.0:  # (a perfect leaf: nothing to repair, what leaf() would decide)
+                            self.leaf(v, c * r.weight, (*orig, pk), (*final, pk), opath + "/" + _escape(pk), False, None)
+                        continue  # (what visit() does with a leaf)
                     self.visit(v, c * r.weight, (*orig, pk), (*final, pk), opath + "/" + _escape(pk), False, None)
                     continue
                 gk = r.gold_key
@@ -771,6 +809,15 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
     kind and original position (the stable sort's tie-break).
     """
     # descending deltas, equal ones in their original order (a reverse sort is stable too): the order of -delta
+    ranked = sorted(ops, key=_DELTA, reverse=True)
+    prev = None
+    for o in ranked:
+        d = o.delta
+        if prev is not None and (d == prev or abs(prev - d) <= 2e-12):
+            break  # neighbours that may tie: ordered below
+        prev = d
+    else:
+        return ranked  # (no two deltas close enough to round alike: the usual case)
     order = sorted(range(len(ops)), key=[o.delta for o in ops].__getitem__, reverse=True)
     out: list[Repair] = []
     n = len(order)
@@ -799,6 +846,7 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
 
 
 _INF = float("inf")
+_DELTA = operator.attrgetter("delta")
 
 
 def _sort_tied(ops: list[Repair], idx: list[int], path_key: Any) -> list[int]:
@@ -920,6 +968,8 @@ def first_fixes(
             if not paired and top_k < len(ops):
                 return [[o] for o in top_ranked(ops, top_k)], ops, notes
     ops, notes = _ranked_of(alignment, granularity, rank_by)
+    if min_delta <= 0.0 and top_k is not None and not _ops_of(alignment, granularity)[2]:
+        return [[o] for o in ops[:top_k]], ops, notes  # (no rename pair: each fix is one operation)
     return units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k), ops, notes
 
 
@@ -989,7 +1039,7 @@ def repairs(
 @deep_entry
 def json_patch(alignment: Alignment) -> list[dict]:
     """Every leaf repair as one RFC 6902 patch, ordered to apply in sequence (D7)."""
-    ops, _ = build_ops(alignment, "leaf")
+    ops = _ops_of(alignment, "leaf")[0]
     out = []
     for o in patch_order(ops):
         if o.op == "add":
