@@ -166,18 +166,33 @@ class FeedbackResult:
     (True, 1, 'The prediction scored 0.75; no individually significant fix locations under the current filter.')
     """
 
-    __slots__ = ("entries", "error_breakdown", "n_total_ops", "score", "style", "text", "truncated")
+    __slots__ = ("_entries", "error_breakdown", "n_total_ops", "score", "style", "text", "truncated")
 
     def __init__(
         self, score: float, text: str, entries: tuple, style: str, truncated: bool, n_total_ops: int, error_breakdown: dict
     ) -> None:
         self.score = score
         self.text = text
-        self.entries = entries
+        self._entries = entries  # (or _Rows: the entries made on first use)
         self.style = style
         self.truncated = truncated
         self.n_total_ops = n_total_ops
         self.error_breakdown = error_breakdown
+
+    @property
+    def entries(self) -> tuple[FeedbackEntry, ...]:
+        """The :class:`FeedbackEntry` of every fix shown or silenced, in rank order, then the diagnostics."""
+        entries = self._entries
+        if entries.__class__ is _Rows:  # (made on first use: a loop that keeps only the text never makes them)
+            entries = self._entries = tuple(
+                [
+                    _Entry(r, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, t, o.pair_id, o.confidence)
+                    if t.__class__ is str
+                    else r
+                    for r, o, t in entries
+                ]
+            )
+        return entries
 
     def __str__(self) -> str:
         return self.text
@@ -206,6 +221,13 @@ class FeedbackResult:
     def to_json(self) -> str:
         """``to_dict()`` as JSON text (values that are not JSON become their ``repr``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=repr)
+
+
+class _Rows(list):
+    """A feedback's entries as ``(rank, repair, text)`` (or ``(entry, None, None)`` for one made already), made into
+    :class:`FeedbackEntry` objects by :attr:`FeedbackResult.entries` on first use."""
+
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------------------
@@ -336,17 +358,26 @@ def _plan(template: str) -> tuple[tuple, tuple] | None:
     return tuple(names), tuple(steps)
 
 
-def _build(template: str) -> Any:
+def _line_plan(template: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(format string, placeholders)`` of an operation's ``template``: ``fmt.format(*_values(op, rank, partner,
+    names)) == template.format(**_fields(op, rank, partner))``; ``None`` where :func:`_plan` is (``str.format``
+    renders it)."""
     plan = _plan(template)
     if plan is None:
         return None
-    names = plan[0]
-    fmt = _positional(template, names)
+    fmt = _positional(template, plan[0])
     if fmt is None:  # pragma: no cover - a template _plan reads is always rewritten
         return None
     # (a placeholder's value is a pure function of the operation: made once, in the template's first-use order, then
     # formatted by str.format as the template would format it)
-    names = tuple([sys.intern(name) for name in names])
+    return fmt, tuple([sys.intern(name) for name in plan[0]])
+
+
+def _build(template: str) -> Any:
+    plan = _line_plan(template)
+    if plan is None:
+        return None
+    fmt, names = plan
 
     def render(op: Repair, rank: int | None, partner: Repair | None) -> str:
         return fmt.format(*_values(op, rank, partner, names))
@@ -454,12 +485,16 @@ class _Style:
     template shows a line (a blank one silences it) and the renderer of its line (:func:`_line`). One per style
     without user templates (the defaults are constants), a fresh one per call with them."""
 
-    __slots__ = ("lines", "shown", "tpl")
+    __slots__ = ("intro", "lines", "shown", "tpl")
 
     def __init__(self, tpl: dict[str, str]) -> None:
         self.tpl = tpl
         self.shown: dict[str, bool] = {}
-        self.lines: dict[str, Any] = {}
+        #: kind -> (format string, placeholders) of its line, or (None, its renderer) where str.format renders it
+        self.lines: dict[str, tuple] = {}
+        intro = tpl["feedback.intro.imperfect"]
+        #: the intro's positional format string ("" for a blank one; None: str.format of its fields renders it)
+        self.intro = _positional(intro, _INTRO) if intro.strip() else ""
 
     def shows(self, kind: str) -> bool:
         v = self.shown.get(kind)
@@ -467,13 +502,14 @@ class _Style:
             v = self.shown[kind] = bool(self.tpl[f"feedback.op.{kind}"].strip())
         return v
 
-    def line(self, kind: str) -> Any:
-        fn = self.lines.get(kind)
-        if fn is None:
-            fn = _line(self.tpl[f"feedback.op.{kind}"])
+    def line(self, kind: str) -> tuple:
+        plan = self.lines.get(kind)
+        if plan is None:
+            template = self.tpl[f"feedback.op.{kind}"]
+            plan = (_line_plan(template) if COMPILE_LINES else None) or (None, _line(template))
             if COMPILE_LINES:  # (a reference run with str.format keeps nothing)
-                self.lines[kind] = fn
-        return fn
+                self.lines[kind] = plan
+        return plan
 
 
 def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str:
@@ -602,16 +638,22 @@ def feedback_at(
         return v and not (op.delta <= 0.0 and kind in _FOLLOWERS)
 
     sem = _Semantic(alignment) if referential == "semantic" else None
-    tables = _table_leaves(alignment, chosen) if textual else {}
+    aligner = alignment.aligner
+    tables = _table_leaves(alignment, chosen) if textual and (aligner is None or aligner.plan.tables) else {}
     defaults = None  # (_Defaults, made for the first missing key)
     renderers = st.lines if COMPILE_LINES else {}
-    entries: list[FeedbackEntry] = []
+    entries = _Rows()
     lines: list[str] = []
     selected_ops: list[Repair] = []
     n = 0
     for unit in chosen:
-        if len(unit) == 1:
-            shows = visible(unit[0])
+        if len(unit) == 1:  # (visible(), inline)
+            o = unit[0]
+            kind = o.kind
+            shows = shown.get(kind)
+            if shows is None:
+                shows = st.shows(kind)
+            shows = shows and not (o.delta <= 0.0 and kind in _FOLLOWERS)
             partner = None
         else:
             shows = any([visible(o) for o in unit])
@@ -635,21 +677,20 @@ def feedback_at(
                 elif kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
                     text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
                 elif shows if partner is None else visible(o):  # the usual line: its template parsed once
-                    text = (renderers.get(kind) or st.line(kind))(o, rank_no, mate)
+                    fmt, names = renderers.get(kind) or st.line(kind)
+                    text = fmt.format(*_values(o, rank_no, mate, names)) if fmt is not None else names(o, rank_no, mate)
                 if text:
                     lines.append(text)
-            entries.append(
-                _Entry(rank_no, kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence)
-            )
+            entries.append((rank_no, o, text))
     truncated = len(selected_ops) < n_total_ops
     diag = diagnostics(alignment, ambiguity_threshold) if include_pairing_ambiguous else []
     for d in diag:
         fields = _fields(d, None, None)
         text = _render(tpl["feedback.op.pairing_ambiguous"], fields) if textual else ""
-        entries.append(FeedbackEntry(None, d.kind, d.op, d.path, 0.0, 0.0, None, None, None, text, "", d.confidence))
+        entries.append((FeedbackEntry(None, d.kind, d.op, d.path, 0.0, 0.0, None, None, None, text, "", d.confidence), None, None))
 
     if not textual:
-        return FeedbackResult(score, "", tuple(entries), style, truncated, n_total_ops, breakdown)
+        return FeedbackResult(score, "", entries, style, truncated, n_total_ops, breakdown)
     deficit = 1.0 - score
     if not lines:
         sfields = {"score": score, "score_pct": 100.0 * score, "deficit": deficit, "deficit_pct": 100.0 * deficit}
@@ -666,18 +707,23 @@ def feedback_at(
             n_total = count_units(ops)
         else:
             n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))
-        intro = _render_at(tpl["feedback.intro.imperfect"], _INTRO, score, 100.0 * score, deficit, 100.0 * deficit, n, n_total)
+        if st.intro is not None:
+            intro = st.intro.format(score, 100.0 * score, deficit, 100.0 * deficit, n, n_total)
+        else:
+            intro = _render_at(tpl["feedback.intro.imperfect"], _INTRO, score, 100.0 * score, deficit, 100.0 * deficit, n, n_total)
         text = intro + "\n".join(lines)
         if include_synthesis_line:
             syn = _synthesis(selected_ops, tpl, float(dominant_fraction_threshold))
             if syn:
                 text += "\n" + syn
-    diag_lines = [e.text for e in entries if e.op_kind == "pairing_ambiguous" and e.text] if diag else None
+    diag_lines = [e.text for e, _, _ in entries[len(entries) - len(diag) :] if e.text] if diag else None
     if diag_lines:
         head = _render(tpl["feedback.diagnostics.intro"], {})
         text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
-    text += _invalid_lines(alignment, tpl) + _read_lines(alignment, tpl)
-    return FeedbackResult(score, text, tuple(entries), style, truncated, n_total_ops, breakdown)
+    if alignment.validation_errors:
+        text += _invalid_lines(alignment, tpl)
+    text += _read_lines(alignment, tpl)
+    return FeedbackResult(score, text, entries, style, truncated, n_total_ops, breakdown)
 
 
 def _invalid_lines(alignment: Alignment, tpl: dict) -> str:

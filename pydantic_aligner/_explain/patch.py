@@ -290,7 +290,12 @@ def patch_order(ops: list) -> list:
         # are both ints or both strings other than "-" ("-" becomes +inf, after every index); a comparison of an
         # int with a string (or a key "-" with another key) raises, and the general key decides instead
         if not dash:
-            return sorted(replaces, key=_ORIG) + sorted(removes, key=_ORIG, reverse=True) + sorted(adds, key=_FINAL)
+            out = sorted(replaces, key=_ORIG)
+            if removes:
+                out += sorted(removes, key=_ORIG, reverse=True)
+            if adds:
+                out += sorted(adds, key=_FINAL)
+            return out
         return (
             sorted(replaces, key=lambda o: _raw_key(o._orig))
             + sorted(removes, key=lambda o: _raw_key(o._orig), reverse=True)

@@ -426,27 +426,22 @@ class _Builder:
                 return False
             if len(blocks) == 1 and blocks[0][0] == range(len(pairs)):  # (the usual list: objects of one shape)
                 _ts, _spec, _cols, _gvals, _pvals, bli, blj, later = blocks[0]
-                if later is None or later[0] is not _leaf_rows or not later[1]:
-                    return False
-                cells = []
-                for row in later[1]:  # (what plain_fields reads, without a table of the objects)
-                    if row[0] != row[1]:
-                        return False
-                    vcol = row[11]
-                    if vcol and not min(vcol) >= 1.0:
-                        cells.append((row, vcol))
-                blocks = ()
-            else:
-                info = [None] * len(pairs)
-            for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
                 if later is None or later[0] is not _leaf_rows:
                     return False
-                fields, imperfect = self.plain_fields(later[1])
-                if not fields:
+                cells = _imperfect(later[1])
+                if cells is None:
                     return False
-                for u, t in enumerate(ts):
-                    bad = imperfect.get(u)
-                    info[t] = (bad, li[u], lj[u]) if bad is not None else None  # None: nothing to repair
+            else:
+                info = [None] * len(pairs)
+                for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+                    if later is None or later[0] is not _leaf_rows:
+                        return False
+                    bcells = _imperfect(later[1])
+                    if bcells is None:
+                        return False
+                    if bcells:
+                        for u, t in enumerate(ts):
+                            info[t] = (bcells, u, li[u], lj[u])  # (None: nothing to repair)
         elif any(rk == PAIR for rk, _, _ in plan):
             return False  # pragma: no cover - a lazy list with pairs always has their nodes
         reorder = kind == "reorder"
@@ -481,22 +476,26 @@ class _Builder:
         for t, (rk, i, j) in enumerate(plan):
             if rk == PAIR:
                 if cells is not None:
+                    u = k
+                    k += 1
                     if not cells:
                         continue
-                    bad = [(row, vcol[k]) for row, vcol in cells if vcol[k] < 1.0]
-                    li, lj = bli[k], blj[k]
-                    k += 1
-                    if not bad:
-                        continue
+                    bcells, li, lj = cells, bli[u], blj[u]
                 else:
                     pair = info[k]
                     k += 1
                     if pair is None:
                         continue
-                    bad, li, lj = pair
-                fj = final_of[j]
-                moved = not same_tokens or fj != j
-                for (_gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol), s in bad:
+                    bcells, u, li, lj = pair
+                fj = -1
+                for row, vcol in bcells:
+                    s = vcol[u]
+                    if not s < 1.0:
+                        continue
+                    if fj < 0:
+                        fj = final_of[j]
+                        moved = not same_tokens or fj != j
+                    _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol = row
                     gold = gcol[li]
                     delta = (ca * wt) * (1.0 - s)
                     value = gold if translate is None else translate(vpos, gold)
@@ -646,6 +645,22 @@ class _Builder:
                 pred_path = f"{node.pred_path}/{j}" if node.pred_path is not None else None
                 ops.append(_Raw("remove", opath + "/" + _escape(j), "list_item_remove", 0.0, None, None, node.pred[j], None, pred_path,
                                 lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
+
+
+def _imperfect(rows: tuple) -> list | None:
+    """The columns of a block's plain rows (``_engine._leaf_rows``' layout, see :meth:`_Builder.plain_fields`) with a
+    cell below 1, each as ``(row, its score column)`` in field order; ``None``: no rows, or a row pairs a key with
+    another key (the general way)."""
+    if not rows:
+        return None
+    out = []
+    for row in rows:
+        if row[0] != row[1]:
+            return None
+        vcol = row[11]
+        if vcol and not min(vcol) >= 1.0:
+            out.append((row, vcol))
+    return out
 
 
 def _plain_op(
