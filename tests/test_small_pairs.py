@@ -349,7 +349,7 @@ _INTRO_SPECS = ["", ":.2f", ":>8", "!r", ":+.1e", "!s:^5", ":.0f"]
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.tuples(st.sampled_from(F._INTRO + ("colour", "0", "", "score.real")), st.sampled_from(_INTRO_SPECS),
+    st.lists(st.tuples(st.sampled_from((*F._INTRO, "colour", "0", "", "score.real")), st.sampled_from(_INTRO_SPECS),
                        st.sampled_from(["", " ", "{{", "}}", "x", "\n", "'"])), max_size=6),
     st.lists(NUMBERS, min_size=6, max_size=6),
 )  # fmt: skip
