@@ -328,12 +328,13 @@ class _Builder:
         elif kind == "null":
             op_kind, value = "null_value_replace", self.tr(node)
         elif kind in ("string", "number", "boolean", "mismatch"):
-            op_kind, value = ("primitive_replace_reorder" if in_reorder else "primitive_replace"), self.tr(node)
+            op_kind, value = ("primitive_replace_reorder" if in_reorder else "primitive_replace"), self.ids.translate(node.pos, node.gold)
         else:  # pragma: no cover - missing/excess/absent are handled as rows
             return
+        confs = self.confs  # (conf(), inline)
         self.ops.append(
             _Raw("replace", opath, op_kind, delta, value, node.gold, node.pred, node.gold_path, node.pred_path, list_path, "",
-                 self.conf(node), orig, final)
+                 confs.get(id(node), node.confidence) if confs else node.confidence, orig, final)
         )  # fmt: skip
 
     # -- containers -------------------------------------------------------------
@@ -466,7 +467,7 @@ class _Builder:
                     add_at[t] = cnt
                     cnt += 1
         lpath = opath
-        cconf = self.conf(node)
+        cconf = node.confidence  # (conf(): plain rows are read only without confidences)
         ops = self.ops
         # plain leaves are immutable values without identifiers: translating one gives it back
         translate = self.ids.translate if self.ids.active else None
@@ -539,7 +540,8 @@ class _Builder:
         )  # fmt: skip
 
     def object(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
-        cconf = self.conf(node)
+        confs = self.confs
+        cconf = confs.get(id(node), node.confidence) if confs else node.confidence  # (conf(), inline)
         ops = self.ops
         for r in node.children:
             v = r.node
