@@ -388,3 +388,5 @@ def test_feedback_entries_are_made_on_first_use_as_they_were():
         assert len(fb) == len(entries) and list(fb) == list(entries)
     silenced = r.feedback(top_k=None, templates={"op.list_item_excess": ""})
     assert [e.rank for e in silenced.entries if e.op_kind == "list_item_excess"] == [None] * 2
+    silenced.entries = ()  # (an attribute before: still settable)
+    assert silenced.entries == () and len(silenced) == 0

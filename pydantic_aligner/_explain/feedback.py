@@ -194,6 +194,10 @@ class FeedbackResult:
             )
         return entries
 
+    @entries.setter
+    def entries(self, value: tuple) -> None:  # (an attribute before entries were made on first use: still settable)
+        self._entries = value
+
     def __str__(self) -> str:
         return self.text
 
