@@ -310,3 +310,99 @@ def test_exact_floats_gate_admits_only_values_a_float_holds():
         mp.setattr(C, "SMALL_CELLS", -1)
         general = bound.matrix(golds, preds)
     assert bound.matrix(golds, preds).tobytes() == general.tobytes()
+
+
+# ---------------------------------------------------------------------------
+# explanations of small pairs: the repairs of lists of unbuilt plain objects read off the engine's rows are those of
+# the built tree; feedback's positional templates are str.format of the fields; entries made on first use
+
+_ITEM = st.fixed_dictionaries(
+    {"d": st.sampled_from(["bolt", "bolts", "nut", "washer", "wash/er~"]), "q": st.integers(0, 4)},
+    optional={"p": st.sampled_from([1.0, 1.5, 2.0, 0.0]), "s": st.sampled_from(["a", "b"])},
+)
+_LIST = st.lists(_ITEM, max_size=7)
+
+
+def _invoice_schema(order: str, flags: dict) -> dict:
+    item = {"type": "object", "keyScore": "exact", "properties": {
+        "d": {"type": "string", "score": "levenshtein", "threshold": 0.5}, "q": {"type": "integer", "score": "relative"},
+        "p": {"type": "number", "score": "relative"}, "s": {"type": "string", "score": "exact"}}}  # fmt: skip
+    return {"type": "object", "keyScore": "exact", "properties": {
+        "n": {"type": "string", "score": "exact"}, "items": {"type": "array", "order": order, "items": item, **flags}}}  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    _LIST, _LIST, st.sampled_from(["align", "fixed"]), st.sampled_from([{}, {"ignoreExcess": True}, {"ignoreMissing": True}]),
+    st.sampled_from(["items", "goods"]),
+)  # fmt: skip
+def test_plain_list_repairs_are_the_built_trees(gold_items, pred_items, order, flags, pred_key):
+    """The repairs of a list of unbuilt flat objects (one shape or several, kept, missing and extra items, excused
+    rows, a list under a renamed key) made off the engine's rows (``repairs.PLAIN_ROWS``) are the repairs the built
+    tree gives, every field and token path, and so are the feedback and the patch made from them."""
+    from pydantic_aligner import Aligner
+    from pydantic_aligner._explain import repairs as R
+
+    schema = _invoice_schema(order, flags)
+    schema["keyScore"] = "levenshtein"  # (a renamed list key: its candidate paths are not its gold paths)
+    aligner = Aligner(schema)
+    gold, pred = {"n": "A1", "items": gold_items}, {"n": "A2", pred_key: pred_items}
+
+    def explained() -> tuple:
+        r = aligner.align(gold, pred)
+        ops = [(o.to_dict(), o._orig, o._final) for o in r.repairs()]
+        fb = r.feedback(top_k=None)
+        return ops, r.to_json_patch(), fb.text, fb.to_dict()
+
+    fast = explained()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(R, "PLAIN_ROWS", False)
+        assert explained() == fast
+
+
+_INTRO_SPECS = ["", ":.2f", ":>8", "!r", ":+.1e", "!s:^5", ":.0f"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from((*F._INTRO, "colour", "0", "", "score.real")), st.sampled_from(_INTRO_SPECS),
+                       st.sampled_from(["", " ", "{{", "}}", "x", "\n", "'"])), max_size=6),
+    st.lists(NUMBERS, min_size=6, max_size=6),
+)  # fmt: skip
+def test_positional_templates_format_as_the_fields(parts, values):
+    """A template rewritten with positional placeholders (the intro's, the synthesis line's) formats as ``str.format``
+    of its fields by name: the same text, or the same error; a blank template renders nothing."""
+    template = "".join(lit + "{" + name + spec + "}" for name, spec, lit in parts)
+    fields = dict(zip(F._INTRO, values))
+
+    def outcome(fn):
+        try:
+            return fn()
+        except (KeyError, IndexError, ValueError, AttributeError) as e:
+            return type(e)
+
+    assert outcome(lambda: F._render_at(template, F._INTRO, *values)) == outcome(lambda: F._render(template, fields))
+    rewritten = F._positional(template, F._INTRO)
+    if rewritten is not None:
+        assert outcome(lambda: rewritten.format(*values)) == outcome(lambda: template.format(**fields))
+
+
+def test_feedback_entries_are_made_on_first_use_as_they_were():
+    """``FeedbackResult.entries`` made on first use are the entries, also for a fix whose line is silenced and for
+    diagnostics; the result pickles before and after."""
+    import pickle
+
+    schema = {"type": "array", "order": "align", "items": {"type": "object", "properties": {"a": {"type": "string"}}}}
+    r = align([{"a": "x"}, {"a": "y"}], [{"a": "y"}, {"a": "z"}, {"a": "q"}], schema)
+    for kw in ({}, {"style": "json"}, {"templates": {"op.list_item_excess": ""}}, {"include_pairing_ambiguous": True}):
+        fb = r.feedback(top_k=None, **kw)
+        copy = pickle.loads(pickle.dumps(fb))
+        entries = fb.entries
+        assert entries is fb.entries and type(entries) is tuple and all(type(e) is F.FeedbackEntry for e in entries)
+        assert [e.rank for e in entries] == [e.rank for e in copy.entries] and copy.to_dict() == fb.to_dict()
+        assert [e.op_kind for e in entries if e.op_kind != "pairing_ambiguous"] == [o.kind for o in r.repairs()]
+        assert len(fb) == len(entries) and list(fb) == list(entries)
+    silenced = r.feedback(top_k=None, templates={"op.list_item_excess": ""})
+    assert [e.rank for e in silenced.entries if e.op_kind == "list_item_excess"] == [None] * 2
+    silenced.entries = ()  # (an attribute before: still settable)
+    assert silenced.entries == () and len(silenced) == 0

@@ -65,7 +65,7 @@ _EXPLAIN: dict[str, Any] = {}
 def _explain(name: str) -> Any:
     """The entry ``name`` of the explanation stage (``repairs``, ``json_patch``, ``feedback``), loaded once."""
     if name == "feedback":
-        from .._explain.feedback import feedback as fn
+        from .._explain.feedback import feedback_at as fn  # (its options by position: no keyword dict made per call)
     elif name == "repairs":
         from .._explain.repairs import repairs as fn
     else:
@@ -393,20 +393,9 @@ class Alignment:
         """
         feedback = _EXPLAIN.get("feedback") or _explain("feedback")
         return feedback(
-            self,
-            top_k=top_k,
-            min_delta=min_delta,
-            style=style,
-            templates=templates,
-            referential=referential,
-            include_synthesis_line=include_synthesis_line,
-            granularity=granularity,
-            rank_by=rank_by,
-            dominant_fraction_threshold=dominant_fraction_threshold,
-            include_pairing_ambiguous=include_pairing_ambiguous,
-            ambiguity_threshold=ambiguity_threshold,
-            include_metadata=include_metadata,
-        )
+            self, top_k, min_delta, style, templates, referential, include_synthesis_line, granularity, rank_by,
+            dominant_fraction_threshold, include_pairing_ambiguous, ambiguity_threshold, include_metadata,
+        )  # fmt: skip
 
     def describe(
         self,

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import json
 import string
+import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from dataclasses import fields as _dc_fields
@@ -39,7 +40,7 @@ from .templates import COMPACT_FEEDBACK_TEMPLATES, DEFAULT_FEEDBACK_TEMPLATES, r
 if TYPE_CHECKING:  # pragma: no cover
     from .._api.alignment import Alignment
 
-__all__ = ["FeedbackEntry", "FeedbackResult", "feedback", "STYLES", "KIND_BUCKETS", "format_value", "display_path"]
+__all__ = ["FeedbackEntry", "FeedbackResult", "feedback", "feedback_at", "STYLES", "KIND_BUCKETS", "format_value", "display_path"]
 
 STYLES = ("gepa", "compact", "json")
 REFERENTIAL = ("literal", "semantic")
@@ -70,11 +71,8 @@ for _kind, _bucket in KIND_BUCKETS.items():
 
 _MAX = 80
 
-#: style -> its resolved templates, without user templates (the defaults are constants: resolved once)
-_STYLE_TEMPLATES: dict[str, dict[str, str]] = {}
-
-#: style -> {repair kind: whether the style's template for it shows a line} (without user templates: constants)
-_STYLE_SHOWN: dict[str, dict[str, bool]] = {}
+#: style -> its :class:`_Style`, without user templates (the defaults are constants: resolved once)
+_STYLES: dict[str, _Style] = {}
 
 #: Repair kinds that, worth nothing, only keep the patch consistent (never shown as fixes).
 _FOLLOWERS = ("id_fix", "ref_fix")
@@ -88,7 +86,10 @@ def format_value(v: Any) -> str:
     >>> format_value(None)
     'None'
     """
-    s = safe_repr(v)
+    try:
+        s = repr(v)
+    except (ValueError, RecursionError):  # (what safe_repr does past repr: the usual value takes one call less)
+        s = safe_repr(v)
     return s if len(s) <= _MAX else s[: _MAX - 1] + "…"
 
 
@@ -165,18 +166,37 @@ class FeedbackResult:
     (True, 1, 'The prediction scored 0.75; no individually significant fix locations under the current filter.')
     """
 
-    __slots__ = ("entries", "error_breakdown", "n_total_ops", "score", "style", "text", "truncated")
+    __slots__ = ("_entries", "error_breakdown", "n_total_ops", "score", "style", "text", "truncated")
 
     def __init__(
         self, score: float, text: str, entries: tuple, style: str, truncated: bool, n_total_ops: int, error_breakdown: dict
     ) -> None:
         self.score = score
         self.text = text
-        self.entries = entries
+        self._entries = entries  # (or _Rows: the entries made on first use)
         self.style = style
         self.truncated = truncated
         self.n_total_ops = n_total_ops
         self.error_breakdown = error_breakdown
+
+    @property
+    def entries(self) -> tuple[FeedbackEntry, ...]:
+        """The :class:`FeedbackEntry` of every fix shown or silenced, in rank order, then the diagnostics."""
+        entries = self._entries
+        if entries.__class__ is _Rows:  # (made on first use: a loop that keeps only the text never makes them)
+            entries = self._entries = tuple(
+                [
+                    _Entry(r, o.kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, t, o.pair_id, o.confidence)
+                    if t.__class__ is str
+                    else r
+                    for r, o, t in entries
+                ]
+            )
+        return entries
+
+    @entries.setter
+    def entries(self, value: tuple) -> None:  # (an attribute before entries were made on first use: still settable)
+        self._entries = value
 
     def __str__(self) -> str:
         return self.text
@@ -205,6 +225,13 @@ class FeedbackResult:
     def to_json(self) -> str:
         """``to_dict()`` as JSON text (values that are not JSON become their ``repr``)."""
         return json.dumps(self.to_dict(), ensure_ascii=False, default=repr)
+
+
+class _Rows(list):
+    """A feedback's entries as ``(rank, repair, text)`` (or ``(entry, None, None)`` for one made already), made into
+    :class:`FeedbackEntry` objects by :attr:`FeedbackResult.entries` on first use."""
+
+    __slots__ = ()
 
 
 # ---------------------------------------------------------------------------
@@ -335,24 +362,110 @@ def _plan(template: str) -> tuple[tuple, tuple] | None:
     return tuple(names), tuple(steps)
 
 
-def _build(template: str) -> Any:
+def _line_plan(template: str) -> tuple[str, tuple[str, ...]] | None:
+    """``(format string, placeholders)`` of an operation's ``template``: ``fmt.format(*_values(op, rank, partner,
+    names)) == template.format(**_fields(op, rank, partner))``; ``None`` where :func:`_plan` is (``str.format``
+    renders it)."""
     plan = _plan(template)
     if plan is None:
         return None
-    # (a placeholder's value is a pure function of the operation: made once per use, in the template's order)
-    steps = tuple((lit, None if name is None else _FIELD[name], spec, conv) for lit, name, spec, conv in plan[1])
+    fmt = _positional(template, plan[0])
+    if fmt is None:  # pragma: no cover - a template _plan reads is always rewritten
+        return None
+    # (a placeholder's value is a pure function of the operation: made once, in the template's first-use order, then
+    # formatted by str.format as the template would format it)
+    return fmt, tuple([sys.intern(name) for name in plan[0]])
+
+
+def _build(template: str) -> Any:
+    plan = _line_plan(template)
+    if plan is None:
+        return None
+    fmt, names = plan
 
     def render(op: Repair, rank: int | None, partner: Repair | None) -> str:
-        out = []
-        for lit, get, spec, conv in steps:
-            if get is None:
-                out.append(lit)
-            else:
-                v = get(op, rank, partner)
-                out.append(lit + format(v if conv is None else conv(v), spec))
-        return "".join(out)
+        return fmt.format(*_values(op, rank, partner, names))
 
     return render
+
+
+def _values(op: Repair, rank: int | None, partner: Repair | None, names: tuple[str, ...]) -> list:
+    """``[_FIELD[name](op, rank, partner) for name in names]``, the usual placeholders made here (a call per
+    placeholder was most of a line's cost)."""
+    out = []
+    for name in names:
+        if name == "path":
+            p = op.path
+            out.append("" if p is None else p if p else "/")  # (display_path)
+        elif name == "rank":
+            out.append(rank if rank is not None else "")
+        elif name == "score_delta":
+            out.append(op.delta)
+        elif name == "gold" or name == "pred" or name == "value":  # (format_value)
+            v = op.gold if name == "gold" else op.pred if name == "pred" else op.value
+            try:
+                r = repr(v)
+            except (ValueError, RecursionError):
+                r = safe_repr(v)
+            out.append(r if len(r) <= _MAX else r[: _MAX - 1] + "…")
+        else:
+            out.append(_FIELD[name](op, rank, partner))
+    return out
+
+
+_POSITIONAL: dict[tuple, str | None] = {}
+
+
+def _positional(template: str, order: tuple[str, ...]) -> str | None:
+    """``template`` with each placeholder named by its position in ``order`` (conversion and format spec kept, literal
+    braces escaped again): ``_positional(t, order).format(*values) == t.format(**dict(zip(order, values)))``, without a
+    dict made or the template's names looked up on every use. ``None`` under :func:`_plan`'s restrictions (a
+    placeholder nested in a format spec, an attribute or index lookup, a name not in ``order``, an unknown
+    conversion, a template that does not parse): ``str.format`` of the fields renders it. Memoised per template and
+    order (templates are configuration)."""
+    key = (template, order)
+    try:
+        return _POSITIONAL[key]
+    except KeyError:
+        pass
+    if len(_POSITIONAL) >= 1024:
+        _POSITIONAL.clear()
+    out: str | None = None
+    try:
+        pieces = list(_PARSE(template))
+    except ValueError:
+        pieces = []
+        parts: list[str] | None = None
+    else:
+        parts = []
+    index = {name: i for i, name in enumerate(order)}
+    for lit, name, spec, conv in pieces:
+        parts.append(lit.replace("{", "{{").replace("}", "}}"))  # type: ignore[union-attr]
+        if name is None:
+            continue
+        if (spec and "{" in spec) or conv not in _CONVERSIONS or name not in index:
+            parts = None
+            break
+        parts.append("{" + str(index[name]) + ("!" + conv if conv else "") + (":" + spec if spec else "") + "}")  # type: ignore[union-attr]
+    if parts is not None:
+        out = "".join(parts)
+    _POSITIONAL[key] = out
+    return out
+
+
+def _render_at(template: str, order: tuple[str, ...], *values: Any) -> str:
+    """``_render(template, dict(zip(order, values)))``, the template rewritten once (:func:`_positional`)."""
+    fmt = _positional(template, order)
+    if fmt is None:
+        return _render(template, dict(zip(order, values)))
+    return fmt.format(*values) if template.strip() else ""
+
+
+#: the placeholders of the intro and of the synthesis line naming a dominant kind, in the order they are passed
+_INTRO = ("score", "score_pct", "deficit", "deficit_pct", "n_shown", "n_total")
+_DOMINANT = ("dominant_kind", "dominant_kind_human", "dominant_fraction", "dominant_fraction_pct")
+#: (template, dominant kind's bucket, its share) -> the synthesis line naming it
+_DOMINANT_LINES: dict[tuple, str] = {}
 
 
 def _line(template: str) -> Any:
@@ -371,6 +484,38 @@ def _line(template: str) -> Any:
     return fn
 
 
+class _Style:
+    """A style's resolved templates and what a call reads of them, memoised per repair kind: whether the kind's
+    template shows a line (a blank one silences it) and the renderer of its line (:func:`_line`). One per style
+    without user templates (the defaults are constants), a fresh one per call with them."""
+
+    __slots__ = ("intro", "lines", "shown", "tpl")
+
+    def __init__(self, tpl: dict[str, str]) -> None:
+        self.tpl = tpl
+        self.shown: dict[str, bool] = {}
+        #: kind -> (format string, placeholders) of its line, or (None, its renderer) where str.format renders it
+        self.lines: dict[str, tuple] = {}
+        intro = tpl["feedback.intro.imperfect"]
+        #: the intro's positional format string ("" for a blank one; None: str.format of its fields renders it)
+        self.intro = _positional(intro, _INTRO) if intro.strip() else ""
+
+    def shows(self, kind: str) -> bool:
+        v = self.shown.get(kind)
+        if v is None:
+            v = self.shown[kind] = bool(self.tpl[f"feedback.op.{kind}"].strip())
+        return v
+
+    def line(self, kind: str) -> tuple:
+        plan = self.lines.get(kind)
+        if plan is None:
+            template = self.tpl[f"feedback.op.{kind}"]
+            plan = (_line_plan(template) if COMPILE_LINES else None) or (None, _line(template))
+            if COMPILE_LINES:  # (a reference run with str.format keeps nothing)
+                self.lines[kind] = plan
+        return plan
+
+
 def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str:
     buckets: dict[str, float] = {}
     for o in selected:
@@ -387,11 +532,14 @@ def _synthesis(selected: list[Repair], templates: dict, threshold: float) -> str
     top, val = ranked[0]
     share = val / total
     if share >= threshold:
-        kind = _BUCKET_KIND[top]
-        return _render(
-            templates["feedback.synthesis.single_dominant"],
-            {"dominant_kind": kind, "dominant_kind_human": top, "dominant_fraction": share, "dominant_fraction_pct": 100.0 * share},
-        )
+        template = templates["feedback.synthesis.single_dominant"]
+        key = (template, top, share)  # (the line is a function of these: one text per template and kind where one dominates)
+        text = _DOMINANT_LINES.get(key)
+        if text is None:
+            if len(_DOMINANT_LINES) >= 1024:
+                _DOMINANT_LINES.clear()
+            text = _DOMINANT_LINES[key] = _render_at(template, _DOMINANT, _BUCKET_KIND[top], top, share, 100.0 * share)
+        return text
     top_kinds = ", ".join(f"{b} {100.0 * v / total:.0f}%" for b, v in ranked[:3])
     return _render(templates["feedback.synthesis.mixed"], {"top_kinds": top_kinds})
 
@@ -413,7 +561,6 @@ def _failure(alignment: Alignment) -> tuple[str, str] | None:
     return (p.path or "/", p.message)
 
 
-@deep_entry
 def feedback(
     alignment: Alignment,
     *,
@@ -431,6 +578,29 @@ def feedback(
     include_metadata: bool = False,
 ) -> FeedbackResult:
     """Feedback of ``alignment`` (see :meth:`Alignment.feedback`)."""
+    return feedback_at(
+        alignment, top_k, min_delta, style, templates, referential, include_synthesis_line, granularity, rank_by,
+        dominant_fraction_threshold, include_pairing_ambiguous, ambiguity_threshold, include_metadata,
+    )  # fmt: skip
+
+
+@deep_entry
+def feedback_at(
+    alignment: Alignment,
+    top_k: int | None,
+    min_delta: float,
+    style: str,
+    templates: Any,
+    referential: str,
+    include_synthesis_line: bool,
+    granularity: str,
+    rank_by: str,
+    dominant_fraction_threshold: float,
+    include_pairing_ambiguous: bool,
+    ambiguity_threshold: float,
+    include_metadata: bool,
+) -> FeedbackResult:
+    """Feedback of ``alignment`` (see :meth:`Alignment.feedback`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
     if style not in STYLES:
         raise SchemaError(f"style must be one of {STYLES}, got {style!r}")
@@ -438,15 +608,14 @@ def feedback(
         raise SchemaError(f"referential must be one of {REFERENTIAL}, got {referential!r}")
     if isinstance(dominant_fraction_threshold, bool) or not isinstance(dominant_fraction_threshold, (int, float)):
         raise SchemaError(f"dominant_fraction_threshold must be a number, got {dominant_fraction_threshold!r}")
-    tpl = _STYLE_TEMPLATES.get(style) if templates is None else None
-    if tpl is None:
-        tpl = resolve_templates(DEFAULT_FEEDBACK_TEMPLATES, COMPACT_FEEDBACK_TEMPLATES if style == "compact" else None, templates)
+    st = _STYLES.get(style) if templates is None else None
+    if st is None:
+        st = _Style(resolve_templates(DEFAULT_FEEDBACK_TEMPLATES, COMPACT_FEEDBACK_TEMPLATES if style == "compact" else None, templates))
         if templates is None:
-            _STYLE_TEMPLATES[style] = tpl  # (read only below: the same dict serves every call of this style)
+            _STYLES[style] = st  # (read only below: the same templates serve every call of this style)
+    tpl = st.tpl
     textual = style != "json"
     score = alignment.score
-    deficit = 1.0 - score
-    sfields = {"score": score, "score_pct": 100.0 * score, "deficit": deficit, "deficit_pct": 100.0 * deficit}
 
     failure = _failure(alignment)
     if failure is not None:
@@ -460,33 +629,42 @@ def feedback(
     if include_metadata:
         for o in ops:
             breakdown[o.kind] = breakdown.get(o.kind, 0.0) + o.delta
-    n_selected = sum(len(u) for u in chosen)
-    truncated = n_selected < n_total_ops
 
-    # whether a kind's template shows a line (the same for every call of a style without user templates)
-    shown = _STYLE_SHOWN.setdefault(style, {}) if templates is None else {}
+    shown = st.shown  # whether a kind's template shows a line (memoised per kind)
 
     def visible(op: Repair) -> bool:
-        v = shown.get(op.kind)
+        kind = op.kind
+        v = shown.get(kind)
         if v is None:
-            v = shown[op.kind] = bool(tpl[f"feedback.op.{op.kind}"].strip())
+            v = st.shows(kind)
         # an identifier rewrite worth nothing only relabels, and a reference rewrite worth nothing follows an
         # identifier's rewrite: not fixes to show
-        return v and not (op.delta <= 0.0 and op.kind in _FOLLOWERS)
+        return v and not (op.delta <= 0.0 and kind in _FOLLOWERS)
 
     sem = _Semantic(alignment) if referential == "semantic" else None
-    tables = _table_leaves(alignment, chosen) if textual else {}
-    defaults = _Defaults(alignment) if textual else None
-    entries: list[FeedbackEntry] = []
+    aligner = alignment.aligner
+    tables = _table_leaves(alignment, chosen) if textual and (aligner is None or aligner.plan.tables) else {}
+    defaults = None  # (_Defaults, made for the first missing key)
+    renderers = st.lines if COMPILE_LINES else {}
+    entries = _Rows()
     lines: list[str] = []
     selected_ops: list[Repair] = []
     n = 0
     for unit in chosen:
-        shows = visible(unit[0]) if len(unit) == 1 else any(visible(o) for o in unit)
+        if len(unit) == 1:  # (visible(), inline)
+            o = unit[0]
+            kind = o.kind
+            shows = shown.get(kind)
+            if shows is None:
+                shows = st.shows(kind)
+            shows = shows and not (o.delta <= 0.0 and kind in _FOLLOWERS)
+            partner = None
+        else:
+            shows = any([visible(o) for o in unit])
+            partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"}  # (a rename's halves)
         rank_no = n + 1 if shows else None
         if shows:
             n += 1
-        partner = {o.pair_id: o for o in unit if o.kind == "key_rename_remove"} if len(unit) > 1 else None  # (a rename's halves)
         for o in unit:
             selected_ops.append(o)
             kind = o.kind
@@ -498,50 +676,58 @@ def feedback(
                     text = sem.line(o, tpl, fields) or _render(tpl[f"feedback.op.{kind}"], fields)
                 elif tables and o.gold_path in tables and kind in _TABLE_OPS:
                     text = _render(tpl[f"feedback.op.{kind}.table"], {**_fields(o, rank_no, mate), "similarity": tables[o.gold_path]})
-                elif kind == "key_add" and defaults is not None and defaults.is_default(o):
+                elif kind == "key_add" and (defaults or (defaults := _Defaults(alignment))).is_default(o):
                     text = _render(tpl["feedback.op.key_add.default"], _fields(o, rank_no, mate))
                 elif kind == "id_fix" and o.delta > 0.0 and o.pred is not None and kind_of(o.pred) != kind_of(o.value):
                     text = _render(tpl["feedback.op.id_fix.type"], {**_fields(o, rank_no, mate), "expected_type": kind_of(o.value)})
-                elif visible(o):  # the usual line: its template parsed once (only the placeholders it reads are made)
-                    template = tpl[f"feedback.op.{kind}"]
-                    text = (_LINES.get(template) or _line(template))(o, rank_no, mate)
+                elif shows if partner is None else visible(o):  # the usual line: its template parsed once
+                    fmt, names = renderers.get(kind) or st.line(kind)
+                    text = fmt.format(*_values(o, rank_no, mate, names)) if fmt is not None else names(o, rank_no, mate)
                 if text:
                     lines.append(text)
-            entries.append(
-                _Entry(rank_no, kind, o.op, o.path, o.delta, 100.0 * o.delta, o.gold, o.pred, o.value, text, o.pair_id, o.confidence)
-            )
+            entries.append((rank_no, o, text))
+    truncated = len(selected_ops) < n_total_ops
     diag = diagnostics(alignment, ambiguity_threshold) if include_pairing_ambiguous else []
     for d in diag:
         fields = _fields(d, None, None)
         text = _render(tpl["feedback.op.pairing_ambiguous"], fields) if textual else ""
-        entries.append(FeedbackEntry(None, d.kind, d.op, d.path, 0.0, 0.0, None, None, None, text, "", d.confidence))
+        entries.append((FeedbackEntry(None, d.kind, d.op, d.path, 0.0, 0.0, None, None, None, text, "", d.confidence), None, None))
 
     if not textual:
-        return FeedbackResult(score, "", tuple(entries), style, truncated, n_total_ops, breakdown)
+        return FeedbackResult(score, "", entries, style, truncated, n_total_ops, breakdown)
+    deficit = 1.0 - score
     if not lines:
+        sfields = {"score": score, "score_pct": 100.0 * score, "deficit": deficit, "deficit_pct": 100.0 * deficit}
         text = _render(tpl["feedback.intro.perfect"] if score >= 1.0 else tpl["feedback.empty"], sfields)
     else:
         every = True  # whether every operation has a line
         for o in ops:
-            if not visible(o):
+            kind = o.kind
+            v = shown.get(kind)
+            if not (v or (v is None and st.shows(kind))) or (o.delta <= 0.0 and kind in _FOLLOWERS):
                 every = False
                 break
         if every:
             n_total = count_units(ops)
         else:
             n_total = sum(1 for u in units(ops) if any(visible(o) for o in u))
-        intro = _render(tpl["feedback.intro.imperfect"], {**sfields, "n_shown": n, "n_total": n_total})
+        if st.intro is not None:
+            intro = st.intro.format(score, 100.0 * score, deficit, 100.0 * deficit, n, n_total)
+        else:
+            intro = _render_at(tpl["feedback.intro.imperfect"], _INTRO, score, 100.0 * score, deficit, 100.0 * deficit, n, n_total)
         text = intro + "\n".join(lines)
         if include_synthesis_line:
             syn = _synthesis(selected_ops, tpl, float(dominant_fraction_threshold))
             if syn:
                 text += "\n" + syn
-    diag_lines = [e.text for e in entries if e.op_kind == "pairing_ambiguous" and e.text] if diag else None
+    diag_lines = [e.text for e, _, _ in entries[len(entries) - len(diag) :] if e.text] if diag else None
     if diag_lines:
         head = _render(tpl["feedback.diagnostics.intro"], {})
         text += ("\n" + head if head else "") + "\n" + "\n".join(diag_lines)
-    text += _invalid_lines(alignment, tpl) + _read_lines(alignment, tpl)
-    return FeedbackResult(score, text, tuple(entries), style, truncated, n_total_ops, breakdown)
+    if alignment.validation_errors:
+        text += _invalid_lines(alignment, tpl)
+    text += _read_lines(alignment, tpl)
+    return FeedbackResult(score, text, entries, style, truncated, n_total_ops, breakdown)
 
 
 def _invalid_lines(alignment: Alignment, tpl: dict) -> str:

@@ -20,6 +20,7 @@ append, for order-agnostic lists). :func:`apply_patch` applies such a patch
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -269,13 +270,32 @@ def patch_order(ops: list) -> list:
     def key(tokens: tuple) -> list:
         return [(0, t, "") if t.__class__ is int else memo.get(t) or memo.setdefault(t, _tok_key(t)) for t in tokens]
 
-    replaces = [o for o in ops if o.op == "replace"]
-    removes = [o for o in ops if o.op == "remove"]
-    adds = [o for o in ops if o.op == "add"]
+    replaces: list = []
+    removes: list = []
+    adds: list = []
+    dash = False  # whether a "-" token (an order-agnostic addition's, or a key "-") is among the ones sorted on
+    for o in ops:
+        kind = o.op
+        if kind == "replace":
+            replaces.append(o)
+            dash = dash or "-" in o._orig
+        elif kind == "remove":
+            removes.append(o)
+            dash = dash or "-" in o._orig
+        elif kind == "add":
+            adds.append(o)
+            dash = dash or "-" in o._final
     try:
         # the tokens themselves as the key: the same order as :func:`_tok_key`'s wherever two tokens compared
         # are both ints or both strings other than "-" ("-" becomes +inf, after every index); a comparison of an
         # int with a string (or a key "-" with another key) raises, and the general key decides instead
+        if not dash:
+            out = sorted(replaces, key=_ORIG)
+            if removes:
+                out += sorted(removes, key=_ORIG, reverse=True)
+            if adds:
+                out += sorted(adds, key=_FINAL)
+            return out
         return (
             sorted(replaces, key=lambda o: _raw_key(o._orig))
             + sorted(removes, key=lambda o: _raw_key(o._orig), reverse=True)
@@ -290,6 +310,8 @@ def patch_order(ops: list) -> list:
 
 
 _INF = float("inf")
+_ORIG = operator.attrgetter("_orig")
+_FINAL = operator.attrgetter("_final")
 
 
 def _raw_key(tokens: tuple) -> tuple:

@@ -18,6 +18,7 @@ Leaf repair deltas add up to ``1 - score``.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any
@@ -177,6 +178,16 @@ def _check_number(name: str, v: Any) -> None:
 
 def check_options(granularity: str, min_delta: float, top_k: Any, rank_by: str, ambiguity_threshold: float = 0.3) -> None:
     """Validate the options shared by :meth:`Alignment.repairs` and :meth:`Alignment.feedback`."""
+    if (
+        min_delta.__class__ is float
+        and min_delta >= 0.0
+        and ambiguity_threshold.__class__ is float
+        and ambiguity_threshold >= 0.0
+        and (top_k is None or (top_k.__class__ is int and top_k >= 0))
+        and granularity in _GRANULARITIES
+        and rank_by in RANK_BY
+    ):
+        return  # (the usual options, as every call of a loop passes them: nothing to say)
     if granularity not in _GRANULARITIES:
         raise SchemaError(f"granularity must be one of {_GRANULARITIES}, got {granularity!r}")
     _check_number("min_delta", min_delta)
@@ -204,6 +215,10 @@ def _arr_shape(node: Match) -> tuple[int, bool]:
             return len(b.prefix), b.align
     return 0, False  # pragma: no cover - a combined node always has such a handler
 
+
+#: repairs of unbuilt objects and lists of plain leaves read off the engine's rows (``False``: off the built tree, the
+#: general way; the reference the tests compare them with)
+PLAIN_ROWS = True
 
 #: leaf kinds whose node, scoring 1, holds nothing to repair
 _PLAIN_LEAVES = frozenset({"string", "number", "boolean", "null", "ref", "mismatch"})
@@ -237,6 +252,8 @@ assert _Raw.__slots__ == tuple(f.name for f in fields(Repair))
 
 
 class _Builder:
+    __slots__ = ("alignment", "confs", "granularity", "has_reorder", "ids", "keep", "later", "ops", "pairs", "plains", "root")
+
     def __init__(self, alignment: Alignment, root: Match, confs: dict[int, float], granularity: str, later: bool = False) -> None:
         self.alignment = alignment
         # later: the repairs of plain lists' fields are left as (delta, kind, arguments of _plain_op) to be made on demand
@@ -311,12 +328,13 @@ class _Builder:
         elif kind == "null":
             op_kind, value = "null_value_replace", self.tr(node)
         elif kind in ("string", "number", "boolean", "mismatch"):
-            op_kind, value = ("primitive_replace_reorder" if in_reorder else "primitive_replace"), self.tr(node)
+            op_kind, value = ("primitive_replace_reorder" if in_reorder else "primitive_replace"), self.ids.translate(node.pos, node.gold)
         else:  # pragma: no cover - missing/excess/absent are handled as rows
             return
+        confs = self.confs  # (conf(), inline)
         self.ops.append(
             _Raw("replace", opath, op_kind, delta, value, node.gold, node.pred, node.gold_path, node.pred_path, list_path, "",
-                 self.conf(node), orig, final)
+                 confs.get(id(node), node.confidence) if confs else node.confidence, orig, final)
         )  # fmt: skip
 
     # -- containers -------------------------------------------------------------
@@ -325,7 +343,7 @@ class _Builder:
             return on_fresh_thread(self.visit, node, c, orig, final, opath, in_reorder, list_path)
         if node.__class__ is LazyMatch:
             build = node._build
-            if build is not None and not self.confs:
+            if build is not None and not self.confs and PLAIN_ROWS:
                 if build[0] is _leaf_rows and self.plain(node, c, orig, final, opath, build[1]):
                     return  # its repairs read off the values the rows would be built from (the rows stay unbuilt)
                 if build[0] is _rows_tuple and build[1][0] is _list_rows and self.plain_list(node, c, orig, final, opath, build[1][1]):
@@ -343,30 +361,32 @@ class _Builder:
             self.array(node, c, orig, final, opath)
 
     def plain_fields(self, plain: tuple) -> tuple:
-        """What :meth:`plain` reads of a block's plain rows, and the block's objects with a field scoring below 1
-        (each with those fields and their scores; ``((), ...)``: a key paired with another key, the general way).
-        Once per block: its objects share it."""
+        """What :meth:`plain` reads of a block's plain rows: the rows themselves (``_engine._leaf_rows``' layout:
+        gold key, candidate key, weight, key score, key weight, value position, leaf kind, gold token, candidate
+        token, gold column, candidate column, score column), and the block's objects with a field scoring below 1
+        (each with those rows and their scores, in field order; ``((), ...)``: a key paired with another key, the
+        general way). Once per block: its objects share it."""
         hit = self.plains.get(id(plain))
         if hit is None:
-            if any(row[0] != row[1] for row in plain):
-                hit = ((), {})
-            else:
-                # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
-                # patch path takes, "/" + _escape(key))
-                fields = tuple([(pk, ptok, wt, vpos, gtok, ptok, gcol, pcol, vcol)
-                                for _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, vcol in plain])  # fmt: skip
-                bad: dict[int, list] = {}  # object -> (field, its score) of each field scoring below 1, in field order
-                for f in fields:
-                    vcol = f[8]
-                    if not vcol or min(vcol) >= 1.0:
-                        continue  # (the usual field: every object's value scores 1)
-                    for u in [u for u, s in enumerate(vcol) if s < 1.0]:
+            # (a plain row's key is a string: its candidate token, the engine's "/" + escaped key, is the token a
+            # patch path takes, "/" + _escape(key))
+            bad: dict[int, list] = {}  # object -> (row, its score) of each field scoring below 1, in field order
+            for row in plain:
+                if row[0] != row[1]:
+                    hit = ((), {})
+                    break
+                vcol = row[11]
+                if not vcol or min(vcol) >= 1.0:
+                    continue  # (the usual field: every object's value scores 1)
+                for u, s in enumerate(vcol):
+                    if s < 1.0:
                         b = bad.get(u)
                         if b is None:
-                            bad[u] = [(f, vcol[u])]
+                            bad[u] = [(row, s)]
                         else:
-                            b.append((f, vcol[u]))
-                hit = (fields, bad)
+                            b.append((row, s))
+            else:
+                hit = (plain, bad) if plain else ((), {})
             self.plains[id(plain)] = hit
             self.keep.append(plain)  # alive while its id is a key
         return hit
@@ -383,13 +403,10 @@ class _Builder:
             self.subtree(node, c, orig, final, opath)
         if u not in imperfect:
             return True
-        for pk, tok, wt, vpos, gtok, ptok, gcol, pcol, vcol in fields:
-            s = vcol[u]
-            if s >= 1.0:
-                continue
+        for (_gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol), s in imperfect[u]:
             gold = gcol[li]
             self.ops.append(
-                _Raw("replace", opath + tok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
+                _Raw("replace", opath + ptok, "primitive_replace", (c * wt) * (1.0 - s), self.ids.translate(vpos, gold), gold,
                      pcol[lj], gptr + gtok, pptr + ptok, None, "", 1.0, (*orig, pk), (*final, pk))
             )  # fmt: skip
         return True
@@ -404,6 +421,7 @@ class _Builder:
         if L or kind not in ("reorder", "fixed") or self.granularity == "all":
             return False
         info: list = []
+        cells: list | None = None  # one block of every pair, in pair order: its columns with a cell below 1
         if nodes is not None:
             if nodes[0] is not _kept_nodes:
                 return False
@@ -411,16 +429,24 @@ class _Builder:
             blocks = taken[1]
             if blocks is None:
                 return False
-            info = [None] * len(pairs)
-            for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+            if len(blocks) == 1 and blocks[0][0] == range(len(pairs)):  # (the usual list: objects of one shape)
+                _ts, _spec, _cols, _gvals, _pvals, bli, blj, later = blocks[0]
                 if later is None or later[0] is not _leaf_rows:
                     return False
-                fields, imperfect = self.plain_fields(later[1])
-                if not fields:
+                cells = _imperfect(later[1])
+                if cells is None:
                     return False
-                for u, t in enumerate(ts):
-                    bad = imperfect.get(u)
-                    info[t] = (bad, li[u], lj[u]) if bad is not None else None  # None: nothing to repair
+            else:
+                info = [None] * len(pairs)
+                for ts, _spec, _cols, _gvals, _pvals, li, lj, later in blocks:
+                    if later is None or later[0] is not _leaf_rows:
+                        return False
+                    bcells = _imperfect(later[1])
+                    if bcells is None:
+                        return False
+                    if bcells:
+                        for u, t in enumerate(ts):
+                            info[t] = (bcells, u, li[u], lj[u])  # (None: nothing to repair)
         elif any(rk == PAIR for rk, _, _ in plan):
             return False  # pragma: no cover - a lazy list with pairs always has their nodes
         reorder = kind == "reorder"
@@ -441,32 +467,52 @@ class _Builder:
                     add_at[t] = cnt
                     cnt += 1
         lpath = opath
-        cconf = self.conf(node)
+        cconf = node.confidence  # (conf(): plain rows are read only without confidences)
         ops = self.ops
         # plain leaves are immutable values without identifiers: translating one gives it back
         translate = self.ids.translate if self.ids.active else None
         later = self.later
         ca = c * alpha
+        # a field's candidate path is its path (pptr is opath but for a list in a renamed key), and its tokens after
+        # the patch are its tokens where neither the list's nor the item's position moves: the same strings and tuples
+        same_path = pptr == opath
+        same_tokens = orig == final
         k = 0
         for t, (rk, i, j) in enumerate(plan):
             if rk == PAIR:
-                pair = info[k]
-                k += 1
-                if pair is None:
-                    continue
-                bad, li, lj = pair
-                fj = final_of[j]
-                for (pk, tok, wt, vpos, gtok, ptok, gcol, pcol, _vcol), s in bad:
+                if cells is not None:
+                    u = k
+                    k += 1
+                    if not cells:
+                        continue
+                    bcells, li, lj = cells, bli[u], blj[u]
+                else:
+                    pair = info[k]
+                    k += 1
+                    if pair is None:
+                        continue
+                    bcells, u, li, lj = pair
+                fj = -1
+                for row, vcol in bcells:
+                    s = vcol[u]
+                    if not s < 1.0:
+                        continue
+                    if fj < 0:
+                        fj = final_of[j]
+                        moved = not same_tokens or fj != j
+                    _gk, pk, wt, _ks, _kw, vpos, _leaf, gtok, ptok, gcol, pcol, _vcol = row
                     gold = gcol[li]
                     delta = (ca * wt) * (1.0 - s)
                     value = gold if translate is None else translate(vpos, gold)
                     if later:
-                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, tok, gtok, ptok, value, gold, pcol[lj], gptr,
+                        ops.append((delta, "primitive_replace", (delta, opath, i, j, fj, pk, ptok, gtok, ptok, value, gold, pcol[lj], gptr,
                                                                  pptr, orig, final)))  # fmt: skip
                     else:  # (what _plain_op makes of those arguments)
-                        ops.append(_Raw("replace", f"{opath}/{j}{tok}", "primitive_replace", delta, value, gold, pcol[lj],
-                                        f"{gptr}/{i}{gtok}", f"{pptr}/{j}{ptok}", None, "", 1.0, (*orig, j, pk),
-                                        (*final, fj, pk)))  # fmt: skip
+                        path = f"{opath}/{j}{ptok}"
+                        tokens = (*orig, j, pk)
+                        ops.append(_Raw("replace", path, "primitive_replace", delta, value, gold, pcol[lj], f"{gptr}/{i}{gtok}",
+                                        path if same_path else f"{pptr}/{j}{ptok}", None, "", 1.0, tokens,
+                                        (*final, fj, pk) if moved else tokens))  # fmt: skip
             elif rk == MISSING:
                 if reorder:
                     if not wm > 0.0:
@@ -494,15 +540,18 @@ class _Builder:
         )  # fmt: skip
 
     def object(self, node: Match, c: float, orig: tuple, final: tuple, opath: str) -> None:
-        cconf = self.conf(node)
+        confs = self.confs
+        cconf = confs.get(id(node), node.confidence) if confs else node.confidence  # (conf(), inline)
         ops = self.ops
         for r in node.children:
             v = r.node
             if r.kind == "pair":
                 pk = r.pred_key
                 if r.gold_key == pk:
-                    if v.score >= 1.0 and v.kind in _PLAIN_LEAVES:
-                        continue  # a perfect leaf: nothing to repair (what leaf() would decide)
+                    if v.kind in _PLAIN_LEAVES and v.__class__ is not LazyMatch:
+                        if v.score < 1.0:  # (a perfect leaf: nothing to repair, what leaf() would decide)
+                            self.leaf(v, c * r.weight, (*orig, pk), (*final, pk), opath + "/" + _escape(pk), False, None)
+                        continue  # (what visit() does with a leaf)
                     self.visit(v, c * r.weight, (*orig, pk), (*final, pk), opath + "/" + _escape(pk), False, None)
                     continue
                 gk = r.gold_key
@@ -604,6 +653,22 @@ class _Builder:
                                 lpath, "", cconf, (*orig, j), (*final, j)))  # fmt: skip
 
 
+def _imperfect(rows: tuple) -> list | None:
+    """The columns of a block's plain rows (``_engine._leaf_rows``' layout, see :meth:`_Builder.plain_fields`) with a
+    cell below 1, each as ``(row, its score column)`` in field order; ``None``: no rows, or a row pairs a key with
+    another key (the general way)."""
+    if not rows:
+        return None
+    out = []
+    for row in rows:
+        if row[0] != row[1]:
+            return None
+        vcol = row[11]
+        if vcol and not min(vcol) >= 1.0:
+            out.append((row, vcol))
+    return out
+
+
 def _plain_op(
     delta: float, opath: str, i: int, j: int, fj: int, pk: str, tok: str, gtok: str, ptok: str, value: Any, gold: Any, pred: Any,
     gptr: str, pptr: str, orig: tuple, final: tuple,
@@ -649,16 +714,22 @@ def build_ops(alignment: Alignment, granularity: str = "leaf") -> tuple[list[Rep
     Computed once per alignment and granularity (``repairs()``, ``feedback()`` and
     ``to_json_patch()`` share it); each call gets its own list.
     """
+    hit = _ops_of(alignment, granularity)
+    return list(hit[0]), hit[1]
+
+
+def _ops_of(alignment: Alignment, granularity: str) -> tuple[tuple[Repair, ...], tuple[str, ...], bool]:
+    """:func:`build_ops`' shared entry, not copied: ``(operations, notes, whether a key rename is among them)``."""
     cache = getattr(alignment, "_extra", None)
     hit = cache.get(("ops", granularity)) if cache is not None else None
     if hit is None:
         hit = _build_ops(alignment, granularity)
         if cache is not None:
             cache["ops", granularity] = hit
-    return list(hit[0]), hit[1]
+    return hit
 
 
-def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
+def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> tuple[tuple[Repair, ...], tuple[str, ...], bool]:
     root, confs = confidence_map(alignment)
     b = _Builder(alignment, root, confs, granularity, later)
     if granularity == "subtree" and root.kind in CONTAINER_KINDS:
@@ -676,7 +747,7 @@ def _build_ops(alignment: Alignment, granularity: str, later: bool = False) -> t
             "identifiers and references are written in the candidate's identifier space "
             "(the bijection's ids; unmatched records keep their gold id unless the candidate uses it)"
         )
-    return tuple(b.ops), tuple(notes)
+    return tuple(b.ops), tuple(notes), b.pairs > 0  # (the two halves of a key rename are the only operations with a pair_id)
 
 
 def diagnostics(alignment: Alignment, threshold: float) -> list[Repair]:
@@ -759,6 +830,15 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
     kind and original position (the stable sort's tie-break).
     """
     # descending deltas, equal ones in their original order (a reverse sort is stable too): the order of -delta
+    ranked = sorted(ops, key=_DELTA, reverse=True)
+    prev = None
+    for o in ranked:
+        d = o.delta
+        if prev is not None and (d == prev or abs(prev - d) <= 2e-12):
+            break  # neighbours that may tie: ordered below
+        prev = d
+    else:
+        return ranked  # (no two deltas close enough to round alike: the usual case)
     order = sorted(range(len(ops)), key=[o.delta for o in ops].__getitem__, reverse=True)
     out: list[Repair] = []
     n = len(order)
@@ -787,6 +867,7 @@ def _rank_by_delta(ops: list[Repair], path_key: Any) -> list[Repair]:
 
 
 _INF = float("inf")
+_DELTA = operator.attrgetter("delta")
 
 
 def _sort_tied(ops: list[Repair], idx: list[int], path_key: Any) -> list[int]:
@@ -822,14 +903,20 @@ def _sort_tied(ops: list[Repair], idx: list[int], path_key: Any) -> list[int]:
 def ranked_ops(alignment: Alignment, granularity: str, rank_by: str) -> tuple[list[Repair], tuple[str, ...]]:
     """:func:`build_ops` ranked by ``rank_by`` (computed once per alignment, granularity and ranking; each call
     gets its own list)."""
+    hit = _ranked_of(alignment, granularity, rank_by)
+    return list(hit[0]), hit[1]
+
+
+def _ranked_of(alignment: Alignment, granularity: str, rank_by: str) -> tuple[tuple[Repair, ...], tuple[str, ...]]:
+    """:func:`ranked_ops`' shared entry, not copied."""
     cache = getattr(alignment, "_extra", None)
     hit = cache.get(("ranked", granularity, rank_by)) if cache is not None else None
     if hit is None:
-        ops, notes = build_ops(alignment, granularity)
+        ops, notes, _ = _ops_of(alignment, granularity)
         hit = (tuple(rank(ops, rank_by)), notes)
         if cache is not None:
             cache["ranked", granularity, rank_by] = hit
-    return list(hit[0]), hit[1]
+    return hit
 
 
 def top_ranked(ops: list[Repair], k: int) -> list[Repair]:
@@ -889,16 +976,21 @@ def top_and_kinds(alignment: Alignment, top_k: int | None) -> tuple[list[Repair]
 
 def first_fixes(
     alignment: Alignment, granularity: str, rank_by: str, min_delta: float, top_k: int | None, every_ranked: bool = False
-) -> tuple[list[list[Repair]], list[Repair], tuple[str, ...]]:
+) -> tuple[list[list[Repair]], tuple[Repair, ...], tuple[str, ...]]:
     """``(the first top_k fixes, every operation, notes)``: the fixes as ``units(filter_min_delta(ranked, min_delta),
-    top_k)`` gives them. Ranked by delta, with no rename pair (each fix one operation) and ``every_ranked`` false,
-    only the operations that can be among the first ``top_k`` are ranked (:func:`top_ranked`) and every operation
-    comes unranked; otherwise every operation comes ranked."""
+    top_k)`` gives them. Ranked by delta, with no rename pair (each fix one operation), fewer than all operations
+    asked for and ``every_ranked`` false, only the operations that can be among the first ``top_k`` are ranked
+    (:func:`top_ranked`) and every operation comes unranked, unless the alignment's operations are ranked already;
+    otherwise every operation comes ranked (and the ranking is kept for the alignment's other explanations)."""
     if not every_ranked and rank_by == "score_delta" and top_k is not None and min_delta <= 0.0:
-        ops, notes = build_ops(alignment, granularity)
-        if not any(o.pair_id for o in ops):
-            return [[o] for o in top_ranked(ops, top_k)], ops, notes
-    ops, notes = ranked_ops(alignment, granularity, rank_by)
+        cache = getattr(alignment, "_extra", None)
+        if cache is None or ("ranked", granularity, rank_by) not in cache:
+            ops, notes, paired = _ops_of(alignment, granularity)
+            if not paired and top_k < len(ops):
+                return [[o] for o in top_ranked(ops, top_k)], ops, notes
+    ops, notes = _ranked_of(alignment, granularity, rank_by)
+    if min_delta <= 0.0 and top_k is not None and not _ops_of(alignment, granularity)[2]:
+        return [[o] for o in ops[:top_k]], ops, notes  # (no rename pair: each fix is one operation)
     return units(ops if min_delta <= 0.0 else filter_min_delta(ops, min_delta), top_k), ops, notes
 
 
@@ -950,24 +1042,25 @@ def repairs(
     """The ranked repairs of ``alignment`` (see :meth:`Alignment.repairs`)."""
     check_options(granularity, min_delta, top_k, rank_by, ambiguity_threshold)
     if top_k is None:
-        ops, notes = ranked_ops(alignment, granularity, rank_by)
-        ops = filter_min_delta(ops, min_delta)
+        ops, notes = _ranked_of(alignment, granularity, rank_by)  # (shared: read only)
+        if min_delta > 0.0:
+            ops = filter_min_delta(ops, min_delta)
     else:
         chosen, _, notes = first_fixes(alignment, granularity, rank_by, min_delta, top_k)
         ops = rank([o for g in chosen for o in g], rank_by)
     if granularity == "subtree":
-        total = sum(o.delta for o in ops)
+        total = sum([o.delta for o in ops])
     else:
-        total = sum(o.delta for o in ops if o.kind != "subtree_replace")
+        total = sum([o.delta for o in ops if o.kind != "subtree_replace"])
     if include_pairing_ambiguous:
-        ops = ops + diagnostics(alignment, ambiguity_threshold)
-    return RepairResult(alignment.score, tuple(ops), granularity, total, notes)
+        ops = (*ops, *diagnostics(alignment, ambiguity_threshold))
+    return RepairResult(alignment.score, ops if ops.__class__ is tuple else tuple(ops), granularity, total, notes)
 
 
 @deep_entry
 def json_patch(alignment: Alignment) -> list[dict]:
     """Every leaf repair as one RFC 6902 patch, ordered to apply in sequence (D7)."""
-    ops, _ = build_ops(alignment, "leaf")
+    ops = _ops_of(alignment, "leaf")[0]
     out = []
     for o in patch_order(ops):
         if o.op == "add":
