@@ -486,3 +486,23 @@ def test_the_spread_property_holds_spread_fields():
     _SPREADS.clear()
     test_spread_leaf_matrices_give_the_same_cells_rows_and_bounds()
     assert sum(1 for k in _SPREADS if k) >= 10
+
+
+def test_without_the_highs_bindings_the_dense_path_answers(sparse_everywhere, monkeypatch):
+    # scipy older than the declared-bounds' newest layout (before 1.15 there is no scipy.optimize._highspy): the
+    # solver cannot be loaded, every large relation list falls back to the dense assignment, the same score
+    import graph_scaling
+
+    schema, gold, pred = graph_scaling.pair(40, 0.1)
+    with_flow = Aligner(schema).score(gold, pred)
+    assert _flow.FLOW_STATS["solved"] > 0
+
+    def missing():
+        raise ImportError("No module named 'scipy.optimize._highspy'")
+
+    monkeypatch.setattr(_flow, "highs", missing)
+    fallbacks = _flow.FLOW_STATS["fallback"]
+    assert Aligner(schema).score(gold, pred) == with_flow
+    assert _flow.FLOW_STATS["fallback"] > fallbacks
+    monkeypatch.setattr(_objective, "FLOW_CELLS", 10**18)
+    assert Aligner(schema).score(gold, pred) == with_flow
