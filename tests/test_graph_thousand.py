@@ -18,29 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referential_graphs import AMR, RICH, amr, damage_ids, edit_amr, edit_rich, relabel, rich
+from test_graph_tiny import FEW, _searches, _summary
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._graph import search as _search
 
-FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-
-
-def _summary(r) -> tuple:
-    c = r.certificate
-    return (r.score, r.mappings, (c.score, c.bound, c.optimal), [str(o) for o in r.repairs()], str(r.feedback()), r.patched())
-
-
-def _searches(monkeypatch: pytest.MonkeyPatch) -> list:
-    """Every Search the aligner runs, with what it spent and found: (evaluations, work, value, mappings)."""
-    spent: list = []
-    run = _search.Search.run
-
-    def recorded(self, *args, **kwargs):
-        run(self, *args, **kwargs)
-        spent.append((self.evals, self.obj.work, self.obj.value, {s: dict(self.ctx.mappings[s]) for s in self.scopes}))
-
-    monkeypatch.setattr(_search.Search, "run", recorded)
-    return spent
+# (FEW, _summary, _searches: the helpers of test_graph_tiny.py, whose knobs these tests compare the same way)
 
 
 def _relaxed_bounds(monkeypatch: pytest.MonkeyPatch) -> list:

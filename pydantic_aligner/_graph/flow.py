@@ -273,17 +273,8 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
     c_list = [jj[take]]
     gq = _queues(cg, gi[x[o1:o2] > 0], A)
     pq = _queues(cp, pj[x[o3:nv] > 0], B)
-    gpos = [0] * A
-    ppos = [0] * B
-    for a, b, f in zip(ha.tolist(), hb.tolist(), x[o2:o3].tolist()):
-        if f <= 0:
-            continue
-        if gpos[a] + f > len(gq[a]) or ppos[b] + f > len(pq[b]):
-            return None
-        r_list.append(gq[a][gpos[a] : gpos[a] + f])
-        c_list.append(pq[b][ppos[b] : ppos[b] + f])
-        gpos[a] += f
-        ppos[b] += f
+    if not _hand_out(ha, hb, x[o2:o3], gq, pq, r_list, c_list):
+        return None
     r = np.concatenate(r_list)
     c = np.concatenate(c_list)
     if len(np.unique(r)) != len(r) or len(np.unique(c)) != len(c):
@@ -293,6 +284,23 @@ def _network(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, ii: np.ndarray, jj:
 
 
 _EMPTY = np.zeros(0, dtype=np.int64)
+
+
+def _hand_out(ha: np.ndarray, hb: np.ndarray, flows: np.ndarray, gq: list, pq: list, r_list: list, c_list: list) -> bool:
+    """Each hub arc's flow ``flows[k]`` (from gold class ``ha[k]`` to candidate class ``hb[k]``) handed to its classes'
+    routed items ``gq``/``pq`` in index order, appended to ``r_list``/``c_list``; ``False``: a flow exceeds a class's items."""
+    gpos = [0] * len(gq)
+    ppos = [0] * len(pq)
+    for a, b, f in zip(ha.tolist(), hb.tolist(), flows.tolist()):
+        if f <= 0:
+            continue
+        if gpos[a] + f > len(gq[a]) or ppos[b] + f > len(pq[b]):
+            return False
+        r_list.append(gq[a][gpos[a] : gpos[a] + f])
+        c_list.append(pq[b][ppos[b] : ppos[b] + f])
+        gpos[a] += f
+        ppos[b] += f
+    return True
 
 
 def _transport(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, n: int, m: int) -> Any:
@@ -315,18 +323,9 @@ def _transport(cg: np.ndarray, cp: np.ndarray, Wb: np.ndarray, n: int, m: int) -
     x, duals = solved
     gq = _queues(cg, np.arange(n, dtype=np.int64), A)
     pq = _queues(cp, np.arange(m, dtype=np.int64), B)
-    gpos = [0] * A
-    ppos = [0] * B
     r_list, c_list = [_EMPTY], [_EMPTY]
-    for a, b, f in zip(ha.tolist(), hb.tolist(), x.tolist()):
-        if f <= 0:
-            continue
-        if gpos[a] + f > len(gq[a]) or ppos[b] + f > len(pq[b]):
-            return None
-        r_list.append(gq[a][gpos[a] : gpos[a] + f])
-        c_list.append(pq[b][ppos[b] : ppos[b] + f])
-        gpos[a] += f
-        ppos[b] += f
+    if not _hand_out(ha, hb, x, gq, pq, r_list, c_list):
+        return None
     dual = np.rint(-duals).astype(np.int64)
     return np.concatenate(r_list), np.concatenate(c_list), dual[:A][cg], dual[A:][cp]
 
