@@ -42,6 +42,18 @@ def sparse_everywhere(monkeypatch):
     _flow.FLOW_STATS.update(before)
 
 
+def _pair_of(which: str, rnd) -> tuple[dict, dict, dict]:
+    """(gold, candidate, the true mapping or {}) of a random AMR, rich or symmetric (``"SYM"``, 40 nodes) pair."""
+    if which == "SYM":
+        return _symmetric_pair(rnd, 40)
+    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+    return gold, pred, {}
+
+
+def _aligner_of(which: str) -> Aligner:
+    return aligner("RICH" if which == "RICH" else "AMR", "auto")
+
+
 def _forced(fn):
     """Run ``fn`` with the gate forced low (for hypothesis tests, which cannot take a function-scoped fixture)."""
     saved = (_objective.FLOW_CELLS, _flow.RESIDUAL)
@@ -217,12 +229,8 @@ def test_a_relation_lists_sparse_pairing_has_the_dense_optimum_and_score(rnd, wh
     # the sparse pairing's total of quantised weights is the dense one's, and the list's score within 1e-12 (records
     # with identifiers, as EVENTS' events, are paired by the bijection: no relation list)
     def run():
-        if which == "SYM":
-            gold, pred, truth = _symmetric_pair(rnd, 40)
-        else:
-            gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-            truth = {}
-        obj = _objective_under(aligner("RICH" if which == "RICH" else "AMR", "auto"), gold, pred, truth, rnd)
+        gold, pred, truth = _pair_of(which, rnd)
+        obj = _objective_under(_aligner_of(which), gold, pred, truth, rnd)
         for lst, (r, c), (dr, dc) in _pairings(obj):
             _check_matching(r, c, lst.n, lst.m)
             W = _dense_weights(lst.S)
@@ -247,12 +255,8 @@ def test_the_relation_list_property_takes_the_sparse_path(sparse_everywhere):
         taken = 0
         for seed in range(30):
             rnd = random.Random(seed)
-            if which == "SYM":
-                gold, pred, truth = _symmetric_pair(rnd, 40)
-            else:
-                gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-                truth = {}
-            taken += len(_pairings(_objective_under(aligner("RICH" if which == "RICH" else "AMR", "auto"), gold, pred, truth, rnd)))
+            gold, pred, truth = _pair_of(which, rnd)
+            taken += len(_pairings(_objective_under(_aligner_of(which), gold, pred, truth, rnd)))
         assert taken >= 5, which
 
 
@@ -386,12 +390,8 @@ def test_the_open_bound_from_classes_is_the_dense_one_within_its_slack(rnd, whic
     # every identifier open: the class path's bound is never below the dense one (it is an upper bound on it) and at
     # most its slack above (half a quantum per pair, twice, over n + m - K)
     def run():
-        if which == "SYM":
-            gold, pred, truth = _symmetric_pair(rnd, 40)
-        else:
-            gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-            truth = {}
-        obj = _objective_under(aligner("RICH" if which == "RICH" else "AMR", "auto"), gold, pred, truth, rnd)
+        gold, pred, truth = _pair_of(which, rnd)
+        obj = _objective_under(_aligner_of(which), gold, pred, truth, rnd)
         obj.relax = relax
         for sparse, dense in _open_bounds(obj):
             assert dense <= sparse <= dense + 2.5e-9
@@ -438,12 +438,8 @@ def test_spread_leaf_matrices_give_the_same_cells_rows_and_bounds(rnd, which):
     # assignment are bit for bit those of the whole leaf matrices (the pairing is the dense one in both runs here)
     from pydantic_aligner._graph import records as _records
 
-    if which == "SYM":
-        gold, pred, truth = _symmetric_pair(rnd, 40)
-    else:
-        gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
-        truth = {}
-    a = aligner("RICH" if which == "RICH" else "AMR", "auto")
+    gold, pred, truth = _pair_of(which, rnd)
+    a = _aligner_of(which)
     seed = rnd.randrange(10**6)
     saved = (_objective.FLOW_CELLS, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _flow.class_pairing)
     runs = []

@@ -382,6 +382,17 @@ def _key_rows(
     return out
 
 
+
+def _object_value(acc: float, tw: float, ksum: float, nrows: int, ki: float, vi: float) -> float:
+    """An object pair's score from its weighted value sum ``acc`` (total weight ``tw``) and key similarity sum ``ksum``
+    over ``nrows`` rows (SPEC 6): the one formula of :func:`_object` and :func:`_flat_object`, clipped to [0, 1]."""
+    values = acc / tw if tw > 0.0 else 1.0
+    if ki == 0.0:
+        s = vi * values / vi
+    else:
+        s = (ki * (ksum / nrows) + vi * values) / (ki + vi)
+    return 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+
 def _object(
     h: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: str | None, pptr: str | None, wscale: float = 1.0
 ) -> tuple[float, tuple]:
@@ -453,13 +464,8 @@ def _object(
                 acc += w * s
     if tw == _INF:  # the weights overflow the float range: redo the sums scaled by a power of two
         return _object(h, g, p, ctx, loc, gptr, pptr, weight_scale(h, [gk if gk is not None else pk for gk, pk, _ in rows]))
-    values = acc / tw if tw > 0.0 else 1.0
     ki, vi = h.ki, h.vi
-    if ki == 0.0:
-        s = vi * values / vi
-    else:
-        s = (ki * (ksum / len(rows)) + vi * values) / (ki + vi)
-    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    s = _object_value(acc, tw, ksum, len(rows), ki, vi)
     if not tree:
         return s, ()
     kbar = ki / (ki + vi)
@@ -547,13 +553,8 @@ def _flat_object(h: Any, plan: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: 
     acc = 0.0
     for r in order:
         acc += fields[r][2] * scores[r]
-    values = acc / tw if tw > 0.0 else 1.0
     ki, vi = h.ki, h.vi
-    if ki == 0.0:
-        s = vi * values / vi
-    else:
-        s = (ki * (ksum / len(fields)) + vi * values) / (ki + vi)
-    s = 0.0 if s < 0.0 else 1.0 if s > 1.0 else s
+    s = _object_value(acc, tw, ksum, len(fields), ki, vi)
     if not tree:
         return s, ()
     vbar = vi / (ki + vi)
