@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_vectorized import _outputs, _same_tree
+from test_vectorized import _eager, _outputs, _same_tree
 
 from pydantic_aligner import Aligner, LimitError
 from pydantic_aligner._engine import matrix as M
@@ -215,3 +215,83 @@ def test_objects_of_plain_leaves_score_and_align_as_the_general_path(data):
     _check(aligner, golds[-1], preds[-1])
     outer = Aligner({"type": "object", "properties": {"a": record, "b": {"type": "number"}}})
     _check(outer, {"a": golds[0], "b": 1}, {"a": preds[-1], "b": data.draw(NUMBERS)})
+
+
+# ---------------------------------------------------------------------------
+# a small list's kept pairs' nodes taken out of its matrices on first access (walk.LAZY_TAKE): the same trees
+# and explanations as taking them when the list is aligned, whichever reads the unbuilt rows first
+
+
+def _taken_now(fn, *args):
+    """``fn(*args)`` with the kept pairs' nodes taken out of the list's matrices when it is aligned."""
+    saved = E.LAZY_TAKE
+    E.LAZY_TAKE = False
+    try:
+        return fn(*args)
+    finally:
+        E.LAZY_TAKE = saved
+
+
+def _explained(r) -> tuple:
+    return (*_outputs(r), repr(r.field_stats()), repr(sorted((k, repr(c)) for k, c in r.field_counts().items())))
+
+
+def _check_lazy_take(aligner, gold, pred) -> None:
+    ref = _taken_now(aligner.align, gold, pred)
+    for first in ("tree", "explanations", "stats", "counts"):
+        r = aligner.align(gold, pred)
+        if first == "stats":
+            r.field_stats()
+        elif first == "counts":
+            r.field_counts()
+        elif first == "explanations":
+            assert _explained(r) == _explained(_taken_now(aligner.align, gold, pred))
+        assert repr(r.score) == repr(ref.score)
+        assert r.problems == ref.problems
+        _same_tree(r.root, ref.root)
+        assert _explained(r) == _explained(ref)
+
+
+@SETTINGS
+@given(st.data())
+def test_lists_taken_on_first_access_as_when_aligned(data):
+    schema, kinds = data.draw(flat_schemas())
+    golds = data.draw(flat_lists(kinds, 12))
+    preds = data.draw(st.one_of(flat_lists(kinds, 12), st.just([dict(x) for x in golds][::-1])))
+    gold = {"number": "INV-1", "vendor": "Acme", "items": golds}
+    pred = {"number": "INV-1", "vendor": data.draw(WORDS), "items": preds}
+    general = data.draw(st.booleans())  # the general path's blocks too (their specs made when the list is aligned)
+    run = _general if general else lambda fn, *a: fn(*a)
+    aligner = Aligner(schema)
+    run(_check_lazy_take, aligner, gold, pred)
+    r = run(aligner.align, gold, pred)
+    ref = run(_eager, aligner, gold, pred)  # (every subtree built now)
+    for item in golds + preds:  # the caller edits its documents afterwards: the tree built later is the same
+        for k in list(item):
+            item[k] = "changed"
+    del preds[:1]
+    _same_tree(r.root, ref.root)
+
+
+def test_invoice_lists_are_taken_on_first_access():
+    """The benchmark's invoice defers the take (the test above compares something), and a document edited after
+    aligning does not change the tree built later (the values were read when the list was aligned)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    from invoices import SCHEMA, invoice_pair
+
+    aligner = Aligner(SCHEMA)
+    for seed in range(6):
+        gold, pred = invoice_pair(5, seed=seed)
+        _check_lazy_take(aligner, gold, pred)
+        r = aligner.align(gold, pred)
+        items = next(row.node for row in r.root.children if row.gold_key == "items")
+        fn, args = items._build[1][1][1]  # (_rows_tuple, (_list_rows, (plan, nodes, ...)))
+        assert fn is E._taken_nodes and args[9] is None
+        ref = _eager(aligner, gold, pred)  # (every subtree built now)
+        for item in pred["items"] + gold["items"]:
+            item["description"], item["quantity"] = "changed", -1
+        pred["items"].pop()
+        _same_tree(r.root, ref.root)

@@ -1014,7 +1014,11 @@ def _tail(
         nodes = None  # (function, args): the kept pairs' nodes, in plan order, built from what the matrix kept
         lazy = not pairs_ij  # nothing to align: the rows can be built later
         if pairs_ij and single is None and REUSE:
-            if kept is not None:
+            if kept is not None and later is not None and pconf is None and _takes_later(kept, n * m, h.items):
+                # (what the kept pairs' nodes are built from is taken out of the matrices on first access too)
+                nodes = (_taken_nodes, [kept, h.items, cells, pairs_ij, gt, pt, L, gptr, pptr, None])
+                lazy = True
+            elif kept is not None:
                 taken = _take(kept, h.items, cells, pairs_ij)
                 if taken is not None:
                     nodes = (_kept_nodes, [taken, h.items, pairs_ij, gt, pt, L, g, p, ctx, loc, gptr, pptr])
@@ -1030,6 +1034,8 @@ def _tail(
                 args = nodes[1]
                 if nodes[0] is _kept_nodes:
                     args[3], args[4], args[8] = gt, pt, None  # no ctx: nothing is aligned
+                elif nodes[0] is _taken_nodes:
+                    args[4], args[5] = gt, pt
                 else:
                     args[2], args[3] = gt, pt
             later.append([_list_rows, (plan, nodes, alpha, wm, we, gt, pt, L, h.items, gptr, pptr)])
@@ -1092,9 +1098,53 @@ def _equal_leaves(pos: Pos, pairs: list, gt: list, pt: list, L: int, gptr: str, 
     return [Match(kind, 1.0, gt[i], pt[j], f"{gptr}/{L + i}", f"{pptr}/{L + j}", (), None, 1.0, pos) for i, j in pairs]
 
 
-def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
-    """What the kept pairs' nodes are built from, taken out of the list's matrices (which are then let go):
-    ``(cells, blocks, every pair buildable later, leaf kind)`` (``cells``: the pairs' cells of the list's
+#: a small list's kept pairs' nodes, when they can all be built later, are taken out of its matrices on first
+#: access of the list's rows (:func:`_taken_nodes`), not when it is aligned (False: when it is aligned, the
+#: reference the tests compare it with)
+LAZY_TAKE = True
+#: up to this many cells (gold items x candidate items): the matrices are held until the rows are built
+LAZY_TAKE_CELLS = 1024
+
+
+def _takes_later(kept: Any, cells: int, pos: Pos) -> bool:
+    """Whether :func:`_taken_nodes` may build a list's kept pairs' nodes on first access: a list of one block
+    (one key sequence on each side) of a matrix of its own, every pair's rows buildable later, small enough to
+    hold its field matrices until then. The block's spec and values are made now (values of unpaired keys are
+    read off the documents: as they are now, as an eager build reads them)."""
+    if not LAZY_TAKE or cells > LAZY_TAKE_CELLS or kept.shared:
+        return False
+    blocks = kept.blocks
+    if blocks is None or len(blocks) != 1:
+        return False
+    blk = next(iter(blocks.values()))
+    if not blk.lazy:
+        return False
+    if blk.spec is None:
+        blk.spec = _block_spec(blk, pos.kinds["object"])
+    return True
+
+
+def _taken_nodes(kept: Any, pos: Pos, cells: list, pairs: list, gt: list, pt: list, L: int, gptr: str, pptr: str, memo: Any) -> list[Match]:
+    """:func:`_kept_nodes` of :func:`_take` on first access (see :func:`_takes_later`); the arguments are those
+    of ``nodes[1]``, a list (``[kept, pos, cells, pairs, gt, pt, L, gptr, pptr, None]``)."""
+    return _kept_nodes(memo or _take(kept, pos, cells, pairs, True), pos, pairs, gt, pt, L, None, None, None, None, gptr, pptr)
+
+
+def taken_of(args: list) -> tuple:
+    """What :func:`_take` takes for the nodes ``(_taken_nodes, args)``, once (kept in ``args``, whose matrices
+    are then let go). The matrices are only read, never changed: the rows' readers may run on two threads at
+    once (the one reading ``args[0]`` after the other let it go finds the memo kept before)."""
+    kept = args[0]
+    memo = args[9]
+    if memo is None:
+        memo = args[9] = _take(kept, args[1], args[2], args[3], True)
+        args[0] = None
+    return memo
+
+
+def _take(kept: Any, pos: Pos, cells: list, pairs: list, hold: bool = False) -> tuple | None:
+    """What the kept pairs' nodes are built from, taken out of the list's matrices (which are then let go, unless
+    ``hold``): ``(cells, blocks, every pair buildable later, leaf kind)`` (``cells``: the pairs' cells of the list's
     matrix, their items' scores): ``blocks`` lists, per block holding kept pairs,
     ``(their numbers in pairs, spec, field cells, gold values, candidate values, gold and candidate indices in the
     block, lazy)`` (``None`` for a list of leaves). ``None``: nothing was kept, align the pairs."""
@@ -1103,7 +1153,7 @@ def _take(kept: Any, pos: Pos, cells: list, pairs: list) -> tuple | None:
     blocks = kept.blocks
     if blocks is None:
         return None
-    shared, goff, poff = kept.shared, kept.goff, kept.poff  # (a list of a level-at-a-time matrix: its items' offsets)
+    shared, goff, poff = kept.shared or hold, kept.goff, kept.poff  # (a list of a level-at-a-time matrix: its items' offsets)
     if not shared:
         kept.blocks = None
     if len(blocks) == 1:  # every object on each side has the same keys

@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._engine.limits import deep_entry
 from .._engine.tree import CONTAINER_KINDS, LazyMatch
-from .._engine.walk import _block_rows, _equal_leaves, _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
+from .._engine.walk import _block_rows, _equal_leaves, _kept_nodes, _leaf_rows, _list_rows, _rows_tuple, _taken_nodes, taken_of
 from .._schema.plan import _array_handlers, _object_handlers, kind_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -472,6 +472,8 @@ class _Counter:
         items: list = []  # per pair, in order: (function, data, u, li, lj, score), or (None, score, gold, candidate) for a leaf
         if nodes is not None:
             fn, nargs = nodes
+            if fn is _taken_nodes:  # (not taken out of the list's matrices yet: _kept_nodes' arguments)
+                fn, nargs = _kept_nodes, [taken_of(nargs), None, nargs[3], nargs[4], nargs[5]]
             if fn is _kept_nodes:
                 (cells, blocks, _, _), pairs = nargs[0], nargs[2]
                 if blocks is None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .._engine.tree import LazyMatch
-from .._engine.walk import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
+from .._engine.walk import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple, _taken_nodes, taken_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._api.alignment import Alignment
@@ -160,9 +160,12 @@ def _plain_list_stats(out: dict[str, list], node: Any, args: tuple, c: float, pr
     cells: Any = ()
     single = False
     if nodes is not None:
-        if nodes[0] is not _kept_nodes:
+        if nodes[0] is _taken_nodes:  # (not taken out of the list's matrices yet)
+            taken, pairs = taken_of(nodes[1]), nodes[1][3]
+        elif nodes[0] is _kept_nodes:
+            taken, pairs = nodes[1][0], nodes[1][2]
+        else:
             return False
-        taken, pairs = nodes[1][0], nodes[1][2]
         cells, blocks = taken[0], taken[1]
         if blocks is None:
             return False

@@ -27,7 +27,7 @@ from .._engine.assign import EXCESS, MISSING, PAIR
 from .._engine.confidence import confidence_map
 from .._engine.limits import DEEP, deep_entry, deep_frames, on_fresh_thread
 from .._engine.tree import CONTAINER_KINDS, LazyMatch, Match
-from .._engine.walk import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple
+from .._engine.walk import _kept_nodes, _leaf_rows, _list_rows, _rows_tuple, _taken_nodes, taken_of
 from .._errors import SchemaError, safe_repr
 from .._schema.plan import ARR, UNION, RefSpec, kind_of
 from .patch import IdSpace, _escape, parse_pointer, patch_order, pointer, walk_specials
@@ -423,9 +423,12 @@ class _Builder:
         info: list = []
         cells: list | None = None  # one block of every pair, in pair order: its columns with a cell below 1
         if nodes is not None:
-            if nodes[0] is not _kept_nodes:
+            if nodes[0] is _taken_nodes:  # (not taken out of the list's matrices yet)
+                taken, pairs = taken_of(nodes[1]), nodes[1][3]
+            elif nodes[0] is _kept_nodes:
+                taken, pairs = nodes[1][0], nodes[1][2]
+            else:
                 return False
-            taken, pairs = nodes[1][0], nodes[1][2]
             blocks = taken[1]
             if blocks is None:
                 return False
