@@ -77,7 +77,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--ab", help="a second checkout to compare against, alternating processes")
     ap.add_argument("--processes", type=int, default=2, help="processes per side with --ab")
     ap.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--root", help=argparse.SUPPRESS)  # (--ab's processes: the checkout whose package is measured)
     args = ap.parse_args(argv)
+    if args.root:  # first: perf.py puts this script's own checkout in front of the path when imported
+        sys.path.insert(0, args.root)
+        __import__("pydantic_aligner")
     if not args.ab:
         for n in args.n:
             r = measure(n, args.rounds, args.seconds)
@@ -89,7 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         for _ in range(args.processes):
             for side, root in sides.items():
                 env = dict(os.environ, PYTHONPATH=str(root))
-                cmd = [sys.executable, str(HERE / "small_pairs.py"), "--json", "--n", str(n), "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
+                cmd = [sys.executable, str(HERE / "small_pairs.py"), "--json", "--root", str(root), "--n", str(n), "--rounds", str(args.rounds), "--seconds", str(args.seconds)]
                 out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
                 r = json.loads(out.strip().splitlines()[-1])
                 got[side].append(r)
