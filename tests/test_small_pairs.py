@@ -406,3 +406,21 @@ def test_feedback_entries_are_made_on_first_use_as_they_were():
     assert [e.rank for e in silenced.entries if e.op_kind == "list_item_excess"] == [None] * 2
     silenced.entries = ()  # (an attribute before: still settable)
     assert silenced.entries == () and len(silenced) == 0
+
+
+@SETTINGS
+@given(st.integers(0, 8), st.integers(0, 8), st.data())
+def test_canonical_rows_of_full_pairings_are_the_loops(n, m, data):
+    """``assign.canonical_rows`` of a pairing of every gold item (one comprehension) is the general loop's."""
+    from pydantic_aligner._engine import assign as A
+
+    k = data.draw(st.sampled_from([min(n, m), data.draw(st.integers(0, min(n, m)))]))
+    golds = data.draw(st.permutations(range(n)))[:k]
+    preds = data.draw(st.permutations(range(m)))[:k]
+    pairs = dict(sorted(zip(golds, preds)))
+    fast = A.canonical_rows(n, m, pairs)
+    saved, A.FULL_ROWS = A.FULL_ROWS, False
+    try:
+        assert fast == A.canonical_rows(n, m, pairs)
+    finally:
+        A.FULL_ROWS = saved
