@@ -543,7 +543,7 @@ def _flat_object(h: Any, plan: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: 
                 if s < lh.threshold:
                     s = 0.0
             if tree:
-                nodes[r] = Match(_LEAF_KIND[lh.tag], s, a, b, gptr + tok, pptr + tok, (), None, 1.0, vpos)
+                nodes[r] = (_LEAF_KIND[lh.tag], a, b)  # (the leaf's node: made by _record_rows)
         elif tree:
             node = nodes[r] = align(vpos, a, b, ctx, (loc, key, g, p), gptr + tok, pptr + tok)
             s = node.score
@@ -559,7 +559,26 @@ def _flat_object(h: Any, plan: Any, g: dict, p: dict, ctx: Ctx, loc: Any, gptr: 
         return s, ()
     vbar = vi / (ki + vi)
     kw = (ki / (ki + vi)) / len(fields)
-    return s, tuple([Row(PAIR, f[0], f[0], (vbar * f[2] / tw) if tw > 0.0 else 0.0, node, 1.0, kw) for f, node in zip(fields, nodes)])
+    if LAZY_RECORDS:  # (the rows: built on first access, from the values read now)
+        return s, [_record_rows, (fields, nodes, scores, vbar, kw, tw, gptr, pptr)]
+    return s, _record_rows(fields, nodes, scores, vbar, kw, tw, gptr, pptr)
+
+
+#: a record's rows (:func:`_flat_object` in tree mode) are built on first access (False: when it is aligned, the
+#: reference the tests compare it with)
+LAZY_RECORDS = True
+
+
+def _record_rows(fields: tuple, nodes: list, scores: list, vbar: float, kw: float, tw: float, gptr: str, pptr: str) -> tuple[Row, ...]:
+    """The rows of a record :func:`_flat_object` aligned: per field its node (aligned), or ``(leaf kind, gold value,
+    candidate value)`` of a plain leaf scored in place (``scores``: every field's score)."""
+    out = []
+    for f, node, s in zip(fields, nodes, scores):
+        if node.__class__ is tuple:
+            tok = f[4]
+            node = Match(node[0], s, node[1], node[2], gptr + tok, pptr + tok, (), None, 1.0, f[1])
+        out.append(Row(PAIR, f[0], f[0], (vbar * f[2] / tw) if tw > 0.0 else 0.0, node, 1.0, kw))
+    return tuple(out)
 
 
 # ---------------------------------------------------------------------------
