@@ -1121,8 +1121,9 @@ def _equal_leaves(pos: Pos, pairs: list, gt: list, pt: list, L: int, gptr: str, 
 #: access of the list's rows (:func:`_taken_nodes`), not when it is aligned (False: when it is aligned, the
 #: reference the tests compare it with)
 LAZY_TAKE = True
-#: up to this many cells (gold items x candidate items): the matrices are held until the rows are built
-LAZY_TAKE_CELLS = 1024
+#: up to this many field cells (gold items x candidate items x kept field matrices, 8 bytes each): the field
+#: matrices are held until the rows are built (or an explanation reads them)
+LAZY_TAKE_CELLS = 4096
 
 
 def _takes_later(kept: Any, cells: int, pos: Pos) -> bool:
@@ -1136,7 +1137,7 @@ def _takes_later(kept: Any, cells: int, pos: Pos) -> bool:
     if blocks is None or len(blocks) != 1:
         return False
     blk = next(iter(blocks.values()))
-    if not blk.lazy:
+    if not blk.lazy or cells * len(blk.mats) > LAZY_TAKE_CELLS:
         return False
     if blk.spec is None:
         blk.spec = _block_spec(blk, pos.kinds["object"])
