@@ -57,6 +57,10 @@ __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 LEAF_BUDGET = 64
 #: Most search-tree nodes (refinements) per document.
 NODE_BUDGET = 1024
+#: Each vertex's sorted neighbourhood (twin splitting) is computed when first needed; False: for every vertex up front.
+LAZY_TWIN_KEYS = True
+#: The walk's plans of objects (``_Doc._plan``) are kept on the Referential across calls; False: per document.
+SHARED_PLANS = True
 
 _ANY = any_pos()
 _DANGLING_NUM = -1
@@ -122,8 +126,9 @@ class _Doc:
         self.refs: list[tuple[RefSpec, Any]] = []  # every reference met, null ones included (integrity checks)
         # (id(object handler), its keys in the document's order) -> how each key is walked, and the keys' positions
         # in label order (None: the order written is kept): the records of a list mostly write the same keys in
-        # the same order, so each object is walked without looking its keys up again
-        self.plans: dict[tuple, tuple] = {}
+        # the same order, so each object is walked without looking its keys up again; kept on the Referential
+        # across calls where SHARED_PLANS (a function of the handler only), else per document
+        self.plans: dict[tuple, tuple] = ref.canon_plans if SHARED_PLANS else {}
 
     def _plan(self, h: Any, keys: tuple) -> tuple:
         relevant = self.ref.relevant
@@ -469,6 +474,31 @@ def _codes(values: list) -> dict:
     return {v: i for i, v in enumerate(sorted(distinct, key=distinct.__getitem__))}
 
 
+#: Number the edge labels' two directions from one ``repr`` per distinct label (``_label_codes``); False: ``_codes``
+#: on the tagged labels (the same codes).
+LABEL_TEXTS = True
+
+
+def _label_codes(distinct: list) -> tuple[list[int], list[int]]:
+    """``(out codes, in codes)`` of distinct edge labels: the codes ``_codes`` gives ``("o", label)`` and
+    ``("i", label)``. ``repr(("i", x))`` is ``"('i', " + repr(x) + ")"``, so every in-label sorts before every
+    out-label, and within each direction the labels sort by ``repr(x) + ")"``, which orders as ``repr(x)`` (the
+    ``repr`` of a tuple of scalars and tuples is never a proper prefix of another's; where two distinct labels share
+    a text, the tagged labels are numbered as before)."""
+    if LABEL_TEXTS:
+        texts = [repr(lab) for lab in distinct]
+        if len(set(texts)) == len(texts):
+            k = len(distinct)
+            icode = [0] * k
+            ocode = [0] * k
+            for r, i in enumerate(sorted(range(k), key=texts.__getitem__)):
+                icode[i] = r
+                ocode[i] = k + r
+            return ocode, icode
+    codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
+    return [codes[("o", lab)] for lab in distinct], [codes[("i", lab)] for lab in distinct]
+
+
 def _ranks(colour: list[int]) -> list[int]:
     order = sorted(range(len(colour)), key=colour.__getitem__)
     rank = [0] * len(colour)
@@ -497,9 +527,7 @@ class _Labelling:
         index = {}
         ids = [index.setdefault(lab, len(index)) for _, lab, _ in edges]
         distinct = list(index)
-        label_codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
-        ocode = [label_codes[("o", lab)] for lab in distinct]
-        icode = [label_codes[("i", lab)] for lab in distinct]
+        ocode, icode = _label_codes(distinct)
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         out = []
         for (a, _, b), k in zip(edges, ids):
@@ -508,7 +536,9 @@ class _Labelling:
             adj[b].append((icode[k], a))
             out.append((a, o, b))
         self.adj = adj
-        self.adj_key = [tuple(sorted(a)) for a in adj]
+        # each vertex's sorted neighbourhood (twin splitting compares them): computed when first asked for where
+        # LAZY_TWIN_KEYS (only vertices of colours with several members are: none, once refinement is discrete)
+        self.adj_key: list = [None] * n if LAZY_TWIN_KEYS else [tuple(sorted(a)) for a in adj]
         self.out = out
         self.nodes = 0
         self.leaves = 0
@@ -568,8 +598,12 @@ class _Labelling:
                 if len(mem) == 1:
                     continue
                 classes: dict[tuple, list[int]] = {}
+                adj_key = self.adj_key
                 for v in mem:
-                    classes.setdefault(self.adj_key[v], []).append(v)
+                    key = adj_key[v]
+                    if key is None:
+                        key = adj_key[v] = tuple(sorted(self.adj[v]))
+                    classes.setdefault(key, []).append(v)
                 for cls in classes.values():
                     if len(cls) > 1:
                         cls.sort(key=self._twin_key)
