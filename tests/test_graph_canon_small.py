@@ -4,7 +4,8 @@ the copies (and so the alignments) the code without them gives.
 * ``canonical.LABEL_TEXTS``: the edge labels' two directions numbered from one ``repr`` per distinct label
   (``_label_codes``) instead of ``_codes`` on the tagged labels;
 * ``canonical.LAZY_TWIN_KEYS``: a vertex's sorted neighbourhood (twin splitting) computed when first needed;
-* ``canonical.SHARED_PLANS``: the walk's plans of objects kept on the Referential across calls.
+* ``canonical.SHARED_PLANS``: the walk's plans of objects kept on the Referential across calls;
+* ``canonical.SPLIT_HIDDEN``: ``_hidden_references`` counts string and numeric identifiers in two tables.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pydantic_aligner import Aligner
 from pydantic_aligner._graph import canonical as _canonical
 
 FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-KNOBS = ("LABEL_TEXTS", "LAZY_TWIN_KEYS", "SHARED_PLANS")
+KNOBS = ("LABEL_TEXTS", "LAZY_TWIN_KEYS", "SHARED_PLANS", "SPLIT_HIDDEN")
 
 _scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-3, 12), st.floats(allow_nan=False, width=16), st.text("ab'\"\\()", max_size=4),
@@ -102,3 +103,23 @@ def test_shared_plans_are_kept_across_calls_and_bounded(monkeypatch):
     plans.clear()
     a.score(gold, gold)
     assert not plans
+
+
+_hidden = st.one_of(st.integers(-2, 12), st.floats(-1, 3), st.sampled_from(["c0", "c1", "c2", "7", "x", 1.0, -0.0, float("nan"), True]))
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.lists(st.tuples(st.integers(0, 40), _hidden), max_size=6))
+def test_split_hidden_references_is_the_tagged_count(rnd, notes):
+    # identifiers' values written again outside the identifier and reference fields (undeclared keys, nested lists)
+    gold = rich(rnd, rnd.randint(1, 6), rnd.randint(1, 3))
+    if rnd.random() < 0.3:
+        gold = relabel(gold, rnd)[0]
+    records = gold["people"] + gold["companies"]
+    for k, v in notes:
+        rec = records[k % len(records)]
+        rec.setdefault("note", []).append(v if k % 3 else {"deep": [v]})
+    ref = aligner("RICH", "auto")._referential
+    doc = _canonical._Doc(ref)
+    doc.child(ref.plan.root, gold, False)
+    assert _canonical._hidden_references(gold, doc) == _canonical._hidden_references_tagged(gold, doc)

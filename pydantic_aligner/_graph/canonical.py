@@ -59,6 +59,8 @@ LEAF_BUDGET = 64
 NODE_BUDGET = 1024
 #: Each vertex's sorted neighbourhood (twin splitting) is computed when first needed; False: for every vertex up front.
 LAZY_TWIN_KEYS = True
+#: ``_hidden_references`` counts string and numeric identifiers in two tables; False: one table of tagged keys.
+SPLIT_HIDDEN = True
 #: The walk's plans of objects (``_Doc._plan``) are kept on the Referential across calls; False: per document.
 SHARED_PLANS = True
 
@@ -789,6 +791,50 @@ _KIND_RANK = {int: 0, float: 1, str: 2}
 
 def _hidden_references(value: Any, doc: _Doc) -> bool:
     """Whether some scalar of ``value`` equals an identifier more often than identifier and reference fields hold it."""
+    if not SPLIT_HIDDEN:
+        return _hidden_references_tagged(value, doc)
+    # string identifiers and numeric ones counted apart (as the keys ``(is a string, value)`` keep them apart), so a
+    # scalar is looked up without building a key, and strings not at all where no identifier is one
+    strs: dict = {}
+    nums: dict = {}
+    for name in doc.records:
+        for rid, vids in doc.records[name].items():
+            t = type(rid)
+            if t in _KIND_RANK and rid == rid:
+                d = strs if t is str else nums
+                d[rid] = d.get(rid, 0) + len(vids)
+    if not strs and not nums:
+        return False
+    for _, v in doc.refs:
+        t = type(v)
+        if t in _KIND_RANK and v == v:
+            d = strs if t is str else nums
+            if v in d:
+                d[v] += 1
+    seen_s: dict = {}
+    seen_n: dict = {}
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is str:
+                if y in strs:
+                    c = seen_s[y] = seen_s.get(y, 0) + 1
+                    if c > strs[y]:
+                        return True
+            elif t is dict or t is list or t is tuple:
+                stack.append(y)
+            elif (t is int or t is float) and y in nums:
+                c = seen_n[y] = seen_n.get(y, 0) + 1
+                if c > nums[y]:
+                    return True
+    return False
+
+
+def _hidden_references_tagged(value: Any, doc: _Doc) -> bool:
+    """``_hidden_references`` without SPLIT_HIDDEN (the same answer)."""
     expected: dict[tuple, int] = {}
     for name in doc.records:
         for rid, vids in doc.records[name].items():
