@@ -304,7 +304,8 @@ class _Doc:
             if order is not None:
                 # keys compared exactly: the order the document wrote them in is no part of the colour (else it
                 # would steer the canonical order, and with it the search, as list order would)
-                entries = tuple([f for f in (folded[i] for i in order) if f is not None])
+                folded = [folded[i] for i in order]
+                entries = tuple([f for f in folded if f is not None])
                 desc = [kids[i] for i in order]
             else:
                 entries = tuple([f for f in folded if f is not None])
