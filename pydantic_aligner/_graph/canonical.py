@@ -57,6 +57,12 @@ __all__ = ["LEAF_BUDGET", "NODE_BUDGET", "Canonical", "canonicalize"]
 LEAF_BUDGET = 64
 #: Most search-tree nodes (refinements) per document.
 NODE_BUDGET = 1024
+#: Each vertex's sorted neighbourhood (twin splitting) is computed when first needed; False: for every vertex up front.
+LAZY_TWIN_KEYS = True
+#: ``_hidden_references`` counts string and numeric identifiers in two tables; False: one table of tagged keys.
+SPLIT_HIDDEN = True
+#: The walk's plans of objects (``_Doc._plan``) are kept on the Referential across calls; False: per document.
+SHARED_PLANS = True
 
 _ANY = any_pos()
 _DANGLING_NUM = -1
@@ -122,8 +128,9 @@ class _Doc:
         self.refs: list[tuple[RefSpec, Any]] = []  # every reference met, null ones included (integrity checks)
         # (id(object handler), its keys in the document's order) -> how each key is walked, and the keys' positions
         # in label order (None: the order written is kept): the records of a list mostly write the same keys in
-        # the same order, so each object is walked without looking its keys up again
-        self.plans: dict[tuple, tuple] = {}
+        # the same order, so each object is walked without looking its keys up again; kept on the Referential
+        # across calls where SHARED_PLANS (a function of the handler only), else per document
+        self.plans: dict[tuple, tuple] = ref.canon_plans if SHARED_PLANS else {}
 
     def _plan(self, h: Any, keys: tuple) -> tuple:
         relevant = self.ref.relevant
@@ -297,7 +304,8 @@ class _Doc:
             if order is not None:
                 # keys compared exactly: the order the document wrote them in is no part of the colour (else it
                 # would steer the canonical order, and with it the search, as list order would)
-                entries = tuple([f for f in (folded[i] for i in order) if f is not None])
+                folded = [folded[i] for i in order]
+                entries = tuple([f for f in folded if f is not None])
                 desc = [kids[i] for i in order]
             else:
                 entries = tuple([f for f in folded if f is not None])
@@ -469,6 +477,31 @@ def _codes(values: list) -> dict:
     return {v: i for i, v in enumerate(sorted(distinct, key=distinct.__getitem__))}
 
 
+#: Number the edge labels' two directions from one ``repr`` per distinct label (``_label_codes``); False: ``_codes``
+#: on the tagged labels (the same codes).
+LABEL_TEXTS = True
+
+
+def _label_codes(distinct: list) -> tuple[list[int], list[int]]:
+    """``(out codes, in codes)`` of distinct edge labels: the codes ``_codes`` gives ``("o", label)`` and
+    ``("i", label)``. ``repr(("i", x))`` is ``"('i', " + repr(x) + ")"``, so every in-label sorts before every
+    out-label, and within each direction the labels sort by ``repr(x) + ")"``, which orders as ``repr(x)`` (the
+    ``repr`` of a tuple of scalars and tuples is never a proper prefix of another's; where two distinct labels share
+    a text, the tagged labels are numbered as before)."""
+    if LABEL_TEXTS:
+        texts = [repr(lab) for lab in distinct]
+        if len(set(texts)) == len(texts):
+            k = len(distinct)
+            icode = [0] * k
+            ocode = [0] * k
+            for r, i in enumerate(sorted(range(k), key=texts.__getitem__)):
+                icode[i] = r
+                ocode[i] = k + r
+            return ocode, icode
+    codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
+    return [codes[("o", lab)] for lab in distinct], [codes[("i", lab)] for lab in distinct]
+
+
 def _ranks(colour: list[int]) -> list[int]:
     order = sorted(range(len(colour)), key=colour.__getitem__)
     rank = [0] * len(colour)
@@ -497,9 +530,7 @@ class _Labelling:
         index = {}
         ids = [index.setdefault(lab, len(index)) for _, lab, _ in edges]
         distinct = list(index)
-        label_codes = _codes([("o", lab) for lab in distinct] + [("i", lab) for lab in distinct])
-        ocode = [label_codes[("o", lab)] for lab in distinct]
-        icode = [label_codes[("i", lab)] for lab in distinct]
+        ocode, icode = _label_codes(distinct)
         adj: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         out = []
         for (a, _, b), k in zip(edges, ids):
@@ -508,7 +539,9 @@ class _Labelling:
             adj[b].append((icode[k], a))
             out.append((a, o, b))
         self.adj = adj
-        self.adj_key = [tuple(sorted(a)) for a in adj]
+        # each vertex's sorted neighbourhood (twin splitting compares them): computed when first asked for where
+        # LAZY_TWIN_KEYS (only vertices of colours with several members are: none, once refinement is discrete)
+        self.adj_key: list = [None] * n if LAZY_TWIN_KEYS else [tuple(sorted(a)) for a in adj]
         self.out = out
         self.nodes = 0
         self.leaves = 0
@@ -568,8 +601,12 @@ class _Labelling:
                 if len(mem) == 1:
                     continue
                 classes: dict[tuple, list[int]] = {}
+                adj_key = self.adj_key
                 for v in mem:
-                    classes.setdefault(self.adj_key[v], []).append(v)
+                    key = adj_key[v]
+                    if key is None:
+                        key = adj_key[v] = tuple(sorted(self.adj[v]))
+                    classes.setdefault(key, []).append(v)
                 for cls in classes.values():
                     if len(cls) > 1:
                         cls.sort(key=self._twin_key)
@@ -755,6 +792,50 @@ _KIND_RANK = {int: 0, float: 1, str: 2}
 
 def _hidden_references(value: Any, doc: _Doc) -> bool:
     """Whether some scalar of ``value`` equals an identifier more often than identifier and reference fields hold it."""
+    if not SPLIT_HIDDEN:
+        return _hidden_references_tagged(value, doc)
+    # string identifiers and numeric ones counted apart (as the keys ``(is a string, value)`` keep them apart), so a
+    # scalar is looked up without building a key, and strings not at all where no identifier is one
+    strs: dict = {}
+    nums: dict = {}
+    for name in doc.records:
+        for rid, vids in doc.records[name].items():
+            t = type(rid)
+            if t in _KIND_RANK and rid == rid:
+                d = strs if t is str else nums
+                d[rid] = d.get(rid, 0) + len(vids)
+    if not strs and not nums:
+        return False
+    for _, v in doc.refs:
+        t = type(v)
+        if t in _KIND_RANK and v == v:
+            d = strs if t is str else nums
+            if v in d:
+                d[v] += 1
+    seen_s: dict = {}
+    seen_n: dict = {}
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is str:
+                if y in strs:
+                    c = seen_s[y] = seen_s.get(y, 0) + 1
+                    if c > strs[y]:
+                        return True
+            elif t is dict or t is list or t is tuple:
+                stack.append(y)
+            elif (t is int or t is float) and y in nums:
+                c = seen_n[y] = seen_n.get(y, 0) + 1
+                if c > nums[y]:
+                    return True
+    return False
+
+
+def _hidden_references_tagged(value: Any, doc: _Doc) -> bool:
+    """``_hidden_references`` without SPLIT_HIDDEN (the same answer)."""
     expected: dict[tuple, int] = {}
     for name in doc.records:
         for rid, vids in doc.records[name].items():

@@ -328,7 +328,8 @@ class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
     __slots__ = (
-        "cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scalar_keys", "scopes",
+        "canon_plans", "cyclic", "definers", "options", "order", "plan", "record_lists", "ref_sites", "relevant", "scalar_keys",
+        "scopes",
     )
 
     def __init__(self, plan: Plan, options: dict) -> None:
@@ -350,6 +351,9 @@ class Referential:
         self.relevant = self._relevant_positions()
         self.record_lists = self._record_lists()
         self.scalar_keys: dict[int, tuple] = {}  # id(object handler of the plan) -> its exactly comparable keys
+        # (id(object handler of the plan), keys in a document's order) -> how the canonical walk reads them (_Doc._plan):
+        # a function of the handler only, kept across calls (the handlers live as long as the plan)
+        self.canon_plans: dict[tuple, tuple] = {}
 
     def _record_lists(self) -> dict[int, Pos]:
         """id(array handler) -> its items position, for the arrays whose items are records."""
