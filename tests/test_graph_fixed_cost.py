@@ -1,0 +1,123 @@
+"""The fixed work of a 1,000-record graph (issue 27, branch g27thousand): cuts in what every default call does before
+its search (the budget's count, the canonical copies, the start, the objective's set-up), each a knob that must give
+exactly what the code without it gives.
+
+* ``budget.CHUNKED_LOOK_ALIKE``: the budget's look-alike count resolves a chunk's item shape once and counts its
+  signatures with one ``Counter`` (the same counts).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from referential_graphs import AMR, RICH, amr, damage_ids, edit_amr, edit_rich, relabel, rich
+from test_graph_tiny import FEW
+
+from pydantic_aligner import Aligner
+from pydantic_aligner._graph import budget
+
+# items of one list that are objects of two shapes (a union: each item picks its branch) or strings, and declared
+# scalars that hold containers (unhashable signatures)
+UNION = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "nodes": {"type": "array", "order": "align", "items": {"anyOf": [
+            {"type": "object", "keyScore": "exact", "required": ["id", "label"], "properties": {
+                "id": {"type": "integer", "idScope": "node"}, "label": {"type": "string", "score": "exact"}}},
+            {"type": "object", "keyScore": "exact", "required": ["kind"], "properties": {
+                "kind": {"type": "string", "score": "exact"}, "s": {"type": "integer", "ref": "node"}}},
+            {"type": "string"},
+        ]}},
+        "edges": {"type": "array", "order": "align", "items": {"type": "object", "keyScore": "exact", "properties": {
+            "s": {"type": "integer", "ref": "node"}, "t": {"type": "integer", "ref": "node"}, "w": {"type": "string", "score": "exact"}}}},
+    },
+}
+
+
+def _union(rnd: random.Random) -> dict:
+    n = rnd.randint(1, 8)
+    nodes: list = [{"id": i, "label": rnd.choice(["a", "b", ["x"]]) if rnd.random() < 0.9 else ["y", i]} for i in range(n)]
+    for _ in range(rnd.randint(0, 3)):
+        nodes.append({"kind": rnd.choice("kl"), "s": rnd.randrange(n)} if rnd.random() < 0.6 else rnd.choice(["free", "other"]))
+    rnd.shuffle(nodes)
+    edges = [{"s": rnd.randrange(n), "t": rnd.randrange(n), "w": rnd.choice(["e", "f", ["u"]])} for _ in range(rnd.randint(0, 2 * n))]
+    return {"nodes": nodes, "edges": edges}
+
+
+def _pair(rnd: random.Random, which: str) -> tuple[dict, dict, dict]:
+    if which == "AMR":
+        gold = amr(rnd, rnd.randint(2, 30), concepts=rnd.randint(1, 5))
+        pred = edit_amr(rnd, gold, rnd.randint(0, 4), concepts=5)
+        schema = AMR
+    elif which == "RICH":
+        gold = rich(rnd, rnd.randint(2, 12), rnd.randint(1, 4))
+        pred = edit_rich(rnd, gold, rnd.randint(0, 4))
+        schema = RICH
+    else:
+        return UNION, _union(rnd), _union(rnd)
+    if rnd.random() < 0.2:
+        pred = damage_ids(rnd, pred, 1)
+    return schema, gold, (relabel(pred, rnd)[0] if rnd.random() < 0.5 else pred)
+
+
+def _org(n: int, edits: float, seed: int = 0) -> tuple[dict, dict, dict]:
+    import sys
+
+    here = str(Path(__file__).resolve().parents[1] / "benchmarks")
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    graph_scaling = pytest.importorskip("graph_scaling")
+    return graph_scaling.pair(n, edits, seed=seed)
+
+
+def _look_alike_both(schema: dict, gold: dict, pred: dict) -> tuple[dict, dict]:
+    ref = Aligner(schema)._referential
+    lists: dict = {}
+    budget._lists(ref, gold, 0, lists)
+    budget._lists(ref, pred, 1, lists)
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(budget, "CHUNKED_LOOK_ALIKE", on)
+            out.append(budget._look_alike(lists))
+    return out[0], out[1]
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION"]))
+def test_the_look_alike_count_by_chunks_is_the_count_item_by_item(rnd, which):
+    chunked, per_item = _look_alike_both(*_pair(rnd, which))
+    assert chunked == per_item
+
+
+@pytest.mark.parametrize(("n", "edits"), [(30, 0.1), (300, 0.05)])
+def test_the_look_alike_count_by_chunks_on_organisation_graphs(n, edits):
+    chunked, per_item = _look_alike_both(*_org(n, edits))
+    assert chunked == per_item and sum(chunked.values()) > 0
+
+
+def test_the_union_documents_reach_every_path_of_the_chunked_count():
+    # a union chunk (each item its branch), a chunk of plain objects, unhashable signatures: all met
+    rnd = random.Random(5)
+    schema = UNION
+    ref = Aligner(schema)._referential
+    shapes = set()
+    unhashable = False
+    for _ in range(20):
+        gold, pred = _union(rnd), _union(rnd)
+        lists: dict = {}
+        budget._lists(ref, gold, 0, lists)
+        budget._lists(ref, pred, 1, lists)
+        for entry in lists.values():
+            for pos, chunk in entry.items[0] + entry.items[1]:
+                shape = budget._chunk_shape(pos, {})
+                shapes.add("mixed" if shape is budget._MIXED else "none" if shape is None else "fixed")
+                unhashable |= any(isinstance(v, dict) and any(isinstance(x, list) for x in v.values()) for v in chunk)
+        chunked, per_item = _look_alike_both(schema, gold, pred)
+        assert chunked == per_item
+    assert shapes >= {"mixed", "fixed"} and unhashable
