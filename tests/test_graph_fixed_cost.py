@@ -4,6 +4,8 @@ exactly what the code without it gives.
 
 * ``budget.CHUNKED_LOOK_ALIKE``: the budget's look-alike count resolves a chunk's item shape once and counts its
   signatures with one ``Counter`` (the same counts).
+* ``_engine.assign.NEGATED_WEIGHTS`` in the objective's assignments (``objective._assign_arrays``): the solver's
+  negated weights made directly, as ``assign`` makes them (the same matrix, the same pairs).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -121,3 +124,21 @@ def test_the_union_documents_reach_every_path_of_the_chunked_count():
         chunked, per_item = _look_alike_both(schema, gold, pred)
         assert chunked == per_item
     assert shapes >= {"mixed", "fixed"} and unhashable
+
+
+@FEW
+@given(
+    st.integers(1, 9), st.integers(1, 9), st.lists(st.sampled_from([0.0, 0.0, 0.25, 0.5, 0.5, 1.0, 1e-10, 0.3333333333333333]), min_size=81, max_size=81)
+)
+def test_the_objectives_assignment_on_weights_negated_as_made_is_the_same(n, m, cells):
+    # (ties abound: the solver sees the same matrix bit for bit, so it picks the same pairs among equal optima)
+    from pydantic_aligner._engine import assign as _assign
+    from pydantic_aligner._graph import objective
+
+    S = np.array(cells[: n * m], dtype=np.float64).reshape(n, m)
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(_assign, "NEGATED_WEIGHTS", on)
+            out.append([a.tolist() for a in objective._assign_arrays(S.copy())])
+    assert out[0] == out[1]
