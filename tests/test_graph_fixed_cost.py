@@ -6,6 +6,8 @@ exactly what the code without it gives.
   signatures with one ``Counter`` (the same counts).
 * ``_engine.assign.NEGATED_WEIGHTS`` in the objective's assignments (``objective._assign_arrays``): the solver's
   negated weights made directly, as ``assign`` makes them (the same matrix, the same pairs).
+* ``canonical.HIDDEN_BY_KIND``: the canonical copy's test for identifier values held outside identifier and
+  reference fields counts down per string and per number, without a pair per scalar (the same answer).
 """
 
 from __future__ import annotations
@@ -142,3 +144,56 @@ def test_the_objectives_assignment_on_weights_negated_as_made_is_the_same(n, m, 
             mp.setattr(_assign, "NEGATED_WEIGHTS", on)
             out.append([a.tolist() for a in objective._assign_arrays(S.copy())])
     assert out[0] == out[1]
+
+
+def _sprinkle(rnd: random.Random, doc: dict) -> dict:
+    """``doc`` with values that look like identifiers under keys no schema declares: ints, their float spellings,
+    strings, booleans, NaN, nested in lists and objects (what the hidden-references test counts)."""
+    ids = [x for recs in doc.values() if isinstance(recs, list) for r in recs if isinstance(r, dict) for x in r.values()]
+    ids = [x for x in ids if type(x) in (int, str)] or [0]
+
+    def scalar():
+        x = rnd.choice(ids)
+        return rnd.choice([x, float(x) if type(x) is int else x, str(x), True, False, float("nan"), None])
+
+    for recs in doc.values():
+        if isinstance(recs, list):
+            for r in recs:
+                if isinstance(r, dict) and rnd.random() < 0.3:
+                    r["note"] = rnd.choice([scalar(), [scalar(), scalar()], {"deep": [scalar()]}, (scalar(),)])
+    return doc
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION"]), st.booleans())
+def test_the_hidden_references_counted_down_by_kind_are_the_pairs_count(rnd, which, sprinkle):
+    from pydantic_aligner._graph import canonical
+
+    schema, gold, pred = _pair(rnd, which)
+    ref = Aligner(schema)._referential
+    for value in (gold, pred):
+        if sprinkle:
+            value = _sprinkle(rnd, value)
+        doc = canonical._Doc(ref)
+        doc.child(ref.plan.root, value, False)
+        out = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(canonical, "HIDDEN_BY_KIND", on)
+                out.append(canonical._hidden_references(value, doc))
+        assert out[0] == out[1]
+
+
+def test_the_hidden_references_test_answers_both_ways_on_sprinkled_documents():
+    from pydantic_aligner._graph import canonical
+
+    rnd = random.Random(2)
+    answers = set()
+    for _ in range(30):
+        schema, gold, _ = _pair(rnd, rnd.choice(["AMR", "RICH"]))
+        value = _sprinkle(rnd, gold) if rnd.random() < 0.7 else gold
+        ref = Aligner(schema)._referential
+        doc = canonical._Doc(ref)
+        doc.child(ref.plan.root, value, False)
+        answers.add(canonical._hidden_by_kind(value, doc))
+    assert answers == {True, False}

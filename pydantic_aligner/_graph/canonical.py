@@ -753,8 +753,15 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
 _KIND_RANK = {int: 0, float: 1, str: 2}
 
 
+#: :func:`_hidden_references` counts down what each identifier value may still be met, strings and numbers in two
+#: tables keyed by the value itself (no ``(is a string, value)`` pair made and hashed per scalar); False: the pairs
+HIDDEN_BY_KIND = True
+
+
 def _hidden_references(value: Any, doc: _Doc) -> bool:
     """Whether some scalar of ``value`` equals an identifier more often than identifier and reference fields hold it."""
+    if HIDDEN_BY_KIND:
+        return _hidden_by_kind(value, doc)
     expected: dict[tuple, int] = {}
     for name in doc.records:
         for rid, vids in doc.records[name].items():
@@ -783,6 +790,45 @@ def _hidden_references(value: Any, doc: _Doc) -> bool:
                     seen[k] = seen.get(k, 0) + 1
                     if seen[k] > expected[k]:
                         return True
+    return False
+
+
+def _hidden_by_kind(value: Any, doc: _Doc) -> bool:
+    """:func:`_hidden_references` (``HIDDEN_BY_KIND``): per string and per number (``1`` and ``1.0`` one key, as in
+    the pairs), how many more times it may be met; the first scalar met once too often answers True, as there."""
+    left: tuple[dict, dict] = ({}, {})  # (numbers, strings): value -> how many times it may still be met
+    for name in doc.records:
+        for rid, vids in doc.records[name].items():
+            if type(rid) in _KIND_RANK and rid == rid:
+                table = left[type(rid) is str]
+                table[rid] = table.get(rid, 0) + len(vids)
+    nums, strs = left
+    if not nums and not strs:
+        return False
+    for _, v in doc.refs:
+        if type(v) in _KIND_RANK and v == v:
+            table = left[type(v) is str]
+            if v in table:
+                table[v] += 1
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is str:
+                table = strs
+            elif t is int or t is float:
+                table = nums
+            else:
+                if t is dict or t is list or t is tuple:
+                    stack.append(y)
+                continue
+            k = table.get(y)
+            if k is not None:
+                if not k:
+                    return True
+                table[y] = k - 1
     return False
 
 
