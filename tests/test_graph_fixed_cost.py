@@ -197,3 +197,54 @@ def test_the_hidden_references_test_answers_both_ways_on_sprinkled_documents():
         doc.child(ref.plan.root, value, False)
         answers.add(canonical._hidden_by_kind(value, doc))
     assert answers == {True, False}
+
+
+def _fields_both_ways(schema: dict, gold: dict, pred: dict) -> list:
+    """Every ``_Field`` the objective builds for ``gold`` against ``pred``, built again with UNIFORM_FIELDS on and off:
+    ``[(on, off)]``, each the field's arrays and flags."""
+    from pydantic_aligner._graph import objective
+
+    made: list = []
+    init = objective._Field.__init__
+
+    def recorded(self, vpos, gvals, pvals, obj):
+        init(self, vpos, gvals, pvals, obj)
+        made.append((vpos, list(gvals), list(pvals), obj))
+
+    def state(f):
+        return [(k, getattr(f, k).tolist() if isinstance(getattr(f, k), np.ndarray) else getattr(f, k)) for k in type(f).__slots__]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(objective._Field, "__init__", recorded)
+        Aligner(schema, bijection_search="local").score(gold, pred)
+    out = []
+    for vpos, gvals, pvals, obj in made:
+        both = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(objective, "UNIFORM_FIELDS", on)
+                mp.setattr(objective, "UNIFORM_VALUES", 0)
+                f = objective._Field.__new__(objective._Field)
+                init(f, vpos, gvals, pvals, obj)
+                both.append(state(f))
+        out.append(tuple(both))
+    return out
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_fields_of_one_identifier_type_are_the_fields_value_by_value(rnd, which):
+    schema, gold, pred = _pair(rnd, which)
+    for on, off in _fields_both_ways(schema, gold, pred):
+        assert on == off
+
+
+def test_fields_of_one_identifier_type_meet_mistyped_and_string_identifiers():
+    # RICH's companies have string identifiers; an integer where a string is declared is mistyped
+    rnd = random.Random(3)
+    schema, gold, pred = _pair(rnd, "RICH")
+    for c in pred["companies"]:
+        c["id"] = len(c["id"])
+    fields = _fields_both_ways(schema, gold, pred)
+    assert fields and all(on == off for on, off in fields)
+    assert any(dict(on)["mistyped"] and any(dict(on)["mistyped"]) for on, _ in fields)
