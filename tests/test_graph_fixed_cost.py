@@ -248,3 +248,41 @@ def test_fields_of_one_identifier_type_meet_mistyped_and_string_identifiers():
     fields = _fields_both_ways(schema, gold, pred)
     assert fields and all(on == off for on, off in fields)
     assert any(dict(on)["mistyped"] and any(dict(on)["mistyped"]) for on, _ in fields)
+
+
+def _index_state(ref, doc: dict) -> tuple:
+    idx = ref.index(doc)
+    refs = [(r.scope, r.value, r.dpath, r.epath, [(id(f[0]), f[1], f[2], f[3]) for f in r.frames]) for r in idx.refs]
+    records = {k: [(id(a), b, c, id(d)) for a, b, c, d in v] for k, v in idx.records.items()}
+    return refs, records, sorted(idx.ordered, key=repr)
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION"]))
+def test_leaves_filed_inline_give_the_index_a_call_per_leaf_gives(rnd, which):
+    from pydantic_aligner._graph import referential
+
+    schema, gold, pred = _pair(rnd, which)
+    ref = Aligner(schema)._referential
+    for doc in (gold, pred):
+        out = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(referential, "INLINE_LEAVES", on)
+                out.append(_index_state(ref, doc))
+        assert out[0] == out[1]
+
+
+def test_leaves_filed_inline_still_refuse_an_unsupported_value():
+    from pydantic_aligner._graph import referential
+
+    ref = Aligner(AMR)._referential
+    doc = {"nodes": [{"id": 1, "concept": "a"}], "edges": [{"source": object(), "role": ":ARG0", "target": 1}]}
+    errors = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(referential, "INLINE_LEAVES", on)
+            with pytest.raises(Exception) as info:
+                ref.index(doc)
+        errors.append((type(info.value).__name__, str(info.value)))
+    assert errors[0] == errors[1] and errors[0][0] == "UnsupportedValue"

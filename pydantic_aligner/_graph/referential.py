@@ -324,6 +324,11 @@ class _Index:
         return self.under.get(dpath, [])
 
 
+#: :meth:`Referential.index` files the identifiers and references directly under an object in the object's own loop,
+#: without a call of its walk per leaf (the same index; False: a call per leaf)
+INLINE_LEAVES = True
+
+
 class Referential:
     """Scope discovery at build time, mapping derivation per call."""
 
@@ -485,6 +490,8 @@ class Referential:
             idx.records[name] = []
         relevant = self.relevant
         definers = self.definers
+        inline = INLINE_LEAVES
+        refs = idx.refs
 
         def walk(pos: Pos, v: Any, dpath: tuple, epath: tuple, frames: tuple, via_array: bool) -> None:
             sp = pos.special
@@ -524,8 +531,17 @@ class Referential:
                         edge = ("a",)
                         if vp is None:
                             continue
-                    if vp.special is None and vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
-                        continue  # (what walk would find there: nothing)
+                    sp = vp.special
+                    if sp is None:
+                        if vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
+                            continue  # (what walk would find there: nothing)
+                    elif inline:
+                        # (walk's leaf, inlined: a reference is filed, an identifier outside a list files nothing)
+                        if kind_of(val) is None:
+                            raise _unsupported(val, None, "document")
+                        if isinstance(sp, RefSpec):
+                            refs.append(_Ref(sp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False))))
+                        continue
                     walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
             elif h.tag == ARR:
                 L = len(h.prefix)
