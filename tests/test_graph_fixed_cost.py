@@ -286,3 +286,47 @@ def test_leaves_filed_inline_still_refuse_an_unsupported_value():
                 ref.index(doc)
         errors.append((type(info.value).__name__, str(info.value)))
     assert errors[0] == errors[1] and errors[0][0] == "UnsupportedValue"
+
+
+def _walked(ref, value: dict) -> tuple:
+    """The canonical walk's graph of ``value`` and its canonical copy (with its renaming and origins), comparable."""
+    from pydantic_aligner._graph import canonical
+
+    doc = canonical._Doc(ref)
+    top = doc.child(ref.plan.root, value, False)
+    graph = (top, doc.seeds, doc.desc, doc.path, doc.children, doc.is_record, doc.records, doc.rec_order, [(id(s), v) for s, v in doc.refs])
+    c = canonical.canonicalize(ref, value)
+    copy = (repr(c.doc), c.to_canon, c.from_canon, c.complete, c.ids, [(o[1], repr(o[2])) for o in c.origins.values()])
+    return repr(graph), copy
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION"]), st.booleans())
+def test_the_lean_canonical_walk_gives_the_same_graph_and_copy(rnd, which, sprinkle):
+    from pydantic_aligner._graph import canonical
+
+    schema, gold, pred = _pair(rnd, which)
+    ref = Aligner(schema)._referential
+    for value in (gold, pred):
+        if sprinkle and which != "UNION":
+            value = _sprinkle(rnd, value)
+        out = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(canonical, "LEAN_WALK", on)
+                out.append(_walked(ref, value))
+        assert out[0] == out[1]
+
+
+def test_the_lean_canonical_walk_on_an_organisation_graph():
+    from pydantic_aligner._graph import canonical
+
+    schema, gold, pred = _org(100, 0.1)
+    ref = Aligner(schema)._referential
+    for value in (gold, pred):
+        out = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(canonical, "LEAN_WALK", on)
+                out.append(_walked(ref, value))
+        assert out[0] == out[1]

@@ -94,6 +94,12 @@ _SCALAR = {
     type(None): lambda v: "n",
 }
 
+#: The walk of the canonical copies keeps the text of each distinct string and int of a plain field (one ``repr`` per
+#: distinct value, not per value: names and categories repeat) and appends an object's vertex inline (False: a call
+#: per scalar, a call per vertex; the same graph)
+LEAN_WALK = True
+_NO_TEXTS: dict = {}
+
 # how an object's key is walked (``_Doc._plan``)
 _UNDECLARED, _PLAIN, _CHILD, _REF, _ID = range(5)
 
@@ -124,6 +130,8 @@ class _Doc:
         # in label order (None: the order written is kept): the records of a list mostly write the same keys in
         # the same order, so each object is walked without looking its keys up again
         self.plans: dict[tuple, tuple] = {}
+        # (LEAN_WALK) the canonical text of each string and int met under a plain field, once per distinct value
+        self.texts: dict[type, dict] = {str: {}, int: {}}
 
     def _plan(self, h: Any, keys: tuple) -> tuple:
         relevant = self.ref.relevant
@@ -261,12 +269,19 @@ class _Doc:
             kids: list[tuple[Any, tuple]] = []
             folded: list[tuple | None] = []  # per kid: its folded entry, or None
             refs = self.refs
+            texts = self.texts if LEAN_WALK else _NO_TEXTS
             for key, label, vp, mode in plan[0]:
                 val = v[key]
                 t = type(val)
                 if mode == _PLAIN:
                     if t in _SCALAR:
-                        txt = _SCALAR[t](val)
+                        known = texts.get(t)
+                        if known is None:
+                            txt = _SCALAR[t](val)
+                        else:
+                            txt = known.get(val)
+                            if txt is None:
+                                txt = known[val] = _SCALAR[t](val)
                         folded.append((label, txt))
                         kids.append((label, ("F", txt, val)))
                         continue
@@ -303,11 +318,19 @@ class _Doc:
                 entries = tuple([f for f in folded if f is not None])
                 desc = kids
             rec = tuple(sorted((name, rid is not None) for name, rid in scopes)) if scopes else ()
-            vid = self.vertex(("o", pos.path, rec, entries, (), 0), pos.path, bool(scopes))
+            if LEAN_WALK:  # (self.vertex, inlined, with its children and descriptor)
+                vid = len(self.seeds)
+                self.seeds.append(("o", pos.path, rec, entries, (), 0))
+                self.desc.append(("O", desc))
+                self.path.append(pos.path)
+                self.children.append(kids)
+                self.is_record.append(bool(scopes))
+            else:
+                vid = self.vertex(("o", pos.path, rec, entries, (), 0), pos.path, bool(scopes))
+                self.children[vid] = kids
+                self.desc[vid] = ("O", desc)
             for name, rid in scopes:
                 self.record(name, rid, vid)
-            self.children[vid] = kids
-            self.desc[vid] = ("O", desc)
             return ("V", vid)
         L = len(h.prefix)
         head: list[tuple] = []
