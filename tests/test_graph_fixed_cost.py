@@ -295,6 +295,7 @@ def _walked(ref, value: dict) -> tuple:
     doc = canonical._Doc(ref)
     top = doc.child(ref.plan.root, value, False)
     graph = (top, doc.seeds, doc.desc, doc.path, doc.children, doc.is_record, doc.records, doc.rec_order, [(id(s), v) for s, v in doc.refs])
+    graph += canonical._assemble(doc)
     c = canonical.canonicalize(ref, value)
     copy = (repr(c.doc), c.to_canon, c.from_canon, c.complete, c.ids, [(o[1], repr(o[2])) for o in c.origins.values()])
     return repr(graph), copy

@@ -43,6 +43,7 @@ only up to that search.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from .._engine.context import _KIND
@@ -95,8 +96,9 @@ _SCALAR = {
 }
 
 #: The walk of the canonical copies keeps the text of each distinct string and int of a plain field (one ``repr`` per
-#: distinct value, not per value: names and categories repeat) and appends an object's vertex inline (False: a call
-#: per scalar, a call per vertex; the same graph)
+#: distinct value, not per value: names and categories repeat) and appends an object's vertex inline; its assembly
+#: counts paths with a ``Counter``, looks for relation objects under the lists' vertices only and numbers the kept
+#: vertices in a list (False: a call per scalar, a call per vertex, every vertex visited, a dict; the same graph)
 LEAN_WALK = True
 _NO_TEXTS: dict = {}
 
@@ -130,6 +132,7 @@ class _Doc:
         # in label order (None: the order written is kept): the records of a list mostly write the same keys in
         # the same order, so each object is walked without looking its keys up again
         self.plans: dict[tuple, tuple] = {}
+        self.arrays: list[int] = []  # the vertices of lists, in the order they were made (_assemble)
         # (LEAN_WALK) the canonical text of each string and int met under a plain field, once per distinct value
         self.texts: dict[type, dict] = {str: {}, int: {}}
 
@@ -351,6 +354,7 @@ class _Doc:
             bag = []
         vid = self._container(pos.path, "a" if h.align else "f", labelled, bag, scopes, len(rest))
         self.desc[vid] = ("A", head, tail, h.align, rest, v)
+        self.arrays.append(vid)
         return ("V", vid)
 
     def _container(self, path: str, tag: str, labelled: list, bag: list, scopes: list, rest: int = 0) -> int:
@@ -386,9 +390,15 @@ def _targets(doc: _Doc, spec: RefSpec, value: Any) -> list[int] | None:
 def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[int], dict[int, tuple]]:
     """(seeds, edges, kept vertex ids, collapsed carrier -> sort key parts) of the graph to label."""
     n = len(doc.seeds)
-    path_count: dict[str, int] = {}
-    for path in doc.path:
-        path_count[path] = path_count.get(path, 0) + 1
+    lean = LEAN_WALK
+    if lean:
+        path_count: dict[str, int] = Counter(doc.path)
+        lists: Any = sorted(doc.arrays)  # (the vertices the loop below can collapse items of, in the same order)
+    else:
+        path_count = {}
+        for path in doc.path:
+            path_count[path] = path_count.get(path, 0) + 1
+        lists = range(n)
     desc = doc.desc
     is_record = doc.is_record
     # relation objects (candidates to become edges): plain objects, items of an order-agnostic list of which the
@@ -396,7 +406,7 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
     collapsed: dict[int, tuple] = {}
     children = doc.children
     role_text: dict = {}  # a label -> its repr (the few keys of relation objects)
-    for p in range(n):
+    for p in lists:
         dp = desc[p]
         if dp is None or dp[0] != "A" or not dp[3] or path_count[doc.path[p]] != 1:
             continue
@@ -435,7 +445,13 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
                         l0, e0, l1, e1 = l1, e1, l0, e0
                     collapsed[v] = (doc.seeds[v], (l0, l1), (e0, e1))
     keep = [v for v in range(n) if v not in collapsed] if collapsed else list(range(n))
-    index = {v: i for i, v in enumerate(keep)}
+    if lean:
+        # (a list: every vertex looked up is kept, records and the vertices edges lead to)
+        index: Any = [-1] * n
+        for i, v in enumerate(keep):
+            index[v] = i
+    else:
+        index = {v: i for i, v in enumerate(keep)}
     seeds = [doc.seeds[v] for v in keep]
     extra: dict[int, list] = {}
     edges: list[tuple[int, Any, int]] = []
@@ -448,6 +464,8 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
         iv = index[v]
         for label, d in kids:
             tag = d[0]
+            if tag == "F":
+                continue
             if tag == "V":
                 c = d[1]
                 rel = collapsed.get(c)
