@@ -304,6 +304,16 @@ def _look_alike_chunked(lists: dict) -> dict[int, int]:
                 if fixed is None:
                     for v in chunk:
                         sigs.append(_signature((v,)) if not isinstance(v, (dict, list)) else ())
+                elif len(fixed[1]) == 2 and all(type(v) is dict for v in chunk):
+                    # (the usual relation object: two references, each end's identifier read inline as _id_value reads it)
+                    skeys, ((k1, s1), (k2, s2)) = fixed[0], fixed[1]
+                    for v in chunk:
+                        get = v.get
+                        a, b = get(k1), get(k2)
+                        ta, tb = type(a), type(b)
+                        a = a if ta is int or ta is str else _id_value(a)
+                        b = b if tb is int or tb is str else _id_value(b)
+                        sigs.append((tuple(map(get, skeys)), (table.get((s1, a)), table.get((s2, b)))))
                 else:
                     skeys, refs = fixed[0], fixed[1]
                     for v in chunk:
