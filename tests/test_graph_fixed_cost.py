@@ -8,6 +8,13 @@ exactly what the code without it gives.
   negated weights made directly, as ``assign`` makes them (the same matrix, the same pairs).
 * ``canonical.HIDDEN_BY_KIND``: the canonical copy's test for identifier values held outside identifier and
   reference fields counts down per string and per number, without a pair per scalar (the same answer).
+* ``objective.UNIFORM_FIELDS``: an identifier or reference field whose values are all ints (or all strings) on each
+  side builds its arrays from one type test per side (the same arrays).
+* ``referential.INLINE_LEAVES``: the index files the identifiers and references directly under an object in the
+  object's loop (the same index, the same error for a value with no JSON equivalent).
+* ``canonical.LEAN_WALK``: the canonical walk keeps the text of each distinct string and int of a plain field and
+  appends an object's vertex inline; its assembly counts paths with a ``Counter``, visits the lists' vertices only
+  for relation objects and numbers the kept vertices in a list (the same graph, the same copy).
 """
 
 from __future__ import annotations
