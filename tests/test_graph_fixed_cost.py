@@ -12,6 +12,8 @@ exactly what the code without it gives.
   side builds its arrays from one type test per side (the same arrays).
 * ``referential.INLINE_LEAVES``: the index files the identifiers and references directly under an object in the
   object's loop (the same index, the same error for a value with no JSON equivalent).
+* ``referential.LEAN_ENDPOINTS``: the carriers' table files each endpoint as its (role, value) pair and reads the
+  roles' texts only to order two or more (the same table).
 * ``canonical.LEAN_WALK``: the canonical walk keeps the text of each distinct string and int of a plain field and
   appends an object's vertex inline; its assembly counts paths with a ``Counter``, visits the lists' vertices only
   for relation objects and numbers the kept vertices in a list (the same graph, the same copy).
@@ -338,3 +340,37 @@ def test_the_lean_canonical_walk_on_an_organisation_graph():
                 mp.setattr(canonical, "LEAN_WALK", on)
                 out.append(_walked(ref, value))
         assert out[0] == out[1]
+
+
+def _carriers_table(ref, idx) -> dict:
+    idx.carriers = None
+    idx.carriers_of(next(iter(ref.scopes)), ref.scalar_keys)
+    return {k: [(c[0], c[1], [(id(x), f) for x, f in c[2]], c[3], c[4]) for c in v] for k, v in idx.carriers.items()}
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION"]))
+def test_endpoints_filed_as_pairs_give_the_carriers_triples_give(rnd, which):
+    from pydantic_aligner._graph import referential
+
+    schema, gold, pred = _pair(rnd, which)
+    ref = Aligner(schema)._referential
+    for doc in (gold, pred):
+        idx = ref.index(doc)
+        out = []
+        for on in (True, False):
+            with pytest.MonkeyPatch.context() as mp:
+                mp.setattr(referential, "LEAN_ENDPOINTS", on)
+                out.append(_carriers_table(ref, idx))
+        assert out[0] == out[1]
+
+
+def test_endpoints_filed_as_pairs_meet_carriers_of_one_two_and_many_endpoints():
+    # RICH's teams hold lists of references (many endpoints under one role text), links two, people one or two
+    rnd = random.Random(4)
+    ref = Aligner(RICH)._referential
+    sizes = set()
+    for _ in range(10):
+        table = _carriers_table(ref, ref.index(rich(rnd, 8, 3)))
+        sizes |= {min(len(c[4]), 3) for v in table.values() for c in v}
+    assert sizes == {1, 2, 3}
