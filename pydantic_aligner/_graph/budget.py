@@ -194,9 +194,38 @@ def _signature(values: tuple) -> Any:
     return values
 
 
+#: :func:`_look_alike` resolves the shape of a chunk of items once where their position has one object handler (no
+#: union) and counts their signatures with one ``Counter`` per chunk (False: item by item, the same counts)
+CHUNKED_LOOK_ALIKE = True
+
+
+def _chunk_shape(pos: Any, cache: dict) -> Any:
+    """The :func:`_shape` of every object item of a chunk at ``pos`` (items that are no object have none), or
+    ``_MIXED`` where it depends on the item (a union of object handlers: each item picks its branch)."""
+    if pos.special is not None:
+        return None
+    h = pos.kinds.get("object")
+    if h is None:
+        return None
+    if h.tag == UNION:
+        return _MIXED
+    if h.tag != OBJ:
+        return None
+    shape = cache.get(id(h))
+    if shape is None:
+        shape = _shape(pos, _PROBE, cache)
+    return shape
+
+
+_MIXED = object()
+_PROBE: dict = {}
+
+
 def _look_alike(lists: dict) -> dict[int, int]:
     """Per list, the number of (gold, candidate) item pairs that look alike after one round of refinement:
     equal exactly comparable scalars, references to records with equal scalars."""
+    if CHUNKED_LOOK_ALIKE:
+        return _look_alike_chunked(lists)
     cache: dict = {}
     own: list[dict] = [{}, {}]  # per side: (scope, id) -> the record's own scalars
     for entry in lists.values():
@@ -226,6 +255,79 @@ def _look_alike(lists: dict) -> dict[int, int]:
                     mine = tuple(map(v.get, shape[0]))
                     ends = tuple([table.get((scope, _id_value(v.get(key)))) for key, scope in shape[1]])
                     c[_signature((mine, ends))] += 1
+        g, p = counts
+        out[lid] = sum(k * p[s] for s, k in g.items() if s in p)
+    return out
+
+
+def _look_alike_chunked(lists: dict) -> dict[int, int]:
+    """:func:`_look_alike`, a chunk of items at a time (``CHUNKED_LOOK_ALIKE``): the same tables, the same signatures
+    counted in the same order (``Counter`` over a list counts as its increments do), the same sums."""
+    cache: dict = {}
+    own: list[dict] = [{}, {}]  # per side: (scope, id) -> the record's own scalars
+    for entry in lists.values():
+        if entry.records:
+            for side in (0, 1):
+                table = own[side]
+                for pos, chunk in entry.items[side]:
+                    fixed = _chunk_shape(pos, cache)
+                    if fixed is None:
+                        continue
+                    for v in chunk:
+                        shape = fixed if fixed is not _MIXED else _shape(pos, v, cache)
+                        if shape is not None and shape[2] is not None and isinstance(v, dict):
+                            key, scope = shape[2]
+                            rid = _id_value(v.get(key))
+                            if rid is not None:
+                                table.setdefault((scope, rid), _signature(tuple(map(v.get, shape[0]))))
+    out: dict[int, int] = {}
+    for lid, entry in lists.items():
+        counts: list[Counter] = [Counter(), Counter()]
+        for side in (0, 1):
+            table = own[side]
+            c = counts[side]
+            for pos, chunk in entry.items[side]:
+                fixed = _chunk_shape(pos, cache)
+                if fixed is _MIXED:
+                    sigs = []
+                    for v in chunk:
+                        shape = _shape(pos, v, cache)
+                        if shape is None:
+                            sigs.append(_signature((v,)) if not isinstance(v, (dict, list)) else ())
+                            continue
+                        mine = tuple(map(v.get, shape[0]))
+                        ends = tuple([table.get((scope, _id_value(v.get(key)))) for key, scope in shape[1]])
+                        sigs.append(_signature((mine, ends)))
+                    c.update(sigs)
+                    continue
+                sigs = []
+                if fixed is None:
+                    for v in chunk:
+                        sigs.append(_signature((v,)) if not isinstance(v, (dict, list)) else ())
+                elif len(fixed[1]) == 2 and all(type(v) is dict for v in chunk):
+                    # (the usual relation object: two references, each end's identifier read inline as _id_value reads it)
+                    skeys, ((k1, s1), (k2, s2)) = fixed[0], fixed[1]
+                    for v in chunk:
+                        get = v.get
+                        a, b = get(k1), get(k2)
+                        ta, tb = type(a), type(b)
+                        a = a if ta is int or ta is str else _id_value(a)
+                        b = b if tb is int or tb is str else _id_value(b)
+                        sigs.append((tuple(map(get, skeys)), (table.get((s1, a)), table.get((s2, b)))))
+                else:
+                    skeys, refs = fixed[0], fixed[1]
+                    for v in chunk:
+                        if not isinstance(v, dict):
+                            sigs.append(_signature((v,)) if not isinstance(v, list) else ())
+                            continue
+                        get = v.get
+                        sigs.append((tuple(map(get, skeys)), tuple([table.get((scope, _id_value(get(key)))) for key, scope in refs])))
+                try:
+                    counted = Counter(sigs)
+                except TypeError:  # a container where a scalar was declared: the objects' signatures told apart by text
+                    # (an object's signature is a pair of tuples; the others, (value,), () or a text, are signed already)
+                    counted = Counter([_signature(x) if type(x) is tuple and len(x) == 2 and type(x[0]) is tuple else x for x in sigs])
+                c.update(counted)
         g, p = counts
         out[lid] = sum(k * p[s] for s, k in g.items() if s in p)
     return out

@@ -43,6 +43,7 @@ only up to that search.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from .._engine.context import _KIND
@@ -59,8 +60,6 @@ LEAF_BUDGET = 64
 NODE_BUDGET = 1024
 #: Each vertex's sorted neighbourhood (twin splitting) is computed when first needed; False: for every vertex up front.
 LAZY_TWIN_KEYS = True
-#: ``_hidden_references`` counts string and numeric identifiers in two tables; False: one table of tagged keys.
-SPLIT_HIDDEN = True
 #: The walk's plans of objects (``_Doc._plan``) are kept on the Referential across calls; False: per document.
 SHARED_PLANS = True
 
@@ -100,6 +99,13 @@ _SCALAR = {
     type(None): lambda v: "n",
 }
 
+#: The walk of the canonical copies keeps the text of each distinct string and int of a plain field (one ``repr`` per
+#: distinct value, not per value: names and categories repeat) and appends an object's vertex inline; its assembly
+#: counts paths with a ``Counter``, looks for relation objects under the lists' vertices only and numbers the kept
+#: vertices in a list (False: a call per scalar, a call per vertex, every vertex visited, a dict; the same graph)
+LEAN_WALK = True
+_NO_TEXTS: dict = {}
+
 # how an object's key is walked (``_Doc._plan``)
 _UNDECLARED, _PLAIN, _CHILD, _REF, _ID = range(5)
 
@@ -131,6 +137,9 @@ class _Doc:
         # the same order, so each object is walked without looking its keys up again; kept on the Referential
         # across calls where SHARED_PLANS (a function of the handler only), else per document
         self.plans: dict[tuple, tuple] = ref.canon_plans if SHARED_PLANS else {}
+        self.arrays: list[int] = []  # the vertices of lists, in the order they were made (_assemble)
+        # (LEAN_WALK) the canonical text of each string and int met under a plain field, once per distinct value
+        self.texts: dict[type, dict] = {str: {}, int: {}}
 
     def _plan(self, h: Any, keys: tuple) -> tuple:
         relevant = self.ref.relevant
@@ -268,12 +277,19 @@ class _Doc:
             kids: list[tuple[Any, tuple]] = []
             folded: list[tuple | None] = []  # per kid: its folded entry, or None
             refs = self.refs
+            texts = self.texts if LEAN_WALK else _NO_TEXTS
             for key, label, vp, mode in plan[0]:
                 val = v[key]
                 t = type(val)
                 if mode == _PLAIN:
                     if t in _SCALAR:
-                        txt = _SCALAR[t](val)
+                        known = texts.get(t)
+                        if known is None:
+                            txt = _SCALAR[t](val)
+                        else:
+                            txt = known.get(val)
+                            if txt is None:
+                                txt = known[val] = _SCALAR[t](val)
                         folded.append((label, txt))
                         kids.append((label, ("F", txt, val)))
                         continue
@@ -311,11 +327,19 @@ class _Doc:
                 entries = tuple([f for f in folded if f is not None])
                 desc = kids
             rec = tuple(sorted((name, rid is not None) for name, rid in scopes)) if scopes else ()
-            vid = self.vertex(("o", pos.path, rec, entries, (), 0), pos.path, bool(scopes))
+            if LEAN_WALK:  # (self.vertex, inlined, with its children and descriptor)
+                vid = len(self.seeds)
+                self.seeds.append(("o", pos.path, rec, entries, (), 0))
+                self.desc.append(("O", desc))
+                self.path.append(pos.path)
+                self.children.append(kids)
+                self.is_record.append(bool(scopes))
+            else:
+                vid = self.vertex(("o", pos.path, rec, entries, (), 0), pos.path, bool(scopes))
+                self.children[vid] = kids
+                self.desc[vid] = ("O", desc)
             for name, rid in scopes:
                 self.record(name, rid, vid)
-            self.children[vid] = kids
-            self.desc[vid] = ("O", desc)
             return ("V", vid)
         L = len(h.prefix)
         head: list[tuple] = []
@@ -336,6 +360,7 @@ class _Doc:
             bag = []
         vid = self._container(pos.path, "a" if h.align else "f", labelled, bag, scopes, len(rest))
         self.desc[vid] = ("A", head, tail, h.align, rest, v)
+        self.arrays.append(vid)
         return ("V", vid)
 
     def _container(self, path: str, tag: str, labelled: list, bag: list, scopes: list, rest: int = 0) -> int:
@@ -371,9 +396,15 @@ def _targets(doc: _Doc, spec: RefSpec, value: Any) -> list[int] | None:
 def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[int], dict[int, tuple]]:
     """(seeds, edges, kept vertex ids, collapsed carrier -> sort key parts) of the graph to label."""
     n = len(doc.seeds)
-    path_count: dict[str, int] = {}
-    for path in doc.path:
-        path_count[path] = path_count.get(path, 0) + 1
+    lean = LEAN_WALK
+    if lean:
+        path_count: dict[str, int] = Counter(doc.path)
+        lists: Any = sorted(doc.arrays)  # (the vertices the loop below can collapse items of, in the same order)
+    else:
+        path_count = {}
+        for path in doc.path:
+            path_count[path] = path_count.get(path, 0) + 1
+        lists = range(n)
     desc = doc.desc
     is_record = doc.is_record
     # relation objects (candidates to become edges): plain objects, items of an order-agnostic list of which the
@@ -381,7 +412,7 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
     collapsed: dict[int, tuple] = {}
     children = doc.children
     role_text: dict = {}  # a label -> its repr (the few keys of relation objects)
-    for p in range(n):
+    for p in lists:
         dp = desc[p]
         if dp is None or dp[0] != "A" or not dp[3] or path_count[doc.path[p]] != 1:
             continue
@@ -420,7 +451,13 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
                         l0, e0, l1, e1 = l1, e1, l0, e0
                     collapsed[v] = (doc.seeds[v], (l0, l1), (e0, e1))
     keep = [v for v in range(n) if v not in collapsed] if collapsed else list(range(n))
-    index = {v: i for i, v in enumerate(keep)}
+    if lean:
+        # (a list: every vertex looked up is kept, records and the vertices edges lead to)
+        index: Any = [-1] * n
+        for i, v in enumerate(keep):
+            index[v] = i
+    else:
+        index = {v: i for i, v in enumerate(keep)}
     seeds = [doc.seeds[v] for v in keep]
     extra: dict[int, list] = {}
     edges: list[tuple[int, Any, int]] = []
@@ -433,6 +470,8 @@ def _assemble(doc: _Doc) -> tuple[list[tuple], list[tuple[int, Any, int]], list[
         iv = index[v]
         for label, d in kids:
             tag = d[0]
+            if tag == "F":
+                continue
             if tag == "V":
                 c = d[1]
                 rel = collapsed.get(c)
@@ -790,52 +829,15 @@ def canonicalize(ref: Any, value: Any) -> Canonical:
 _KIND_RANK = {int: 0, float: 1, str: 2}
 
 
+#: :func:`_hidden_references` counts down what each identifier value may still be met, strings and numbers in two
+#: tables keyed by the value itself (no ``(is a string, value)`` pair made and hashed per scalar); False: the pairs
+HIDDEN_BY_KIND = True
+
+
 def _hidden_references(value: Any, doc: _Doc) -> bool:
     """Whether some scalar of ``value`` equals an identifier more often than identifier and reference fields hold it."""
-    if not SPLIT_HIDDEN:
-        return _hidden_references_tagged(value, doc)
-    # string identifiers and numeric ones counted apart (as the keys ``(is a string, value)`` keep them apart), so a
-    # scalar is looked up without building a key, and strings not at all where no identifier is one
-    strs: dict = {}
-    nums: dict = {}
-    for name in doc.records:
-        for rid, vids in doc.records[name].items():
-            t = type(rid)
-            if t in _KIND_RANK and rid == rid:
-                d = strs if t is str else nums
-                d[rid] = d.get(rid, 0) + len(vids)
-    if not strs and not nums:
-        return False
-    for _, v in doc.refs:
-        t = type(v)
-        if t in _KIND_RANK and v == v:
-            d = strs if t is str else nums
-            if v in d:
-                d[v] += 1
-    seen_s: dict = {}
-    seen_n: dict = {}
-    stack = [value]
-    while stack:
-        x = stack.pop()
-        t = type(x)
-        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
-            t = type(y)
-            if t is str:
-                if y in strs:
-                    c = seen_s[y] = seen_s.get(y, 0) + 1
-                    if c > strs[y]:
-                        return True
-            elif t is dict or t is list or t is tuple:
-                stack.append(y)
-            elif (t is int or t is float) and y in nums:
-                c = seen_n[y] = seen_n.get(y, 0) + 1
-                if c > nums[y]:
-                    return True
-    return False
-
-
-def _hidden_references_tagged(value: Any, doc: _Doc) -> bool:
-    """``_hidden_references`` without SPLIT_HIDDEN (the same answer)."""
+    if HIDDEN_BY_KIND:
+        return _hidden_by_kind(value, doc)
     expected: dict[tuple, int] = {}
     for name in doc.records:
         for rid, vids in doc.records[name].items():
@@ -864,6 +866,45 @@ def _hidden_references_tagged(value: Any, doc: _Doc) -> bool:
                     seen[k] = seen.get(k, 0) + 1
                     if seen[k] > expected[k]:
                         return True
+    return False
+
+
+def _hidden_by_kind(value: Any, doc: _Doc) -> bool:
+    """:func:`_hidden_references` (``HIDDEN_BY_KIND``): per string and per number (``1`` and ``1.0`` one key, as in
+    the pairs), how many more times it may be met; the first scalar met once too often answers True, as there."""
+    left: tuple[dict, dict] = ({}, {})  # (numbers, strings): value -> how many times it may still be met
+    for name in doc.records:
+        for rid, vids in doc.records[name].items():
+            if type(rid) in _KIND_RANK and rid == rid:
+                table = left[type(rid) is str]
+                table[rid] = table.get(rid, 0) + len(vids)
+    nums, strs = left
+    if not nums and not strs:
+        return False
+    for _, v in doc.refs:
+        if type(v) in _KIND_RANK and v == v:
+            table = left[type(v) is str]
+            if v in table:
+                table[v] += 1
+    stack = [value]
+    while stack:
+        x = stack.pop()
+        t = type(x)
+        for y in x.values() if t is dict else x if t is list or t is tuple else (x,):
+            t = type(y)
+            if t is str:
+                table = strs
+            elif t is int or t is float:
+                table = nums
+            else:
+                if t is dict or t is list or t is tuple:
+                    stack.append(y)
+                continue
+            k = table.get(y)
+            if k is not None:
+                if not k:
+                    return True
+                table[y] = k - 1
     return False
 
 

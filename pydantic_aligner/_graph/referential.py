@@ -280,6 +280,7 @@ class _Index:
             by_scope: dict[str, dict] = {}
             info: dict[tuple, list] = {}
             role_text: dict[tuple, str] = {}  # an edge path -> its repr (few distinct ones)
+            lean = LEAN_ENDPOINTS
             for r, f, ckey in zip(refs, frames, ckey_of):
                 entry = info.get(ckey)
                 if entry is None:
@@ -294,12 +295,20 @@ class _Index:
                 group = groups.get(ckey)
                 if group is None:
                     group = groups[ckey] = [*entry, []]
+                if lean:
+                    group[4].append((r.epath[f:], r.value))
+                    continue
                 role = r.epath[f:]
                 text = role_text.get(role)
                 if text is None:
                     text = role_text[role] = repr(role)
                 group[4].append((text, role, r.value))
-            for groups in by_scope.values():
+            if lean:
+                _order_endpoints(by_scope, role_text)
+                by_scope_left: dict = {}
+            else:
+                by_scope_left = by_scope
+            for groups in by_scope_left.values():
                 for group in groups.values():
                     eps = group[4]
                     if len(eps) == 1:
@@ -322,6 +331,38 @@ class _Index:
                     under.setdefault(r.dpath[:k], []).append(r)
             self.under = under
         return self.under.get(dpath, [])
+
+
+#: :meth:`_Index.carriers_of` files each endpoint as its ``(role, value)`` pair and reads the roles' texts only to
+#: order a carrier's two or more endpoints (False: a ``(text, role, value)`` triple per endpoint, then its pair)
+LEAN_ENDPOINTS = True
+
+
+def _order_endpoints(by_scope: dict, role_text: dict) -> None:
+    """Each carrier's endpoints ``(role, value)`` sorted by the text of their role, stably (``LEAN_ENDPOINTS``): the
+    order of :meth:`_Index.carriers_of`'s triples, a carrier of one endpoint as it is."""
+    for groups in by_scope.values():
+        for group in groups.values():
+            eps = group[4]
+            if len(eps) < 2:
+                continue
+            texts = []
+            for role, _ in eps:
+                text = role_text.get(role)
+                if text is None:
+                    text = role_text[role] = repr(role)
+                texts.append(text)
+            if len(eps) == 2:
+                # (sorted by role text, stably: the first first unless the second's text is smaller)
+                if texts[1] < texts[0]:
+                    eps.reverse()
+            else:
+                group[4] = [eps[i] for i in sorted(range(len(eps)), key=texts.__getitem__)]
+
+
+#: :meth:`Referential.index` files the identifiers and references directly under an object in the object's own loop,
+#: without a call of its walk per leaf (the same index; False: a call per leaf)
+INLINE_LEAVES = True
 
 
 class Referential:
@@ -489,6 +530,8 @@ class Referential:
             idx.records[name] = []
         relevant = self.relevant
         definers = self.definers
+        inline = INLINE_LEAVES
+        refs = idx.refs
 
         def walk(pos: Pos, v: Any, dpath: tuple, epath: tuple, frames: tuple, via_array: bool) -> None:
             sp = pos.special
@@ -528,8 +571,17 @@ class Referential:
                         edge = ("a",)
                         if vp is None:
                             continue
-                    if vp.special is None and vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
-                        continue  # (what walk would find there: nothing)
+                    sp = vp.special
+                    if sp is None:
+                        if vp.uid not in relevant and type(val) in _KIND_BY_TYPE:
+                            continue  # (what walk would find there: nothing)
+                    elif inline:
+                        # (walk's leaf, inlined: a reference is filed, an identifier outside a list files nothing)
+                        if kind_of(val) is None:
+                            raise _unsupported(val, None, "document")
+                        if isinstance(sp, RefSpec):
+                            refs.append(_Ref(sp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False))))
+                        continue
                     walk(vp, val, (*dpath, key), (*epath, edge), (*frames, (vp, val, False, False)), False)
             elif h.tag == ARR:
                 L = len(h.prefix)
