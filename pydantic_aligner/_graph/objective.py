@@ -626,13 +626,37 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     ps = np.flatnonzero(_first(p[1:] != p[:-1]))
     # (an identifier field holds each code once: segments of one cell, whose sums are the cells themselves, and on
     # the canonical copies codes follow the items' order, so the sorted selection is often the whole matrix)
-    whole = len(ro) == vals.shape[0] and len(co) == vals.shape[1] and bool((np.diff(ro) > 0).all() and (np.diff(co) > 0).all())
-    agg = vals if whole else vals[np.ix_(ro, co)]
+    rows_all = len(ro) == vals.shape[0] and bool((np.diff(ro) > 0).all())
+    cols_all = len(co) == vals.shape[1] and bool((np.diff(co) > 0).all())
+    if rows_all and cols_all:
+        agg = vals
+    elif FAST_SCATTER:
+        # the same cells in the same C order as np.ix_'s copy (rows then columns taken: two passes of contiguous
+        # copies instead of one of 2-d fancy indexing), so the sums below add the same floats in the same order
+        agg = vals if rows_all else vals.take(ro, axis=0)
+        if not cols_all:
+            agg = agg.take(co, axis=1)
+    else:
+        agg = vals[np.ix_(ro, co)]
     if len(ps) < len(co):
         agg = np.add.reduceat(agg, ps, axis=1)
     if len(gs) < len(ro):
         agg = np.add.reduceat(agg, gs, axis=0)
-    out[np.ix_(g[gs], p[ps])] += agg
+    rg, cp = g[gs], p[ps]  # (both ascending, distinct: each cell of out is added to once, as np.ix_ adds)
+    if not FAST_SCATTER:
+        out[np.ix_(rg, cp)] += agg
+        return
+    # codes numbered scope by scope: often a run of consecutive codes, added through a slice (a view, in place)
+    rs = slice(int(rg[0]), int(rg[-1]) + 1) if int(rg[-1]) - int(rg[0]) + 1 == len(rg) else None
+    cs = slice(int(cp[0]), int(cp[-1]) + 1) if int(cp[-1]) - int(cp[0]) + 1 == len(cp) else None
+    if rs is not None and cs is not None:
+        out[rs, cs] += agg
+    elif cs is not None:
+        out[rg, cs] += agg
+    elif rs is not None:
+        out[rs, cp] += agg
+    else:
+        out[np.ix_(rg, cp)] += agg
 
 
 class _Block:
@@ -1198,6 +1222,9 @@ CODE_CELLS = 250_000
 #: cell in SPARSE_SHARE does (rows under a mapping: a record's identifier matches one candidate's).
 SPARSE_CELLS = 16_000_000
 SPARSE_SHARE = 8
+#: The votes' scatter (``_scatter``) copies the selected cells by rows then columns and adds into the votes through
+#: slices where the codes run consecutively; False: ``np.ix_`` both ways (the same floats added in the same order).
+FAST_SCATTER = True
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._engine.assign import quantize
+from .._engine.assign import QUANTUM, quantize
 from .objective import Objective, _List, _Obj
 from .records import _record_matrix
 
@@ -125,6 +125,17 @@ SKIP_PROVEN = True
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
 CERT_NODES = 500
+#: Big record matrices quantised in place (one n x m float array, not two) and the start's bijection solved on its
+#: own matrix negated in place (no copy for ``maximize``): the same values (``referential.bijection``); False: the copies.
+INPLACE_QUANTIZE = True
+
+
+def quantized(C: np.ndarray) -> np.ndarray:
+    """``quantize(C)`` (a new array, ``C`` unchanged), computed in place of its one allocation."""
+    if not INPLACE_QUANTIZE:
+        return quantize(C)
+    F = np.multiply(C, QUANTUM)
+    return np.rint(F, out=F)
 
 
 def canon_index(cid: Any) -> int:
@@ -196,7 +207,7 @@ class Search:
                         C = _record_matrix(grecs, precs, ctx)
                     finally:
                         ctx.mask_all = False
-                Q = quantize(C).astype(np.int64)
+                Q = quantized(C).astype(np.int64)
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
                 if A.shape == Q.shape and _is_range(gi) and _is_range(pj):
