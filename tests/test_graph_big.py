@@ -6,7 +6,9 @@ on and off bit for bit.
 * ``search.INPLACE_QUANTIZE``: the record matrices quantised in place and the start's bijection solved on its own
   matrix negated in place (``referential.bijection(keep=False)``);
 * ``records.SPREAD_START``: the start's record matrices read a large block's plain fields as ``records.Spread``
-  (added a block of rows at a time), never making the whole field matrices.
+  (added a block of rows at a time), never making the whole field matrices;
+* ``objective.SORTED_VOTES``: the votes of lookup blocks computed on the cells the scatter reads, in its order
+  (``_Block.agreed``).
 
 The gates are forced low (``objective.FLOW_CELLS = 0``, every string field spread from its distinct values) so that
 small organisation graphs take the paths of the large ones.
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_graph_sparse import _objective_of
 
 from pydantic_aligner import Aligner
 from pydantic_aligner._engine.assign import quantize
@@ -143,7 +146,7 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
 
     saved = (
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
-        _search.INPLACE_QUANTIZE, _records.SPREAD_START,
+        _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS,
     )
     spread_starts = 0
     real = _records._add_spread
@@ -155,25 +158,59 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
 
     try:
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = 0, 0, 0, 1.0
+        _objective.CODE_CELLS = 0  # (the relation lists looked up by code, as on large graphs)
         _records._add_spread = counted
         for n, edits, seed in ((12, 0.0, 1), (20, 0.1, 2), (30, 0.2, 3), (40, 0.1, 4), (25, 0.3, 5)):
             schema, gold, pred = pair(n, edits, seed=seed)
             runs = []
             for on in (True, False):
-                _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = on
+                _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), gold, pred))
             assert runs[0] == runs[1], (n, edits, seed)
             # a shuffled gold too
             g2 = {k: random.Random(seed).sample(v, len(v)) if isinstance(v, list) else v for k, v in gold.items()}
             runs = []
             for on in (True, False):
-                _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = on
+                _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), g2, pred))
             assert runs[0] == runs[1], (n, edits, seed, "shuffled")
     finally:
         (
             _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
-            _search.INPLACE_QUANTIZE, _records.SPREAD_START,
+            _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS,
         ) = saved
         _records._add_spread = real
     assert spread_starts > 0  # (the start did read spread fields)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]))
+def test_the_sorted_votes_are_the_dense_ones_bit_for_bit(rnd, which, code_cells):
+    # every identifier's votes and some identifiers' votes, with the lookup path forced on small graphs (CODE_CELLS=0)
+    saved = (_objective.CODE_CELLS, _objective.SORTED_VOTES)
+    lookups = 0
+    try:
+        if code_cells is not None:
+            _objective.CODE_CELLS = code_cells
+        obj = _objective_of(rnd, which)[0]
+        keys = {k for k in obj.gcode if rnd.random() < 0.5}
+        got = []
+        for on in (True, False):
+            _objective.SORTED_VOTES = on
+            every, _ = obj.votes(None)
+            some, codes = obj.votes(keys)
+            got.append((_bits(every), _bits(some), None if codes is None else codes.tolist()))
+        lookups = sum(bool(b.codes) for lst in obj.lists() if lst.kernel is not None
+                      for _, per_p in lst.kernel.blocks for _, b in per_p if b is not None)
+    finally:
+        _objective.CODE_CELLS, _objective.SORTED_VOTES = saved
+    assert got[0] == got[1]
+    _LOOKUPS.append(lookups)
+
+
+_LOOKUPS: list = []
+
+
+def test_the_sorted_votes_met_lookup_blocks():
+    # (runs after the property above: some of its objectives had lookup blocks, so the sorted path was compared)
+    assert not _LOOKUPS or max(_LOOKUPS) > 0

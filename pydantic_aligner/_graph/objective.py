@@ -597,10 +597,19 @@ class _Kernel:
                 for t, f in enumerate(block.special):
                     if perfect and SPARSE_RELATION_VOTES and block.perfect_votes(sel, t, obj, rowmap, out):
                         continue
+                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
+                    if not perfect and SORTED_VOTES and block.lookup():
+                        # only the cells the scatter reads, already in its order (the codes gathered, not the floats)
+                        rows = np.flatnonzero(gc >= 0)
+                        cols = np.flatnonzero(f.pcode >= 0)
+                        if rows.size and cols.size:
+                            ro = rows[np.argsort(gc[rows], kind="stable")]
+                            co = cols[np.argsort(f.pcode[cols], kind="stable")]
+                            _scatter_sorted(block.agreed(sel[ro], co, t, obj), gc[ro], f.pcode[co], out)
+                        continue
                     vals = block.values(sel, obj, False, agree=t)
                     if perfect:
                         vals = (vals >= 1.0).astype(np.float64)
-                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
                     _scatter(vals, gc, f.pcode, out)
 
 
@@ -638,9 +647,18 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
             agg = agg.take(co, axis=1)
     else:
         agg = vals[np.ix_(ro, co)]
-    if len(ps) < len(co):
+    _scatter_sorted(agg, g, p, out, gs, ps)
+
+
+def _scatter_sorted(agg: np.ndarray, g: np.ndarray, p: np.ndarray, out: np.ndarray, gs: Any = None, ps: Any = None) -> None:
+    """``_scatter``'s sums on its selected cells ``agg`` (a new C-ordered array), their rows' codes ``g`` and columns'
+    codes ``p`` ascending (``gs``, ``ps``: where each code's run starts, computed if None)."""
+    if gs is None:
+        gs = np.flatnonzero(_first(g[1:] != g[:-1]))
+        ps = np.flatnonzero(_first(p[1:] != p[:-1]))
+    if len(ps) < len(p):
         agg = np.add.reduceat(agg, ps, axis=1)
-    if len(gs) < len(ro):
+    if len(gs) < len(g):
         agg = np.add.reduceat(agg, gs, axis=0)
     rg, cp = g[gs], p[ps]  # (both ascending, distinct: each cell of out is added to once, as np.ix_ adds)
     if not FAST_SCATTER:
@@ -784,6 +802,38 @@ class _Block:
         hit = lut[code] >= 1.0
         np.add.at(out, (gc[hit], pc[hit]), 1.0)
         return True
+
+    def lookup(self) -> bool:
+        """Whether the block's cells are looked up by code (:meth:`_codes`, computed on first use)."""
+        if self.codes is None:
+            self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        return bool(self.codes)
+
+    def agreed(self, rows: np.ndarray, cols: np.ndarray, t: int, obj: Objective) -> np.ndarray:
+        """``values(sel, obj, False, agree=t)[np.ix_(r, c)]`` for block rows ``rows = sel[r]`` and columns ``cols = c``
+        where field ``t`` holds an identifier on both sides (so it agrees in every cell), on lookup blocks
+        (:meth:`lookup`): the packed codes gathered (bytes, not floats), the other fields' bits set where they match
+        (found by code, as :meth:`values` sets them), then looked up: the same cells, bit for bit."""
+        lut, packed = self.codes
+        code = packed.take(rows, axis=0).take(cols, axis=1)
+        code |= np.uint8(1 << t)
+        colpos = None
+        for u, f in enumerate(self.special):
+            if u == t:
+                continue
+            rr, cc = f.matching(obj, rows)
+            if f.any_wrong and len(rr):
+                keep = ~(f.gtyped[rows[rr]] & f.mistyped[cc])
+                rr, cc = rr[keep], cc[keep]
+            if not len(rr):
+                continue
+            if colpos is None:
+                colpos = np.full(self.ncols, -1, dtype=np.int64)
+                colpos[cols] = np.arange(len(cols))
+            at = colpos[cc]
+            keep = at >= 0
+            code[rr[keep], at[keep]] |= np.uint8(1 << u)
+        return lut[code]
 
     def _pivots(self, lut: np.ndarray) -> list:
         """For each identifier field ``t``: -1 when no combination with ``t`` matching scores 1, else an identifier
@@ -1225,6 +1275,9 @@ SPARSE_SHARE = 8
 #: The votes' scatter (``_scatter``) copies the selected cells by rows then columns and adds into the votes through
 #: slices where the codes run consecutively; False: ``np.ix_`` both ways (the same floats added in the same order).
 FAST_SCATTER = True
+#: The votes of lookup blocks (``_Block.lookup``) computed on the cells the scatter reads only, in its order
+#: (``_Block.agreed``: the codes gathered, not the floats); False: every row's cells, then gathered.
+SORTED_VOTES = True
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
