@@ -8,7 +8,9 @@ on and off bit for bit.
 * ``records.SPREAD_START``: the start's record matrices read a large block's plain fields as ``records.Spread``
   (added a block of rows at a time), never making the whole field matrices;
 * ``objective.SORTED_VOTES``: the votes of lookup blocks computed on the cells the scatter reads, in its order
-  (``_Block.agreed``).
+  (``_Block.agreed``);
+* ``objective.CHUNKED_SPREAD``: a spread field added to a block's rows a block of rows at a time
+  (``records.add_spread``).
 
 The gates are forced low (``objective.FLOW_CELLS = 0``, every string field spread from its distinct values) so that
 small organisation graphs take the paths of the large ones.
@@ -123,14 +125,15 @@ def test_adding_a_spread_field_adds_the_whole_matrix(n, m, seed, w):
     rng = np.random.default_rng(seed)
     D = rng.random((5, 4))
     V = _records.Spread(D, rng.integers(0, 5, size=n), rng.integers(0, 4, size=m))
-    acc = rng.random((n, m))
-    whole = np.take(D[V.rows], V.cols, axis=1)
+    sel = rng.integers(0, n, size=int(rng.integers(1, 2 * n + 1))) if rng.random() < 0.5 else None
+    acc = rng.random((n if sel is None else len(sel), m))
+    whole = np.take(D[V.rows], V.cols, axis=1) if sel is None else V[sel]
     ref = acc.copy()
     ref += whole if w == 1.0 else w * whole
     saved = _records._SPREAD_ROWS_CELLS
     try:
         _records._SPREAD_ROWS_CELLS = int(rng.integers(1, 200))  # (blocks of a few rows, the last one short)
-        _records._add_spread(acc, V, w)
+        _records.add_spread(acc, V, w, sel)
     finally:
         _records._SPREAD_ROWS_CELLS = saved
     assert _bits(acc) == _bits(ref)
@@ -146,10 +149,10 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
 
     saved = (
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
-        _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS,
+        _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
     )
     spread_starts = 0
-    real = _records._add_spread
+    real = _records.add_spread
 
     def counted(acc, V, w):
         nonlocal spread_starts
@@ -159,12 +162,13 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
     try:
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = 0, 0, 0, 1.0
         _objective.CODE_CELLS = 0  # (the relation lists looked up by code, as on large graphs)
-        _records._add_spread = counted
+        _records.add_spread = counted
         for n, edits, seed in ((12, 0.0, 1), (20, 0.1, 2), (30, 0.2, 3), (40, 0.1, 4), (25, 0.3, 5)):
             schema, gold, pred = pair(n, edits, seed=seed)
             runs = []
             for on in (True, False):
                 _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
+                _objective.CHUNKED_SPREAD = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), gold, pred))
             assert runs[0] == runs[1], (n, edits, seed)
             # a shuffled gold too
@@ -172,14 +176,15 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
             runs = []
             for on in (True, False):
                 _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
+                _objective.CHUNKED_SPREAD = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), g2, pred))
             assert runs[0] == runs[1], (n, edits, seed, "shuffled")
     finally:
         (
             _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
-            _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS,
+            _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
         ) = saved
-        _records._add_spread = real
+        _records.add_spread = real
     assert spread_starts > 0  # (the start did read spread fields)
 
 

@@ -48,7 +48,7 @@ from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
 from .flow import class_pairing
-from .records import LeafMatrices, Spread, _id_value, forced_pairs, value_pos
+from .records import LeafMatrices, Spread, _id_value, add_spread, forced_pairs, value_pos
 
 __all__ = ["Objective"]
 
@@ -855,6 +855,9 @@ class _Block:
         # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
+            if f is None and type(V) is Spread and CHUNKED_SPREAD and len(sel) > 1:
+                add_spread(acc, V, w, np.asarray(sel))  # (V[sel] added a block of rows at a time: the same floats)
+                continue
             X = next(it) if f is not None else V if whole and type(V) is not Spread else V[sel]
             if X.dtype == np.bool_:
                 # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
@@ -1275,6 +1278,9 @@ SPARSE_SHARE = 8
 #: The votes' scatter (``_scatter``) copies the selected cells by rows then columns and adds into the votes through
 #: slices where the codes run consecutively; False: ``np.ix_`` both ways (the same floats added in the same order).
 FAST_SCATTER = True
+#: A spread plain field (``records.Spread``) added to a block's rows a block of rows at a time (``records.add_spread``)
+#: instead of gathered whole first; False: gathered whole (the same floats).
+CHUNKED_SPREAD = True
 #: The votes of lookup blocks (``_Block.lookup``) computed on the cells the scatter reads only, in its order
 #: (``_Block.agreed``: the codes gathered, not the floats); False: every row's cells, then gathered.
 SORTED_VOTES = True

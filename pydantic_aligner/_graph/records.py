@@ -280,7 +280,7 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                     big = SPREAD_START and leaves.spread_above is not None and len(Gs) * len(Ps) > leaves.spread_above
                     V = leaves.get(vpos, gv, pv, ctx, spread=big)
                 if type(V) is Spread:
-                    _add_spread(acc, V, w)
+                    add_spread(acc, V, w)
                     continue
                 acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
             values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
@@ -299,13 +299,14 @@ SPREAD_START = True
 _SPREAD_ROWS_CELLS = 1 << 20  # cells per block of rows added
 
 
-def _add_spread(acc: np.ndarray, V: Spread, w: float) -> None:
-    """``acc += V if w == 1.0 else w * V`` for a :class:`Spread` ``V``, a block of rows at a time: each block the whole
-    matrix's rows (the same gather), scaled and added element by element, so every cell is the same float."""
-    n, m = V.shape
+def add_spread(acc: np.ndarray, V: Spread, w: float, sel: np.ndarray | None = None) -> None:
+    """``acc += X if w == 1.0 else w * X`` for ``X = V[sel]`` (``sel`` None: every row) of a :class:`Spread` ``V``, a
+    block of rows at a time (gathered while in cache, never the whole ``X``): each block ``X``'s rows (the same
+    gather), scaled and added element by element, so every cell is the same float."""
+    n, m = len(acc), V.shape[1]
     step = max(1, _SPREAD_ROWS_CELLS // max(m, 1))
     for r in range(0, n, step):
-        blk = V[np.arange(r, min(r + step, n))]
+        blk = V[np.arange(r, min(r + step, n)) if sel is None else sel[r : r + step]]
         if w != 1.0:
             blk *= w  # (x * w is w * x)
         acc[r : r + step] += blk
