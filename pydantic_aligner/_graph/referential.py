@@ -954,6 +954,8 @@ class _Pairing:
         if hit is None:
             return None
         S, grow, pcol = hit[3]
+        if not isinstance(S, np.ndarray):
+            S = S.dense()  # (objective.Cells: a list whose matrix the search did not keep)
         return S[np.ix_(grow, pcol)]
 
     def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
@@ -1059,7 +1061,7 @@ def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
         grow[gorder] = np.arange(len(gorder))
         pcol = np.empty(len(porder), dtype=np.int64)
         pcol[porder] = np.arange(len(porder))
-        out[key] = (og[0], op[0], pairs, (lst.S, grow, pcol))
+        out[key] = (og[0], op[0], pairs, (lst.matrix_view(obj), grow, pcol))  # (a virtual list's: objective.Cells)
     for key in clash:
         del out[key]
     return out
