@@ -291,3 +291,27 @@ _VIRTUAL: list = []
 def test_some_lists_were_virtual():
     # (runs after the property above: some of its objectives had virtual lists, so both ways were compared)
     assert not _VIRTUAL or max(_VIRTUAL) > 0
+
+
+@SETTINGS
+@given(st.integers(0, 30), st.integers(0, 30), st.integers(0, 2**32 - 1), st.booleans())
+def test_the_agreement_quantised_in_place_is_the_copy(n, m, seed, transposed):
+    # the search's agreement overwrites a record matrix nothing else holds (search.quantized_ints): the same integers
+    rng = np.random.default_rng(seed)
+    C = rng.choice([0.0, 1 / 3, 0.5, 2 / 3, 1.0, 0.123456789], size=(n, m))
+    if transposed:
+        C = C.T  # (not C-ordered: converted by the copy)
+    ref = quantize(C).astype(np.int64)
+    kept = C.copy()
+    assert _bits(_search.quantized_ints(C, False)) == _bits(ref) and _bits(C) == _bits(kept)
+    saved = (_search.INPLACE_QUANTIZE, )
+    try:
+        for on in (True, False):
+            _search.INPLACE_QUANTIZE = on
+            mine = C.copy(order="K")
+            got = _search.quantized_ints(mine, True)
+            assert got.dtype == np.int64 and got.shape == ref.shape and _bits(got) == _bits(ref)
+            if on and not transposed and n and m:
+                assert np.shares_memory(got, mine)  # (no new n x m array)
+    finally:
+        (_search.INPLACE_QUANTIZE, ) = saved
