@@ -37,6 +37,7 @@ deciding a set of open gold identifiers, for branch and bound.
 from __future__ import annotations
 
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -49,7 +50,7 @@ from .._engine.walk import _key_rows, score
 from .._schema.compile import any_pos
 from .._schema.plan import ARR, OBJ, RefSpec, kind_of
 from .flow import class_pairing
-from .records import LeafMatrices, Spread, _id_value, forced_pairs, value_pos
+from .records import LeafMatrices, Spread, _id_value, add_spread, forced_pairs, value_pos
 
 __all__ = ["Objective"]
 
@@ -137,7 +138,8 @@ class _List:
     """A list with a tail only (SPEC 7.2/7.3): pairing on the similarity matrix, then ``total / D``."""
 
     __slots__ = (
-        "S",
+        "_S",
+        "_obj",
         "align",
         "by_key",
         "by_p",
@@ -190,13 +192,51 @@ class _List:
                     self.colof = np.full(len(obj.pcode) + 1, -1, dtype=np.int64)
                     for k, (j,) in self.by_p.items():
                         self.colof[k] = j
-        self.S = np.zeros((self.n, self.m))
+        self._S: np.ndarray | None = np.zeros((self.n, self.m))
+        self._obj = weakref.ref(obj)  # (for :attr:`S` of a virtual list; not the objective itself: no cycle)
         self.kernel = _Kernel.build(self, obj, dpath)
-        if self.kernel is not None and self.kernel.whole is not None:
-            self.S = self.kernel.whole.values(np.arange(self.n), obj, False)
+        if self._virtual(obj):
+            self._S = None  # cells computed where read (cells), the whole matrix never kept
+        elif self.kernel is not None and self.kernel.whole is not None:
+            self._S = self.kernel.whole.values(np.arange(self.n), obj, False)
         elif self.n and self.m:
-            self.S = _matrix.pos_matrix(h.items, g, p, ctx, loc, g, p, 0)
-        self.value = self.score(self.S, obj)
+            self._S = _matrix.pos_matrix(h.items, g, p, ctx, loc, g, p, 0)
+        self.value = self.score(self._S, obj)
+
+    def _virtual(self, obj: Objective) -> bool:
+        """Whether the list keeps no similarity matrix (VIRTUAL_S): a relation list above FLOW_CELLS item pairs paired
+        by the sparse solver, one lookup block (``_Block.lookup``) with item classes. Its pairing reads the cells where
+        a field matches and its score the paired cells, each looked up when read (:meth:`cells`); an update recomputes
+        no rows; what needs every cell (a fallback to the dense assignment, a bound with some identifiers decided)
+        computes the matrix for that use (:attr:`S`)."""
+        if not VIRTUAL_S or not self.align or self.gk is not None or self.n < 2 or self.m < 2 or self.n * self.m <= FLOW_CELLS:
+            return False
+        block = self.kernel.whole if self.kernel is not None else None
+        return block is not None and block.lookup() and block.item_classes(obj) is not None
+
+    @property
+    def S(self) -> np.ndarray:
+        """The list's similarity matrix under the current mappings (a virtual list's computed anew on each read)."""
+        if self._S is None:
+            return self.kernel.whole.values(np.arange(self.n), self._obj(), False)
+        return self._S
+
+    @S.setter
+    def S(self, value: np.ndarray) -> None:
+        self._S = value
+
+    def matrix_view(self, obj: Objective) -> Any:
+        """The matrix as the main pass reads it (``referential._Pairing``): the kept one, or a virtual list's
+        :class:`Cells` under the current mapping."""
+        if self._S is not None:
+            return self._S
+        return Cells(self.kernel.whole, obj.mapto.copy(), (self.n, self.m))
+
+    def cells(self, r: np.ndarray, c: np.ndarray, obj: Objective, S: np.ndarray | None = None) -> np.ndarray:
+        """``S[r, c]`` (``S`` None: the list's own, looked up for a virtual list: the same floats)."""
+        if S is None:
+            S = self._S
+        return S[r, c] if S is not None else self.kernel.whole.cells(r, c, obj.mapto)
 
     def score(self, S: np.ndarray, obj: Objective) -> float:
         n, m = self.n, self.m
@@ -208,6 +248,8 @@ class _List:
             c = np.array([j for rk, _, j in plan if rk == PAIR], dtype=np.int64)
         elif self.gk is None:
             r, c = self._pairing(S, obj)
+        elif S is None:
+            raise AssertionError("records' lists keep their matrix")  # (_virtual: relation lists only)
         elif self.colof is not None:
             r, c = self._forced(S, obj)
         else:
@@ -222,7 +264,7 @@ class _List:
             c = np.fromiter(pairs.values(), dtype=np.int64, count=len(pairs))
         self.pairs = (r, c)
         k = len(r)
-        total = math.fsum(S[r, c].tolist())
+        total = math.fsum(self.cells(r, c, obj, S).tolist())
         D = n + m - k
         if self.ign_e:
             D -= m - k
@@ -238,20 +280,21 @@ class _List:
         n, m = self.n, self.m
         block = self.kernel.whole if self.kernel is not None else None
         if n * m <= FLOW_CELLS or block is None or n < 2 or m < 2:
-            return _assign_arrays(S)
+            return _assign_arrays(self.S if S is None else S)
         classes = block.item_classes(obj)
         if classes is None:
-            return _assign_arrays(S)
+            return _assign_arrays(self.S if S is None else S)
         cg, cp, base = classes
         ii, jj = block.matching_cells(obj)
         k1 = min(n, m) + 1
         Wb = np.rint(base * QUANTUM).astype(np.int64) * k1 + (base > 0.0)
-        vals = S[ii, jj]
+        vals = self.cells(ii, jj, obj, S)
         wE = np.rint(vals * QUANTUM).astype(np.int64) * k1 + (vals > 0.0)
         if (wE < Wb[cg[ii], cp[jj]]).any():
-            return _assign_arrays(S)  # a match that lowers a cell (not in this objective's fields): the dense path
+            # a match that lowers a cell (not in this objective's fields): the dense path
+            return _assign_arrays(self.S if S is None else S)
         out = class_pairing(cg, cp, Wb, ii, jj, wE, n, m)
-        return _assign_arrays(S) if out is None else out
+        return _assign_arrays(self.S if S is None else S) if out is None else out
 
     def _forced(self, S: np.ndarray, obj: Objective) -> tuple[np.ndarray, np.ndarray]:
         """``_referential.forced_pairs`` vectorised, for lists whose candidate records repeat no identifier."""
@@ -275,7 +318,7 @@ class _List:
     def rows(self, rows: list[int], obj: Objective, open_keys: set | None = None) -> np.ndarray:
         """Similarity rows of gold items ``rows`` under the current mappings (optimistic for ``open_keys``)."""
         if self.kernel is not None:
-            return self.kernel.rows(self.S, rows, obj, open_keys is not None)
+            return self.kernel.rows(self._S, rows, obj, open_keys is not None)  # (a virtual list: whole, S not read)
         if open_keys is not None:
             out = self.S[rows]
             for k, i in enumerate(rows):
@@ -292,17 +335,19 @@ class _List:
         if self.keys.isdisjoint(changed):
             return
         obj.work += self.n * self.m
-        if self.m:
+        if self.m and self._S is None:
+            undo.append((self, ([], None, self.value, self.pairs)))  # (a virtual list: no rows to recompute)
+        elif self.m:
             rows = sorted({i for k in changed for i in self.by_key.get(k, ())})
             undo.append((self, (rows, self.S[rows].copy(), self.value, self.pairs)))
             self.S[rows] = self.rows(rows, obj)
         else:
             undo.append((self, ([], None, self.value, self.pairs)))
-        self.value = None if obj.lazy else self.score(self.S, obj)
+        self.value = None if obj.lazy else self.score(self._S, obj)
 
     def refresh(self, obj: Objective) -> float:
         if self.value is None:
-            self.value = self.score(self.S, obj)
+            self.value = self.score(self._S, obj)
         return self.value
 
     def bound(self, obj: Objective, open_keys: set) -> float:
@@ -316,7 +361,7 @@ class _List:
         if len(rows) == self.n:
             S = self.rows(rows, obj, open_keys)  # every row replaced (every identifier open): no copy of S to overwrite
         else:
-            S = self.S.copy()
+            S = self.S if self._S is None else self._S.copy()  # (a virtual list's is computed anew: no copy)
             S[rows] = self.rows(rows, obj, open_keys)
         total = None
         if obj.relax and self.kernel is not None and self.kernel.whole is not None:
@@ -406,6 +451,32 @@ class _List:
 
 
 _NONE = np.zeros(0, dtype=np.int64)
+
+
+class Cells:
+    """A virtual list's similarity matrix (``_List._virtual``) under a fixed mapping, for the main pass: ``M[r, c]``
+    (two index arrays) looks the cells up, :meth:`dense` computes the whole matrix; the same floats as the kept one."""
+
+    __slots__ = ("block", "mapto", "shape")
+
+    def __init__(self, block: _Block, mapto: np.ndarray, shape: tuple[int, int]) -> None:
+        self.block, self.mapto, self.shape = block, mapto, shape
+
+    def __getitem__(self, key: tuple) -> np.ndarray:
+        r, c = key
+        return self.block.cells(np.asarray(r, dtype=np.int64), np.asarray(c, dtype=np.int64), self.mapto)
+
+    def dense(self) -> np.ndarray:
+        return self.block.values(np.arange(self.shape[0]), _Mapped(self.mapto), False)
+
+
+class _Mapped:
+    """What a lookup block's rows read of an objective (:meth:`_Block.values`, not optimistic): the mapping."""
+
+    __slots__ = ("mapto",)
+
+    def __init__(self, mapto: np.ndarray) -> None:
+        self.mapto = mapto
 
 
 def _assign_arrays(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -604,10 +675,19 @@ class _Kernel:
                 for t, f in enumerate(block.special):
                     if perfect and SPARSE_RELATION_VOTES and block.perfect_votes(sel, t, obj, rowmap, out):
                         continue
+                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
+                    if not perfect and SORTED_VOTES and block.lookup():
+                        # only the cells the scatter reads, already in its order (the codes gathered, not the floats)
+                        rows = np.flatnonzero(gc >= 0)
+                        cols = np.flatnonzero(f.pcode >= 0)
+                        if rows.size and cols.size:
+                            ro = rows[np.argsort(gc[rows], kind="stable")]
+                            co = cols[np.argsort(f.pcode[cols], kind="stable")]
+                            _scatter_sorted(block.agreed(sel[ro], co, t, obj), gc[ro], f.pcode[co], out)
+                        continue
                     vals = block.values(sel, obj, False, agree=t)
                     if perfect:
                         vals = (vals >= 1.0).astype(np.float64)
-                    gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
                     _scatter(vals, gc, f.pcode, out)
 
 
@@ -633,13 +713,46 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     ps = np.flatnonzero(_first(p[1:] != p[:-1]))
     # (an identifier field holds each code once: segments of one cell, whose sums are the cells themselves, and on
     # the canonical copies codes follow the items' order, so the sorted selection is often the whole matrix)
-    whole = len(ro) == vals.shape[0] and len(co) == vals.shape[1] and bool((np.diff(ro) > 0).all() and (np.diff(co) > 0).all())
-    agg = vals if whole else vals[np.ix_(ro, co)]
-    if len(ps) < len(co):
+    rows_all = len(ro) == vals.shape[0] and bool((np.diff(ro) > 0).all())
+    cols_all = len(co) == vals.shape[1] and bool((np.diff(co) > 0).all())
+    if rows_all and cols_all:
+        agg = vals
+    elif FAST_SCATTER:
+        # the same cells in the same C order as np.ix_'s copy (rows then columns taken: two passes of contiguous
+        # copies instead of one of 2-d fancy indexing), so the sums below add the same floats in the same order
+        agg = vals if rows_all else vals.take(ro, axis=0)
+        if not cols_all:
+            agg = agg.take(co, axis=1)
+    else:
+        agg = vals[np.ix_(ro, co)]
+    _scatter_sorted(agg, g, p, out, gs, ps)
+
+
+def _scatter_sorted(agg: np.ndarray, g: np.ndarray, p: np.ndarray, out: np.ndarray, gs: Any = None, ps: Any = None) -> None:
+    """``_scatter``'s sums on its selected cells ``agg`` (a new C-ordered array), their rows' codes ``g`` and columns'
+    codes ``p`` ascending (``gs``, ``ps``: where each code's run starts, computed if None)."""
+    if gs is None:
+        gs = np.flatnonzero(_first(g[1:] != g[:-1]))
+        ps = np.flatnonzero(_first(p[1:] != p[:-1]))
+    if len(ps) < len(p):
         agg = np.add.reduceat(agg, ps, axis=1)
-    if len(gs) < len(ro):
+    if len(gs) < len(g):
         agg = np.add.reduceat(agg, gs, axis=0)
-    out[np.ix_(g[gs], p[ps])] += agg
+    rg, cp = g[gs], p[ps]  # (both ascending, distinct: each cell of out is added to once, as np.ix_ adds)
+    if not FAST_SCATTER:
+        out[np.ix_(rg, cp)] += agg
+        return
+    # codes numbered scope by scope: often a run of consecutive codes, added through a slice (a view, in place)
+    rs = slice(int(rg[0]), int(rg[-1]) + 1) if int(rg[-1]) - int(rg[0]) + 1 == len(rg) else None
+    cs = slice(int(cp[0]), int(cp[-1]) + 1) if int(cp[-1]) - int(cp[0]) + 1 == len(cp) else None
+    if rs is not None and cs is not None:
+        out[rs, cs] += agg
+    elif cs is not None:
+        out[rg, cs] += agg
+    elif rs is not None:
+        out[rs, cp] += agg
+    else:
+        out[np.ix_(rg, cp)] += agg
 
 
 class _Block:
@@ -768,6 +881,51 @@ class _Block:
         np.add.at(out, (gc[hit], pc[hit]), 1.0)
         return True
 
+    def cells(self, r: np.ndarray, c: np.ndarray, mapto: np.ndarray) -> np.ndarray:
+        """The cells ``(r[k], c[k])`` of a lookup block (:meth:`lookup`) under the mapping ``mapto`` (``Objective.mapto``):
+        the packed codes and each field's bit (``_Field.bits``, type rule included) looked up, as :meth:`values` looks
+        up its rows: the same floats."""
+        lut, packed = self.codes
+        code = packed[r, c]
+        for t, f in enumerate(self.special):
+            b = mapto[f.gcode[r]] == f.pcode[c]
+            if f.any_wrong:
+                b &= ~(f.gtyped[r] & f.mistyped[c])
+            code |= b.view(np.uint8) << np.uint8(t) if t else b.view(np.uint8)
+        return lut[code]
+
+    def lookup(self) -> bool:
+        """Whether the block's cells are looked up by code (:meth:`_codes`, computed on first use)."""
+        if self.codes is None:
+            self.codes = self._codes() if self.nrows * self.ncols >= CODE_CELLS else ()
+        return bool(self.codes)
+
+    def agreed(self, rows: np.ndarray, cols: np.ndarray, t: int, obj: Objective) -> np.ndarray:
+        """``values(sel, obj, False, agree=t)[np.ix_(r, c)]`` for block rows ``rows = sel[r]`` and columns ``cols = c``
+        where field ``t`` holds an identifier on both sides (so it agrees in every cell), on lookup blocks
+        (:meth:`lookup`): the packed codes gathered (bytes, not floats), the other fields' bits set where they match
+        (found by code, as :meth:`values` sets them), then looked up: the same cells, bit for bit."""
+        lut, packed = self.codes
+        code = packed.take(rows, axis=0).take(cols, axis=1)
+        code |= np.uint8(1 << t)
+        colpos = None
+        for u, f in enumerate(self.special):
+            if u == t:
+                continue
+            rr, cc = f.matching(obj, rows)
+            if f.any_wrong and len(rr):
+                keep = ~(f.gtyped[rows[rr]] & f.mistyped[cc])
+                rr, cc = rr[keep], cc[keep]
+            if not len(rr):
+                continue
+            if colpos is None:
+                colpos = np.full(self.ncols, -1, dtype=np.int64)
+                colpos[cols] = np.arange(len(cols))
+            at = colpos[cc]
+            keep = at >= 0
+            code[rr[keep], at[keep]] |= np.uint8(1 << u)
+        return lut[code]
+
     def _pivots(self, lut: np.ndarray) -> list:
         """For each identifier field ``t``: -1 when no combination with ``t`` matching scores 1, else an identifier
         field ``s`` that matches in every such combination (None: none does)."""
@@ -788,6 +946,9 @@ class _Block:
         # every row, in order (the whole list at construction): a leaf matrix is read as it is, not copied
         whole = isinstance(sel, np.ndarray) and sel.shape == (self.nrows,) and bool((sel == np.arange(self.nrows)).all())
         for w, V, f in self.fields:
+            if f is None and type(V) is Spread and CHUNKED_SPREAD and len(sel) > 1:
+                add_spread(acc, V, w, np.asarray(sel))  # (V[sel] added a block of rows at a time: the same floats)
+                continue
             X = next(it) if f is not None else V if whole and type(V) is not Spread else V[sel]
             if X.dtype == np.bool_:
                 # match bits without null rules (_Field.fixed would make them 0.0/1.0): adding w where a bit is set is
@@ -1205,6 +1366,18 @@ CODE_CELLS = 250_000
 #: cell in SPARSE_SHARE does (rows under a mapping: a record's identifier matches one candidate's).
 SPARSE_CELLS = 16_000_000
 SPARSE_SHARE = 8
+#: The votes' scatter (``_scatter``) copies the selected cells by rows then columns and adds into the votes through
+#: slices where the codes run consecutively; False: ``np.ix_`` both ways (the same floats added in the same order).
+FAST_SCATTER = True
+#: Relation lists above FLOW_CELLS paired by the sparse solver on one lookup block keep no similarity matrix
+#: (``_List._virtual``: cells looked up where read); False: the n x m matrix kept and updated row by row.
+VIRTUAL_S = True
+#: A spread plain field (``records.Spread``) added to a block's rows a block of rows at a time (``records.add_spread``)
+#: instead of gathered whole first; False: gathered whole (the same floats).
+CHUNKED_SPREAD = True
+#: The votes of lookup blocks (``_Block.lookup``) computed on the cells the scatter reads only, in its order
+#: (``_Block.agreed``: the codes gathered, not the floats); False: every row's cells, then gathered.
+SORTED_VOTES = True
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
@@ -1563,7 +1736,7 @@ class Objective:
             if isinstance(node, _List):
                 rows, saved, value, pairs = old
                 if rows:
-                    node.S[rows] = saved
+                    node._S[rows] = saved
                 node.value = value
                 node.pairs = pairs
             else:
@@ -1578,9 +1751,11 @@ class Objective:
         """Gold identifiers some of whose items are not perfectly matched now (the others need not move)."""
         out: set = set()
         for lst in self.lists():
-            pairs = dict(zip(lst.pairs[0].tolist(), lst.pairs[1].tolist()))
+            r, c = lst.pairs
+            # the rows paired with a cell of 1 (no cell exceeds 1; read at the pairs only: a virtual list's looked up)
+            perfect = set(r[lst.cells(r, c, self) >= 1.0].tolist())
             for i, ks in enumerate(lst.row_keys):
-                if ks and (i not in pairs or lst.S[i, pairs[i]] < 1.0):
+                if ks and i not in perfect:
                     out |= ks
         stack = [self.root]
         while stack:

@@ -153,11 +153,12 @@ class LeafMatrices:
     of the values compared (the documents keep them alive while the cache lives: one call).
     """
 
-    __slots__ = ("matrices", "relevant")
+    __slots__ = ("matrices", "relevant", "spread_above")
 
-    def __init__(self, relevant: set) -> None:
+    def __init__(self, relevant: set, spread_above: int | None = None) -> None:
         self.matrices: dict[tuple, np.ndarray] = {}
         self.relevant = relevant  # uids of the positions that reach an identifier or a reference
+        self.spread_above = spread_above  # the start reads blocks of more cells spread (SPREAD_START); None: never
 
     def get(self, vpos: Pos, G: list, P: list, ctx: Ctx, spread: bool = False) -> Any:
         """``_matrix.pos_matrix(vpos, G, P, ctx)`` of a field, computed once if it is plain. ``spread``: where the matrix
@@ -273,7 +274,14 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
                     acc += w  # (x + w * 1.0 is x + w)
                     continue
                 gv, pv = [g[gkey] for g in Gs], [p[pkey] for p in Ps]
-                V = _matrix.pos_matrix(vpos, gv, pv, ctx) if sp is not None else leaves.get(vpos, gv, pv, ctx)
+                if sp is not None:
+                    V = _matrix.pos_matrix(vpos, gv, pv, ctx)
+                else:
+                    big = SPREAD_START and leaves.spread_above is not None and len(Gs) * len(Ps) > leaves.spread_above
+                    V = leaves.get(vpos, gv, pv, ctx, spread=big)
+                if type(V) is Spread:
+                    add_spread(acc, V, w)
+                    continue
                 acc += V if w == 1.0 else w * V  # (x * 1.0 is x; V may be cached: never scaled in place)
             values = _matrix.finish_block(acc, tw, ki, vi, ksum / len(rows))
             if len(ggroups) == 1 and len(pgroups) == 1:
@@ -281,6 +289,27 @@ def _object_matrix(h: Any, G: list, P: list, ctx: Ctx, leaves: LeafMatrices) -> 
             else:
                 out[np.ix_(rows_g, cols_p)] = values
     return out
+
+
+#: The start's record matrices (``_object_matrix``) read a plain field of a block of more than
+#: ``LeafMatrices.spread_above`` cells (the search's objective's gate, ``objective.FLOW_CELLS``) as a :class:`Spread`
+#: (added a block of rows at a time), as the objective reads it: the whole field matrix (n x m floats per field, kept
+#: for the call by :class:`LeafMatrices`) is never made. False: made and kept.
+SPREAD_START = True
+_SPREAD_ROWS_CELLS = 1 << 20  # cells per block of rows added
+
+
+def add_spread(acc: np.ndarray, V: Spread, w: float, sel: np.ndarray | None = None) -> None:
+    """``acc += X if w == 1.0 else w * X`` for ``X = V[sel]`` (``sel`` None: every row) of a :class:`Spread` ``V``, a
+    block of rows at a time (gathered while in cache, never the whole ``X``): each block ``X``'s rows (the same
+    gather), scaled and added element by element, so every cell is the same float."""
+    n, m = len(acc), V.shape[1]
+    step = max(1, _SPREAD_ROWS_CELLS // max(m, 1))
+    for r in range(0, n, step):
+        blk = V[np.arange(r, min(r + step, n)) if sel is None else sel[r : r + step]]
+        if w != 1.0:
+            blk *= w  # (x * w is w * x)
+        acc[r : r + step] += blk
 
 
 def _record_matrix(grecs: list, precs: list, ctx: Ctx, leaves: LeafMatrices | None = None) -> np.ndarray:

@@ -42,6 +42,8 @@ from .._engine.walk import _score_h, score
 from .._errors import AlignerWarning, ComparatorError, DataError, LimitError, SchemaError
 from .._schema.compile import escape_token
 from .._schema.plan import _KIND_BY_TYPE, ARR, OBJ, UNION, Plan, Pos, RefSpec, kind_of
+from . import objective as _objective
+from . import search as _search
 from .budget import CYCLE_ROUNDS, charge_referential
 from .canonical import canonicalize
 from .records import (
@@ -52,7 +54,7 @@ from .records import (
     forced_pairs,
     value_pos,
 )
-from .search import Search
+from .search import Search, quantized
 from .wl import Graph, individualize, refine
 
 __all__ = ["CYCLE_ROUNDS", "Referential", "forced_pairs", "value_pos"]
@@ -656,11 +658,12 @@ class Referential:
             cctx.pred_ids[name] = {rid for _, rid, _, _ in cpidx.records[name] if rid is not None}
         cgold_ids = {name: {cg.to_canon[name][rid] for rid in ids} for name, ids in gold_ids.items()}
         costs: dict = {}
-        leaves = LeafMatrices(self.relevant)
+        leaves = LeafMatrices(self.relevant, _objective.FLOW_CELLS)  # (large blocks spread as the objective reads them)
         self._reference(cctx, cgidx, cpidx, cgold_ids, cg.from_canon, costs, leaves)
         cctx.ids_mapped = True
         cctx.record_pairs = functools.partial(self.record_pairs, _Mappings(cctx.mappings))
         search = Search(self, cctx, cgidx, cpidx, costs, leaves)
+        costs.clear()  # (read into the search's agreement: the record matrices are not held through the search)
         # the identity on identifiers spelt alike, in canonical names: a start the search must not end below
         identity = {}
         for name in self.scopes:
@@ -844,7 +847,7 @@ class Referential:
             W, W_ir = self._structure(
                 name, ctx, gidx, pidx, C, blend=opts["wl_integration"] == "blend", plain_too=opts["warn_on_ambiguous_mapping"] and n >= 2
             )
-        assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"])
+        assigned, _ = bijection(C, W_ir, opts["wl_integration"], opts["wl_blend_lambda"], keep=False)
         used: set = set()
         for i, (_, gid, _, _) in enumerate(grecs):
             if gid is None:
@@ -1007,6 +1010,8 @@ class _Pairing:
         if hit is None:
             return None
         S, grow, pcol = hit[3]
+        if not isinstance(S, np.ndarray):
+            S = S.dense()  # (objective.Cells: a list whose matrix the search did not keep)
         return S[np.ix_(grow, pcol)]
 
     def paired_cells(self, G: list, P: list) -> tuple[dict, list] | None:
@@ -1112,13 +1117,15 @@ def _reused_lists(obj: Any, gorigins: dict, porigins: dict) -> dict:
         grow[gorder] = np.arange(len(gorder))
         pcol = np.empty(len(porder), dtype=np.int64)
         pcol[porder] = np.arange(len(porder))
-        out[key] = (og[0], op[0], pairs, (lst.S, grow, pcol))
+        out[key] = (og[0], op[0], pairs, (lst.matrix_view(obj), grow, pcol))  # (a virtual list's: objective.Cells)
     for key in clash:
         del out[key]
     return out
 
 
-def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5) -> tuple[dict[int, int], np.ndarray]:
+def bijection(
+    C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam: float = 0.5, keep: bool = True
+) -> tuple[dict[int, int], np.ndarray | None]:
     """Row -> column assignment of records from attribute costs ``C`` and structure ``W`` (SPEC 9.7).
 
     * ``W is None``: maximise the quantised attribute similarity alone.
@@ -1129,7 +1136,8 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
       attribute preference, however small (the reference's epsilon can; 19.5).
     * ``"blend"``: ``(1 - lam) * C + lam * W``.
 
-    Returns the assignment and the integer matrix it was solved on.
+    Returns the assignment and the integer matrix it was solved on (``keep=False``: None, the matrix negated in
+    place for the solver's minimisation, as ``maximize=True`` negates a copy: the same solve).
 
     >>> import numpy as np
     >>> C = np.array([[1.0, 1.0], [1.0, 1.0]])
@@ -1142,19 +1150,25 @@ def bijection(C: np.ndarray, W: np.ndarray | None, mode: str = "tie_break", lam:
     """
     n, m = C.shape
     if W is None:
-        F = quantize(C)
+        F = quantized(C)
     elif mode == "blend":
         F = quantize((1.0 - lam) * C + lam * (W.dense() if isinstance(W, _Agreement) else W))
     elif isinstance(W, _Agreement):
         # quantize(C) * k + W, W's integers added term by term: every value an integer below 2 ** 53, so exact
-        F = quantize(C) * (W.max() * min(n, m) + 1.0)
+        F = quantized(C)
+        F *= W.max() * min(n, m) + 1.0  # (in place: the same products as quantize(C) * k)
         W.add_to(F)
     else:
-        F = quantize(C) * (float(W.max(initial=0.0)) * min(n, m) + 1.0) + W
+        F = quantized(C)
+        F *= float(W.max(initial=0.0)) * min(n, m) + 1.0
+        F += W
     from .._schema.lazy import linear_sum_assignment  # scipy's solver without scipy.optimize (issue 29)
 
-    rows, cols = linear_sum_assignment(F, maximize=True)
-    return dict(zip(rows.tolist(), cols.tolist())), F
+    if keep or not _search.INPLACE_QUANTIZE:
+        rows, cols = linear_sum_assignment(F, maximize=True)
+        return dict(zip(rows.tolist(), cols.tolist())), F if keep else None
+    rows, cols = linear_sum_assignment(np.negative(F, out=F))  # what maximize=True does, on a copy
+    return dict(zip(rows.tolist(), cols.tolist())), None
 
 
 def _colour_codes(cols: tuple[dict, dict], grecs: list, precs: list) -> tuple[np.ndarray, np.ndarray]:

@@ -31,11 +31,12 @@ look-alike records wins.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
-from .._engine.assign import quantize
+from .._engine.assign import QUANTUM, quantize
 from .objective import Objective, _List, _Obj
 from .records import _record_matrix
 
@@ -125,6 +126,32 @@ SKIP_PROVEN = True
 #: lists hold at most EXACT_CELLS item pairs): branch and bound over every identifier with the relaxed bounds, at
 #: most this many nodes, for the proof (the score is the search's either way).
 CERT_NODES = 500
+#: Big record matrices quantised in place (one n x m float array, not two) and the start's bijection solved on its
+#: own matrix negated in place (no copy for ``maximize``): the same values (``referential.bijection``); False: the copies.
+INPLACE_QUANTIZE = True
+
+
+def quantized_ints(C: np.ndarray, own: bool) -> np.ndarray:
+    """``quantize(C).astype(np.int64)``; ``own``: ``C`` may be overwritten, and its buffer becomes the result (no new
+    ``n x m`` array: on a large matrix a fresh allocation's page faults cost more than the arithmetic), a block of
+    rows at a time, each block converted before it is written over."""
+    if not (INPLACE_QUANTIZE and own and C.dtype == np.float64 and C.ndim == 2 and C.flags.c_contiguous and C.flags.writeable):
+        return quantized(C).astype(np.int64)
+    np.multiply(C, QUANTUM, out=C)
+    np.rint(C, out=C)
+    A = C.view(np.int64)
+    step = max(1, (1 << 20) // max(C.shape[1], 1))
+    for r in range(0, C.shape[0], step):
+        A[r : r + step] = C[r : r + step].astype(np.int64)
+    return A
+
+
+def quantized(C: np.ndarray) -> np.ndarray:
+    """``quantize(C)`` (a new array, ``C`` unchanged), computed in place of its one allocation."""
+    if not INPLACE_QUANTIZE:
+        return quantize(C)
+    F = np.multiply(C, QUANTUM)
+    return np.rint(F, out=F)
 
 
 def canon_index(cid: Any) -> int:
@@ -186,7 +213,7 @@ class Search:
             precs = [pidx.records[s][j] for j in cols]
             A = np.zeros((len(self.golds[s]), len(self.preds[s])), dtype=np.int64)
             if grecs and precs:
-                C = costs.get(s)
+                C = costs.pop(s, None)  # (consumed: the caller lets the record matrices go after the search's set-up)
                 if C is not None:
                     if len(rows) != C.shape[0] or len(cols) != C.shape[1]:
                         C = C[np.ix_(rows, cols)]  # (where every record holds an identifier, C as it is)
@@ -196,7 +223,10 @@ class Search:
                         C = _record_matrix(grecs, precs, ctx)
                     finally:
                         ctx.mask_all = False
-                Q = quantize(C).astype(np.int64)
+                # (C's buffer becomes Q's where nothing else refers to C: only this name, and getrefcount's argument)
+                own = sys.getrefcount(C) <= 2
+                Q = quantized_ints(C, own)
+                del C
                 gi = np.array([self.gindex[s][r[1]] for r in grecs], dtype=np.int64)
                 pj = np.array([self.pindex[s][r[1]] for r in precs], dtype=np.int64)
                 if A.shape == Q.shape and _is_range(gi) and _is_range(pj):
