@@ -44,8 +44,15 @@ from .search import ITERATIONS
 
 __all__ = ["CYCLE_ROUNDS", "FLOOR_PASSES", "REF_WEIGHT", "SEARCH_PASSES", "SMALL", "charge_referential", "referential_cells"]
 
-#: list cells per cell of the referential derivation (measured: benchmarks/graph_scaling.py, docs/limits.md)
+#: list cells per cell of the search's rounds and of reference mode's start (measured: benchmarks/graph_scaling.py,
+#: docs/limits.md)
 REF_WEIGHT = 6
+#: list cells per cell of the dense passes every default alignment makes (the start, the objective): measured at or
+#: below the list path's own rate (docs/limits.md: about 5 ns a counted cell on the organisation graphs, 12 ns for the
+#: list path, against 30-110 ns per cell of the rounds on look-alike graphs) since relation lists above
+#: ``objective.FLOW_CELLS`` are paired sparsely and hold no dense matrix; the string work of the start's record
+#: matrices is counted on top, as the list path counts it
+FLOOR_WEIGHT = 1
 #: dense passes every default alignment makes over its lists before the main pass (the start, the objective)
 FLOOR_PASSES = 2
 #: dense passes of the search's rounds over the look-alike pairs (iterated assignment and its votes, local search)
@@ -424,19 +431,30 @@ def _count(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple, int]:
         # main pass's of every list and their assignments.
         cost = {lid: e.start * assign_cells(*e.largest) for lid, e in lists.items() if e.records}
         main = sum((1 + e.start) * _field_cells(e) + _assignments(e) for e in lists.values())
-    else:
-        cost = {lid: (FLOOR_PASSES if lists[lid].records else FLOOR_PASSES - 1) * d for lid, d in dense.items()}
-        if mode in ("auto", "local"):
-            worst = SEARCH_PASSES * sum(dense.values())
-            alike = _look_alike(lists) if worst > SMALL else {lid: e.total[0] * e.total[1] for lid, e in lists.items()}
-            for lid, d in dense.items():
-                nm = lists[lid].total[0] * lists[lid].total[1]
-                if nm:
-                    cost[lid] += SEARCH_PASSES * d * alike[lid] // nm
-        # the main pass takes the objective's matrices and pairings, and charges their assignments
-        main = sum(assign_cells(*e.largest) for e in lists.values())
+        return REF_WEIGHT * sum(cost.values()), _costliest(lists, dense, cost), main
+    # the dense passes (the start over the lists of records, the objective over every list), plus the string work of
+    # the start's record matrices as the list path counts it (long texts cost by their length, not per pair)
+    cost = {
+        lid: FLOOR_WEIGHT * (FLOOR_PASSES if lists[lid].records else FLOOR_PASSES - 1) * d
+        + (lists[lid].start * _field_cells(lists[lid]) if lists[lid].records else 0)
+        for lid, d in dense.items()
+    }
+    if mode in ("auto", "local"):
+        worst = SEARCH_PASSES * sum(dense.values())
+        alike = _look_alike(lists) if worst > SMALL else {lid: e.total[0] * e.total[1] for lid, e in lists.items()}
+        for lid, d in dense.items():
+            nm = lists[lid].total[0] * lists[lid].total[1]
+            if nm:
+                cost[lid] += REF_WEIGHT * (SEARCH_PASSES * d * alike[lid] // nm)
+    # the main pass takes the objective's matrices and pairings, and charges their assignments
+    main = sum(assign_cells(*e.largest) for e in lists.values())
+    return sum(cost.values()), _costliest(lists, dense, cost), main
+
+
+def _costliest(lists: dict, dense: dict, cost: dict) -> tuple:
+    """The data path of the list that costs the most (ties: the larger dense pass, then the path)."""
     top = max(dense, key=lambda lid: (cost.get(lid, 0), dense[lid], _path_key(lists[lid].path)))
-    return REF_WEIGHT * sum(cost.values()), lists[top].path, main
+    return lists[top].path
 
 
 def referential_cells(ref: Any, gold: Any, pred: Any, mode: str) -> tuple[int, tuple]:
