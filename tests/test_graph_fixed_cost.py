@@ -22,13 +22,13 @@ exactly what the code without it gives.
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from referential_graphs import AMR, RICH, amr, damage_ids, edit_amr, edit_rich, relabel, rich
+from test_graph_thousand import _org
 from test_graph_tiny import FEW
 
 from pydantic_aligner import Aligner
@@ -77,16 +77,6 @@ def _pair(rnd: random.Random, which: str) -> tuple[dict, dict, dict]:
     if rnd.random() < 0.2:
         pred = damage_ids(rnd, pred, 1)
     return schema, gold, (relabel(pred, rnd)[0] if rnd.random() < 0.5 else pred)
-
-
-def _org(n: int, edits: float, seed: int = 0) -> tuple[dict, dict, dict]:
-    import sys
-
-    here = str(Path(__file__).resolve().parents[1] / "benchmarks")
-    if here not in sys.path:
-        sys.path.insert(0, here)
-    graph_scaling = pytest.importorskip("graph_scaling")
-    return graph_scaling.pair(n, edits, seed=seed)
 
 
 def _look_alike_both(schema: dict, gold: dict, pred: dict) -> tuple[dict, dict]:
@@ -297,6 +287,16 @@ def test_leaves_filed_inline_still_refuse_an_unsupported_value():
     assert errors[0] == errors[1] and errors[0][0] == "UnsupportedValue"
 
 
+def _on_off(module, knob: str, fn) -> list:
+    """``[fn() with module.knob on, fn() with it off]``."""
+    out = []
+    for on in (True, False):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(module, knob, on)
+            out.append(fn())
+    return out
+
+
 def _walked(ref, value: dict) -> tuple:
     """The canonical walk's graph of ``value`` and its canonical copy (with its renaming and origins), comparable."""
     from pydantic_aligner._graph import canonical
@@ -320,12 +320,8 @@ def test_the_lean_canonical_walk_gives_the_same_graph_and_copy(rnd, which, sprin
     for value in (gold, pred):
         if sprinkle and which != "UNION":
             value = _sprinkle(rnd, value)
-        out = []
-        for on in (True, False):
-            with pytest.MonkeyPatch.context() as mp:
-                mp.setattr(canonical, "LEAN_WALK", on)
-                out.append(_walked(ref, value))
-        assert out[0] == out[1]
+        on, off = _on_off(canonical, "LEAN_WALK", lambda: _walked(ref, value))
+        assert on == off
 
 
 def test_the_lean_canonical_walk_on_an_organisation_graph():
@@ -334,12 +330,8 @@ def test_the_lean_canonical_walk_on_an_organisation_graph():
     schema, gold, pred = _org(100, 0.1)
     ref = Aligner(schema)._referential
     for value in (gold, pred):
-        out = []
-        for on in (True, False):
-            with pytest.MonkeyPatch.context() as mp:
-                mp.setattr(canonical, "LEAN_WALK", on)
-                out.append(_walked(ref, value))
-        assert out[0] == out[1]
+        on, off = _on_off(canonical, "LEAN_WALK", lambda: _walked(ref, value))
+        assert on == off
 
 
 def _carriers_table(ref, idx) -> dict:
