@@ -366,3 +366,102 @@ def test_endpoints_filed_as_pairs_meet_carriers_of_one_two_and_many_endpoints():
         table = _carriers_table(ref, ref.index(rich(rnd, 8, 3)))
         sizes |= {min(len(c[4]), 3) for v in table.values() for c in v}
     assert sizes == {1, 2, 3}
+
+
+# records with fields the budget's field count descends into (a nested object, a union of an object and a string),
+# a string under a bit-parallel comparator, a list, and keys no schema declares
+NESTED = {
+    "type": "object",
+    "keyScore": "exact",
+    "properties": {
+        "people": {"type": "array", "order": "align", "items": {"type": "object", "keyScore": "exact", "properties": {
+            "id": {"type": "integer", "idScope": "person"},
+            "name": {"type": "string", "score": "levenshtein"},
+            "short": {"type": "string", "score": "damerau_levenshtein"},
+            "address": {"type": "object", "keyScore": "exact", "properties": {
+                "city": {"type": "string", "score": "jaro_winkler"}, "zip": {"type": "integer"}}},
+            "tag": {"anyOf": [{"type": "string"}, {"type": "object", "properties": {"t": {"type": "string"}}}]},
+            "tags": {"type": "array", "items": {"type": "string"}},
+            "boss": {"type": ["integer", "null"], "ref": "person"},
+        }}},
+        "links": {"type": "array", "order": "align", "items": {"type": "object", "keyScore": "exact", "properties": {
+            "a": {"type": "integer", "ref": "person"}, "b": {"type": "integer", "ref": "person"},
+            "note": {"type": "string", "score": "levenshtein"}}}},
+    },
+}
+
+
+def _nested(rnd: random.Random) -> dict:
+    n = rnd.randint(1, 8)
+    word = lambda: "".join(rnd.choice("abcde") for _ in range(rnd.randint(0, 90)))
+    people = []
+    for i in range(n):
+        p = {"id": i, "name": rnd.choice([word(), word(), 7, None, ["x"]]), "short": word(),
+             "address": rnd.choice([{"city": word(), "zip": i}, {"city": 3}, "street", None]),
+             "tag": rnd.choice([word(), {"t": word()}, 5]), "tags": [word() for _ in range(rnd.randint(0, 2))],
+             "boss": rnd.choice([None, rnd.randrange(n)])}
+        if rnd.random() < 0.3:
+            p["extra"] = rnd.choice([1, "y", {"z": [1]}])
+        for key in rnd.sample(list(p), rnd.randint(0, 2)):
+            if key != "id":
+                del p[key]
+        people.append(p)
+    if rnd.random() < 0.2:
+        people.append(rnd.choice(["loose", 3, [1, 2]]))  # an item that is no object
+    links = [{"a": rnd.randrange(n), "b": rnd.randrange(n), "note": word()} for _ in range(rnd.randint(0, 2 * n))]
+    return {"people": people, "links": links}
+
+
+def _field_sides_both(schema: dict, gold: dict, pred: dict) -> list:
+    ref = Aligner(schema)._referential
+    lists: dict = {}
+    budget._lists(ref, gold, 0, lists)
+    budget._lists(ref, pred, 1, lists)
+    return _on_off(budget, "CHUNKED_FIELD_CELLS", lambda: [(budget._field_sides(e), budget._field_cells(e)) for e in lists.values()])
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH", "UNION", "NESTED"]), st.booleans())
+def test_the_field_count_by_chunks_is_the_count_item_by_item(rnd, which, sprinkle):
+    if which == "NESTED":
+        schema, gold, pred = NESTED, _nested(rnd), _nested(rnd)
+    else:
+        schema, gold, pred = _pair(rnd, which)
+        if sprinkle:
+            gold, pred = _sprinkle(rnd, gold), _sprinkle(rnd, pred)
+    chunked, per_item = _field_sides_both(schema, gold, pred)
+    assert chunked == per_item
+
+
+@pytest.mark.parametrize(("n", "edits"), [(30, 0.1), (300, 0.05)])
+def test_the_field_count_by_chunks_on_organisation_graphs(n, edits):
+    chunked, per_item = _field_sides_both(*_org(n, edits))
+    assert chunked == per_item and sum(cells for _, cells in chunked) > 0
+
+
+def test_the_nested_documents_reach_every_path_of_the_field_count():
+    # a plain chunk, fields counted in place with and without a block, fields descended into, items that are no
+    # object, keys with no position: all met, and the counts still the same both ways
+    rnd = random.Random(3)
+    ref = Aligner(NESTED)._referential
+    blocks, deeper, flat, loose = set(), False, False, False
+    for _ in range(20):
+        gold, pred = _nested(rnd), _nested(rnd)
+        lists: dict = {}
+        budget._lists(ref, gold, 0, lists)
+        budget._lists(ref, pred, 1, lists)
+        for entry in lists.values():
+            for pos, chunk in entry.items[0] + entry.items[1]:
+                h = budget._flat_handler(pos)
+                flat |= h is not None
+                loose |= any(type(v) is not dict for v in chunk)
+                for v in chunk:
+                    if h is not None and type(v) is dict:
+                        for key, val in v.items():
+                            leaf = budget._field_leaf(h, key, val)
+                            if leaf is not None:
+                                deeper |= leaf[1] == budget._DEEPER
+                                blocks.add(leaf[1])
+        chunked, per_item = _field_sides_both(NESTED, gold, pred)
+        assert chunked == per_item
+    assert flat and loose and deeper and {0, 4, 64} <= blocks

@@ -382,16 +382,101 @@ def _leaves(pos: Any, v: Any, prefix: tuple, out: dict) -> None:
             acc[3] += len(v) // block
 
 
+#: :func:`_field_sides` reads a chunk of plain objects (one object handler, no context-aware comparator) field by
+#: field: each (key, value type) resolves its position and comparator once, a scalar field is counted in place and
+#: only what :func:`_leaves` would descend into (objects, unions) goes through it (False: :func:`_leaves` item by
+#: item, the same counts)
+CHUNKED_FIELD_CELLS = True
+
+_UNSEEN = object()
+_DEEPER = -1  # a field value :func:`_leaves` descends into (an object, a union): counted by it
+
+
+def _flat_handler(pos: Any) -> Any:
+    """The object handler every ``dict`` item at ``pos`` takes in :func:`_leaves` when it is one plain object
+    handler whose fields it visits (no union, no context-aware comparator), else None."""
+    if pos.special is not None or pos.any:
+        return None
+    h = pos.kinds.get("object")
+    if h is None or h.tag != OBJ or _needs_context(h):
+        return None
+    return h
+
+
+def _field_leaf(h: Any, key: str, val: Any) -> tuple | None:
+    """``(prefix, block, cells per pair, position)`` of the field ``key`` of an object of handler ``h`` holding a
+    value of ``val``'s type, as :func:`_leaves` counts it (block ``_DEEPER``: it descends, and so must the caller),
+    or None for a key with no position (not counted)."""
+    vp = h.props.get(key)
+    if vp is None:
+        vp = value_pos(h, key)
+    if vp is None:
+        return None
+    hh = None
+    if vp.special is None and not vp.any:
+        kind = kind_of(val)
+        hh = vp.kinds.get(kind) if kind is not None else None
+        if hh is not None and (hh.tag == UNION or (hh.tag == OBJ and not _needs_context(hh))):
+            return ((key,), _DEEPER, 0, vp)
+    block = per_pair = 0
+    if hh is not None and hh.tag in (OBJ, ARR, UNION):
+        per_pair = PAIR_CELLS
+    elif hh is not None and hh.tag != BOOL and hh.cmp is not None:
+        if hh.cmp.matrix is None or hh.cmp.wants_context:
+            per_pair = LEAF_PAIR_CELLS
+        if hh.cmp.block and type(val) is str:
+            block = hh.cmp.block
+    return ((key,), block, per_pair, vp)
+
+
+def _field_sides(entry: _ListSizes) -> list[dict]:
+    """Per side, :func:`_leaves`' count of every item of the list's occurrences."""
+    sides: list[dict] = [{}, {}]
+    for side in (0, 1):
+        out = sides[side]
+        for pos, chunk in entry.items[side]:
+            h = _flat_handler(pos) if CHUNKED_FIELD_CELLS else None
+            if h is None:
+                for v in chunk:
+                    _leaves(pos, v, (), out)
+                continue
+            memo: dict = {}
+            for v in chunk:
+                if type(v) is not dict:
+                    _leaves(pos, v, (), out)
+                    continue
+                for key, val in v.items():
+                    if type(key) is not str:
+                        continue  # no declared position: not counted
+                    mk = (key, type(val))
+                    leaf = memo.get(mk, _UNSEEN)
+                    if leaf is _UNSEEN:
+                        leaf = memo[mk] = _field_leaf(h, key, val)
+                    if leaf is None:
+                        continue
+                    prefix, block, per_pair, vp = leaf
+                    if block == _DEEPER:
+                        _leaves(vp, val, prefix, out)
+                        continue
+                    acc = out.get(prefix)
+                    if acc is None:
+                        acc = out[prefix] = [0, 0, 0, 0, 0]
+                    acc[0] += 1
+                    if per_pair > acc[4]:
+                        acc[4] = per_pair
+                    if block:
+                        acc[1] = block
+                        acc[2] += len(val)
+                        acc[3] += len(val) // block
+    return sides
+
+
 def _field_cells(entry: _ListSizes) -> int:
     """What the matrix path charges for the field matrices of one order-agnostic list (every occurrence against
     every other), an upper bound: ``n x m`` per field of ``n`` gold and ``m`` candidate values, a field of strings
     under a bit-parallel comparator as :func:`~.._engine.context.string_cells` counts it from their lengths, a
     field scored pair by pair its cells per pair on top."""
-    sides: list[dict] = [{}, {}]
-    for side in (0, 1):
-        for pos, chunk in entry.items[side]:
-            for v in chunk:
-                _leaves(pos, v, (), sides[side])
+    sides = _field_sides(entry)
     cells = 0
     for key, (n, gblock, lg, bg, gpair) in sides[0].items():
         other = sides[1].get(key)
