@@ -17,6 +17,8 @@ exactly what the code without it gives.
 * ``canonical.LEAN_WALK``: the canonical walk keeps the text of each distinct string and int of a plain field and
   appends an object's vertex inline; its assembly counts paths with a ``Counter``, visits the lists' vertices only
   for relation objects and numbers the kept vertices in a list (the same graph, the same copy).
+* ``budget.CHUNKED_FIELD_CELLS`` (branch g27thousand2): the budget's field count reads a chunk of plain objects field
+  by field, each (key, value type) resolved once (the same per-field counts).
 """
 
 from __future__ import annotations
