@@ -19,6 +19,8 @@ exactly what the code without it gives.
   for relation objects and numbers the kept vertices in a list (the same graph, the same copy).
 * ``budget.CHUNKED_FIELD_CELLS`` (branch g27thousand2): the budget's field count reads a chunk of plain objects field
   by field, each (key, value type) resolved once (the same per-field counts).
+* ``referential.LEAN_LABELS`` (branch g27thousand2): a carrier's label sorts only its references by their text, after
+  its scalars, where every scalar's type name sorts before ``xref`` (the same labels, the same reference graphs).
 """
 
 from __future__ import annotations
@@ -467,3 +469,82 @@ def test_the_nested_documents_reach_every_path_of_the_field_count():
         chunked, per_item = _field_sides_both(NESTED, gold, pred)
         assert chunked == per_item
     assert flat and loose and deeper and {0, 4, 64} <= blocks
+
+
+class _Xylo(float):
+    """A number whose type's name sorts after ``xref`` (the labels' sort must then take the scalars in)."""
+
+
+_Xylo.__name__ = "xylo"  # (after "xref")
+
+
+class _Alpha(int):
+    pass
+
+
+def test_carrier_labels_take_scalars_of_a_type_named_after_xref_in():
+    from pydantic_aligner._graph import referential
+    from pydantic_aligner._schema.plan import RefSpec
+
+    scalars = (("xylo", "k", _Xylo(1)),)
+    refs = [(referential._Ref(RefSpec("s", "integer", False), 1, (), (("p", "x"), ("p", "s")), ()), 1)]
+    on, off = _on_off(referential, "LEAN_LABELS", lambda: referential._carrier_label("me", scalars, refs, {"s": {1: 1}}, False))
+    assert on == off and on[0][0] == "xref"
+
+
+_LABEL_VALUES = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 3), st.floats(allow_nan=False, width=16), st.text("ab'\"x", max_size=3),
+    st.builds(_Xylo, st.integers(0, 3)), st.builds(_Alpha, st.integers(0, 3)),
+)
+
+
+@FEW
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "xref", "zz"]), _LABEL_VALUES), max_size=4),
+    st.lists(st.tuples(st.sampled_from(["s", "t", "u"]), st.integers(0, 3), st.one_of(st.integers(0, 4), st.text("ab", max_size=2))), min_size=1, max_size=4),
+    st.booleans(),
+)
+def test_carrier_labels_sorted_after_their_scalars_are_the_labels_sorted_whole(scalars, xrefs, gold):
+    from pydantic_aligner._graph import referential
+    from pydantic_aligner._schema.plan import RefSpec
+
+    scalars_t = tuple(sorted(((type(v).__name__, k, v) for k, v in scalars), key=repr))
+    refs = []
+    for scope, depth, value in xrefs:
+        r = referential._Ref(RefSpec(scope, "integer", False), value, (), (("p", "x"), ("p", scope), ("i",))[: depth + 1], ())
+        refs.append((r, min(depth, 2)))
+    resolved = {"s": {0: "#0", 1: "#1", "a": 7}, "t": {}, "me": {}}
+    on, off = _on_off(referential, "LEAN_LABELS", lambda: referential._carrier_label("me", scalars_t, refs, resolved, gold))
+    assert on == off
+
+
+def _reference_graphs(schema: dict, gold: dict, pred: dict) -> list:
+
+    ref = Aligner(schema)._referential
+    out = []
+    for doc, is_gold in ((gold, True), (pred, False)):
+        idx = ref.index(doc)
+        resolved: dict = {}
+        for name in ref.scopes:
+            g = ref._graph(name, idx, resolved, gold=is_gold)
+            out.append((g.seeds, g.incidences))
+            resolved[name] = {rid: rid for _, rid, _, _ in idx.records[name] if rid is not None and not isinstance(rid, float)}
+    return out
+
+
+@FEW
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]))
+def test_the_reference_graphs_with_lean_labels_are_the_same(rnd, which):
+    from pydantic_aligner._graph import referential
+
+    pair = _pair(rnd, which)
+    on, off = _on_off(referential, "LEAN_LABELS", lambda: repr(_reference_graphs(*pair)))
+    assert on == off
+
+
+def test_the_reference_graphs_with_lean_labels_on_an_organisation_graph():
+    from pydantic_aligner._graph import referential
+
+    org = _org(100, 0.1)
+    on, off = _on_off(referential, "LEAN_LABELS", lambda: repr(_reference_graphs(*org)))
+    assert on == off and "xref" in on

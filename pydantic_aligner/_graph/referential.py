@@ -974,7 +974,20 @@ def _carrier_label(name: str, scalars: tuple, xrefs: list, resolved: dict, gold:
         items.append(("xref", scope, rel, value))
     if items is None:
         return scalars  # sorted by repr already (_scalars)
+    if LEAN_LABELS and all(t[0] in _PLAIN_TYPE_NAMES for t in scalars):
+        # every scalar's text, ``('<type name>', ...``, sorts before every reference's ``('xref', ...``, and the
+        # scalars come sorted by it: sorting the whole keeps them first, in their order (the sort is stable)
+        n = len(scalars)
+        if len(items) == n + 1:
+            return tuple(items)
+        return scalars + tuple(sorted(items[n:], key=repr))
     return tuple(sorted(items, key=repr))
+
+
+#: :func:`_carrier_label` sorts only a carrier's references by their text, after its scalars, where every scalar's
+#: type is one whose name sorts before ``xref`` (False: the scalars and references sorted together; the same label)
+LEAN_LABELS = True
+_PLAIN_TYPE_NAMES = frozenset({"str", "int", "float", "bool", "NoneType"})
 
 
 class _Pairing:
