@@ -129,6 +129,9 @@ CERT_NODES = 500
 #: Big record matrices quantised in place (one n x m float array, not two) and the start's bijection solved on its
 #: own matrix negated in place (no copy for ``maximize``): the same values (``referential.bijection``); False: the copies.
 INPLACE_QUANTIZE = True
+#: The votes' tie-breaker (``_tie_broken``: the attribute agreement times 1e-12) added into the objective's votes in
+#: place, a block of rows at a time; False: a new ``n x m`` sum (the same floats).
+INPLACE_VOTES = True
 
 
 def quantized_ints(C: np.ndarray, own: bool) -> np.ndarray:
@@ -152,6 +155,18 @@ def quantized(C: np.ndarray) -> np.ndarray:
         return quantize(C)
     F = np.multiply(C, QUANTUM)
     return np.rint(F, out=F)
+
+
+def _tie_broken(V: np.ndarray, A: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """``V + A[rows] * 1e-12`` (``rows`` None: ``A``), the votes with the attribute agreement as a tie-breaker. With
+    INPLACE_VOTES added into ``V`` (a view of the objective's fresh votes, which nothing else reads) a block of rows at a
+    time: each cell the same two float operations, no ``n x m`` temporaries."""
+    if not INPLACE_VOTES:
+        return V + (A if rows is None else A[rows]) * 1e-12
+    step = max(1, (1 << 20) // max(V.shape[1], 1))
+    for r in range(0, V.shape[0], step):
+        V[r : r + step] += (A[r : r + step] if rows is None else A[rows[r : r + step]]) * 1e-12
+    return V
 
 
 def canon_index(cid: Any) -> int:
@@ -258,12 +273,12 @@ class Search:
         for s in self.scopes:
             n, m = len(self.golds[s]), len(self.preds[s])
             if codes is None:
-                out[s] = (V[g0 : g0 + n, p0 : p0 + m] + self.agree[s] * 1e-12, self.gindex[s])
+                out[s] = (_tie_broken(V[g0 : g0 + n, p0 : p0 + m], self.agree[s]), self.gindex[s])
             else:
                 lo, hi = np.searchsorted(codes, [g0, g0 + n])
                 mine = codes[lo:hi] - g0  # (codes number a scope's gold identifiers in gindex order, from g0)
                 golds = self.golds[s]
-                out[s] = (V[lo:hi, p0 : p0 + m] + self.agree[s][mine] * 1e-12, {golds[i]: r for r, i in enumerate(mine.tolist())})
+                out[s] = (_tie_broken(V[lo:hi, p0 : p0 + m], self.agree[s], mine), {golds[i]: r for r, i in enumerate(mine.tolist())})
             g0 += n
             p0 += m
         return out
