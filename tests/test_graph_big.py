@@ -155,6 +155,7 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
         _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
         _objective.VIRTUAL_S, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _search.INPLACE_VOTES,
+        _objective.VOTES_CHUNK_FROM,
     )
     spread_starts = 0
     real = _records.add_spread
@@ -167,7 +168,7 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
     try:
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = 0, 0, 0, 1.0
         _objective.CODE_CELLS = 0  # (the relation lists looked up by code, as on large graphs)
-        _objective.VOTES_CHUNK_CELLS = 7  # (the votes a few rows at a time)
+        _objective.VOTES_CHUNK_CELLS, _objective.VOTES_CHUNK_FROM = 7, 0  # (the votes a few rows at a time)
         _records.add_spread = counted
         for n, edits, seed in ((12, 0.0, 1), (20, 0.1, 2), (30, 0.2, 3), (40, 0.1, 4), (25, 0.3, 5)):
             schema, gold, pred = pair(n, edits, seed=seed)
@@ -190,6 +191,7 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
             _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
             _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
         _objective.VIRTUAL_S, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _search.INPLACE_VOTES,
+        _objective.VOTES_CHUNK_FROM,
         ) = saved
         _records.add_spread = real
     assert spread_starts > 0  # (the start did read spread fields)
@@ -325,7 +327,8 @@ def test_the_agreement_quantised_in_place_is_the_copy(n, m, seed, transposed):
 def test_the_chunked_votes_are_the_whole_ones_bit_for_bit(rnd, which, code_cells, chunk):
     # the votes a few rows at a time (CHUNKED_VOTES, chunks forced small: groups of one gold code wider than a chunk
     # too), lookup blocks (CODE_CELLS=0) and the others, every identifier's and some identifiers'
-    saved = (_objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes)
+    saved = (_objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes,
+             _objective.VOTES_CHUNK_FROM)
     chunks = 0
     real = _objective._chunked_votes
 
@@ -338,6 +341,7 @@ def test_the_chunked_votes_are_the_whole_ones_bit_for_bit(rnd, which, code_cells
         if code_cells is not None:
             _objective.CODE_CELLS = code_cells
         _objective.VOTES_CHUNK_CELLS = chunk
+        _objective.VOTES_CHUNK_FROM = 0
         _objective._chunked_votes = counted
         obj = _objective_of(rnd, which)[0]
         keys = {k for k in obj.gcode if rnd.random() < 0.5}
@@ -348,7 +352,8 @@ def test_the_chunked_votes_are_the_whole_ones_bit_for_bit(rnd, which, code_cells
             some, codes = obj.votes(keys)
             got.append((_bits(every), _bits(some), None if codes is None else codes.tolist()))
     finally:
-        _objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes = saved
+        (_objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes,
+         _objective.VOTES_CHUNK_FROM) = saved
     assert got[0] == got[1]
     _CHUNKED.append(chunks)
 

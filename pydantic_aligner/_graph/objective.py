@@ -683,12 +683,12 @@ class _Kernel:
                         if rows.size and cols.size:
                             ro = rows[np.argsort(gc[rows], kind="stable")]
                             co = cols[np.argsort(f.pcode[cols], kind="stable")]
-                            if CHUNKED_VOTES:
+                            if CHUNKED_VOTES and len(ro) * len(co) > VOTES_CHUNK_FROM:
                                 _chunked_votes(block, sel, ro, co, t, obj, gc[ro], f.pcode[co], out, True)
                             else:
                                 _scatter_sorted(block.agreed(sel[ro], co, t, obj), gc[ro], f.pcode[co], out)
                         continue
-                    if not perfect and CHUNKED_VOTES and len(sel) * block.ncols > VOTES_CHUNK_CELLS:
+                    if not perfect and CHUNKED_VOTES and len(sel) * block.ncols > VOTES_CHUNK_FROM:
                         # the rows a block of rows at a time, sorted as the scatter reads them: each row computed alone
                         # (its cells are element by element), so the same floats summed by the same groups
                         held = np.flatnonzero(gc >= 0)
@@ -1420,11 +1420,12 @@ CHUNKED_SPREAD = True
 #: The votes of lookup blocks (``_Block.lookup``) computed on the cells the scatter reads only, in its order
 #: (``_Block.agreed``: the codes gathered, not the floats); False: every row's cells, then gathered.
 SORTED_VOTES = True
-#: The votes of large blocks (``_Kernel.votes``: over VOTES_CHUNK_CELLS cells) computed and summed a block of rows at
-#: a time (``_chunked_votes``: rows of one gold code kept together), never the whole ``n x m`` floats; False: at once
-#: (the same sums, bit for bit).
+#: The votes of large blocks (``_Kernel.votes``: over VOTES_CHUNK_FROM cells) computed and summed a block of rows at a
+#: time (``_chunked_votes``: about VOTES_CHUNK_CELLS cells, rows of one gold code kept together), never the whole
+#: ``n x m`` floats; False: at once (the same sums, bit for bit). Smaller blocks pay more for the chunks' calls.
 CHUNKED_VOTES = True
-VOTES_CHUNK_CELLS = 1 << 20
+VOTES_CHUNK_FROM = 1 << 22
+VOTES_CHUNK_CELLS = 1 << 16
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
