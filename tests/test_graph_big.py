@@ -11,6 +11,8 @@ on and off bit for bit.
   (``_Block.agreed``);
 * ``objective.CHUNKED_SPREAD``: a spread field added to a block's rows a block of rows at a time
   (``records.add_spread``);
+* ``objective.CHUNKED_VOTES``: the votes of large blocks computed and summed a block of rows at a time
+  (``_chunked_votes``), and ``search.INPLACE_VOTES``: the tie-breaker added into the votes in place (``_tie_broken``);
 * ``objective.VIRTUAL_S``: relation lists above the gate paired by the sparse solver keep no matrix (cells looked up
   where read: ``_List._virtual``, ``objective.Cells`` for the main pass).
 
@@ -152,7 +154,8 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
     saved = (
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
         _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
-        _objective.VIRTUAL_S,
+        _objective.VIRTUAL_S, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _search.INPLACE_VOTES,
+        _objective.VOTES_CHUNK_FROM,
     )
     spread_starts = 0
     real = _records.add_spread
@@ -165,13 +168,14 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
     try:
         _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE = 0, 0, 0, 1.0
         _objective.CODE_CELLS = 0  # (the relation lists looked up by code, as on large graphs)
+        _objective.VOTES_CHUNK_CELLS, _objective.VOTES_CHUNK_FROM = 7, 0  # (the votes a few rows at a time)
         _records.add_spread = counted
         for n, edits, seed in ((12, 0.0, 1), (20, 0.1, 2), (30, 0.2, 3), (40, 0.1, 4), (25, 0.3, 5)):
             schema, gold, pred = pair(n, edits, seed=seed)
             runs = []
             for on in (True, False):
                 _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
-                _objective.CHUNKED_SPREAD = _objective.VIRTUAL_S = on
+                _objective.CHUNKED_SPREAD = _objective.VIRTUAL_S = _objective.CHUNKED_VOTES = _search.INPLACE_VOTES = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), gold, pred))
             assert runs[0] == runs[1], (n, edits, seed)
             # a shuffled gold too
@@ -179,14 +183,15 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
             runs = []
             for on in (True, False):
                 _objective.FAST_SCATTER = _search.INPLACE_QUANTIZE = _records.SPREAD_START = _objective.SORTED_VOTES = on
-                _objective.CHUNKED_SPREAD = _objective.VIRTUAL_S = on
+                _objective.CHUNKED_SPREAD = _objective.VIRTUAL_S = _objective.CHUNKED_VOTES = _search.INPLACE_VOTES = on
                 runs.append(_outcome(Aligner(schema, max_cells=None), g2, pred))
             assert runs[0] == runs[1], (n, edits, seed, "shuffled")
     finally:
         (
             _objective.FLOW_CELLS, _flow.RESIDUAL, _records.DISTINCT_CELLS, _records.DISTINCT_SHARE, _objective.FAST_SCATTER,
             _search.INPLACE_QUANTIZE, _records.SPREAD_START, _objective.SORTED_VOTES, _objective.CODE_CELLS, _objective.CHUNKED_SPREAD,
-        _objective.VIRTUAL_S,
+        _objective.VIRTUAL_S, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _search.INPLACE_VOTES,
+        _objective.VOTES_CHUNK_FROM,
         ) = saved
         _records.add_spread = real
     assert spread_starts > 0  # (the start did read spread fields)
@@ -315,3 +320,114 @@ def test_the_agreement_quantised_in_place_is_the_copy(n, m, seed, transposed):
                 assert np.shares_memory(got, mine)  # (no new n x m array)
     finally:
         (_search.INPLACE_QUANTIZE, ) = saved
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]), st.integers(1, 64))
+def test_the_chunked_votes_are_the_whole_ones_bit_for_bit(rnd, which, code_cells, chunk):
+    # the votes a few rows at a time (CHUNKED_VOTES, chunks forced small: groups of one gold code wider than a chunk
+    # too), lookup blocks (CODE_CELLS=0) and the others, every identifier's and some identifiers'
+    saved = (_objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes,
+             _objective.VOTES_CHUNK_FROM)
+    chunks = 0
+    real = _objective._chunked_votes
+
+    def counted(*args):
+        nonlocal chunks
+        chunks += 1
+        real(*args)
+
+    try:
+        if code_cells is not None:
+            _objective.CODE_CELLS = code_cells
+        _objective.VOTES_CHUNK_CELLS = chunk
+        _objective.VOTES_CHUNK_FROM = 0
+        _objective._chunked_votes = counted
+        obj = _objective_of(rnd, which)[0]
+        keys = {k for k in obj.gcode if rnd.random() < 0.5}
+        got = []
+        for on in (True, False):
+            _objective.CHUNKED_VOTES = on
+            every, _ = obj.votes(None)
+            some, codes = obj.votes(keys)
+            got.append((_bits(every), _bits(some), None if codes is None else codes.tolist()))
+    finally:
+        (_objective.CODE_CELLS, _objective.CHUNKED_VOTES, _objective.VOTES_CHUNK_CELLS, _objective._chunked_votes,
+         _objective.VOTES_CHUNK_FROM) = saved
+    assert got[0] == got[1]
+    _CHUNKED.append(chunks)
+
+
+_CHUNKED: list = []
+
+
+def test_the_votes_were_chunked():
+    # (runs after the property above: some of its objectives took the chunked path, so both ways were compared)
+    assert not _CHUNKED or max(_CHUNKED) > 0
+
+
+@SETTINGS
+@given(st.integers(0, 9), st.integers(0, 9), st.integers(0, 2**32 - 1), st.booleans(), st.integers(1, 8))
+def test_the_tie_breaker_added_in_place_is_the_sum(n, m, seed, some, extra):
+    # search._tie_broken adds the agreement into a view of the votes (INPLACE_VOTES): the floats of V + A[rows] * 1e-12
+    rng = np.random.default_rng(seed)
+    big = rng.random((n + extra, m + extra)) * rng.choice([1.0, 1 / 3, 1e9], size=(n + extra, m + extra))
+    V = big[extra // 2 : extra // 2 + n, 1 : 1 + m]  # (a view, not C-contiguous, as the objective's votes' slice)
+    A = rng.integers(0, 10**9, size=(n + 3 if some else n, m), dtype=np.int64)
+    rows = rng.permutation(n + 3)[:n] if some else None
+    ref = V + (A if rows is None else A[rows]) * 1e-12
+    saved = _search.INPLACE_VOTES
+    try:
+        for on in (False, True):
+            _search.INPLACE_VOTES = on
+            mine = V.copy()
+            got = _search._tie_broken(mine, A, rows)
+            assert _bits(got) == _bits(ref)
+            if on:
+                assert got is mine  # (in place)
+    finally:
+        _search.INPLACE_VOTES = saved
+
+
+@SETTINGS
+@given(st.integers(1, 12), st.integers(1, 40), st.integers(1, 9), st.integers(0, 2**32 - 1), st.sampled_from(["ties", "zeros", "spread", "nan"]))
+def test_the_top_candidates_are_the_sorted_rows_first(n, m, limit, seed, kind):
+    # search._top: the first `limit` of each row's lexsort by votes (ties, -0.0 against 0.0, NaN) without sorting it
+    rng = np.random.default_rng(seed)
+    if kind == "ties":
+        V = rng.choice([0.0, 0.5, 1.0, 2.0], size=(n, m))
+    elif kind == "zeros":
+        V = rng.choice([0.0, -0.0, 1e-12], size=(n, m))
+    else:
+        V = rng.random((n, m))
+        if kind == "nan":
+            V[rng.random((n, m)) < 0.2] = np.nan
+    rows = rng.integers(0, n, size=int(rng.integers(0, 2 * n + 1))).tolist()
+    limit = min(limit, m)
+    ref = [np.lexsort((np.arange(m), -V[r]))[:limit].tolist() for r in rows]
+    assert _search._top(V, rows, limit) == ref
+
+
+def test_the_top_candidates_on_and_off_rank_the_same():
+    from graph_scaling import pair
+
+    schema, gold, pred = pair(60, 0.2, seed=3)
+    saved = (_search.TOP_CANDIDATES, _search._top)
+    runs = []
+    tops = 0
+    real = _search._top
+
+    def counted(*args):
+        nonlocal tops
+        tops += 1
+        return real(*args)
+
+    try:
+        _search._top = counted
+        for on in (True, False):
+            _search.TOP_CANDIDATES = on
+            runs.append(_outcome(Aligner(schema, max_cells=None), gold, pred))
+    finally:
+        _search.TOP_CANDIDATES, _search._top = saved
+    assert runs[0] == runs[1]
+    assert tops > 0  # (the local search ranked its candidates by partition)

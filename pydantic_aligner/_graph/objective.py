@@ -683,7 +683,20 @@ class _Kernel:
                         if rows.size and cols.size:
                             ro = rows[np.argsort(gc[rows], kind="stable")]
                             co = cols[np.argsort(f.pcode[cols], kind="stable")]
-                            _scatter_sorted(block.agreed(sel[ro], co, t, obj), gc[ro], f.pcode[co], out)
+                            if CHUNKED_VOTES and len(ro) * len(co) > VOTES_CHUNK_FROM:
+                                _chunked_votes(block, sel, ro, co, t, obj, gc[ro], f.pcode[co], out, True)
+                            else:
+                                _scatter_sorted(block.agreed(sel[ro], co, t, obj), gc[ro], f.pcode[co], out)
+                        continue
+                    if not perfect and CHUNKED_VOTES and len(sel) * block.ncols > VOTES_CHUNK_FROM:
+                        # the rows a block of rows at a time, sorted as the scatter reads them: each row computed alone
+                        # (its cells are element by element), so the same floats summed by the same groups
+                        held = np.flatnonzero(gc >= 0)
+                        cols = np.flatnonzero(f.pcode >= 0)
+                        if held.size and cols.size:
+                            ro = held[np.argsort(gc[held], kind="stable")]
+                            co = cols[np.argsort(f.pcode[cols], kind="stable")]
+                            _chunked_votes(block, sel, ro, co, t, obj, gc[ro], f.pcode[co], out, False)
                         continue
                     vals = block.values(sel, obj, False, agree=t)
                     if perfect:
@@ -726,6 +739,35 @@ def _scatter(vals: np.ndarray, gc: np.ndarray, pc: np.ndarray, out: np.ndarray) 
     else:
         agg = vals[np.ix_(ro, co)]
     _scatter_sorted(agg, g, p, out, gs, ps)
+
+
+def _chunked_votes(block: _Block, sel: np.ndarray, ro: np.ndarray, co: np.ndarray, t: int, obj: Objective, g: np.ndarray,
+                   p: np.ndarray, out: np.ndarray, lookup: bool) -> None:
+    """``_scatter_sorted`` of block rows ``sel[ro]`` and columns ``co`` with field ``t`` agreeing (``ro`` sorted by the gold
+    codes ``g``, ``co`` by the candidate codes ``p``), a block of rows at a time (about VOTES_CHUNK_CELLS cells each,
+    never splitting the rows of one gold code): ``lookup``: the cells by :meth:`_Block.agreed`, else the rows by
+    :meth:`_Block.values` (each cell computed element by element) and their columns ``co`` taken. A group's sums read
+    its own rows only and each cell of ``out`` is added to once, so every sum is the same floats added in the same
+    order as on the whole matrix, without its ``n x m`` floats."""
+    cols_all = lookup or (len(co) == block.ncols and bool((np.diff(co) > 0).all()))
+    gs = np.flatnonzero(_first(g[1:] != g[:-1]))
+    ps = np.flatnonzero(_first(p[1:] != p[:-1]))
+    step = max(1, VOTES_CHUNK_CELLS // max(len(p), 1))
+    n = len(g)
+    a = 0  # (index into gs of the chunk's first group)
+    while a < len(gs):
+        start = int(gs[a])
+        b = max(int(np.searchsorted(gs, start + step, side="left")), a + 1)
+        end = int(gs[b]) if b < len(gs) else n
+        rows = sel[ro[start:end]]
+        if lookup:
+            cells = block.agreed(rows, co, t, obj)
+        else:
+            cells = block.values(rows, obj, False, agree=t)
+            if not cols_all:
+                cells = cells.take(co, axis=1)
+        _scatter_sorted(cells, g[start:end], p, out, gs[a:b] - start, ps)
+        a = b
 
 
 def _scatter_sorted(agg: np.ndarray, g: np.ndarray, p: np.ndarray, out: np.ndarray, gs: Any = None, ps: Any = None) -> None:
@@ -1378,6 +1420,12 @@ CHUNKED_SPREAD = True
 #: The votes of lookup blocks (``_Block.lookup``) computed on the cells the scatter reads only, in its order
 #: (``_Block.agreed``: the codes gathered, not the floats); False: every row's cells, then gathered.
 SORTED_VOTES = True
+#: The votes of large blocks (``_Kernel.votes``: over VOTES_CHUNK_FROM cells) computed and summed a block of rows at a
+#: time (``_chunked_votes``: about VOTES_CHUNK_CELLS cells, rows of one gold code kept together), never the whole
+#: ``n x m`` floats; False: at once (the same sums, bit for bit). Smaller blocks pay more for the chunks' calls.
+CHUNKED_VOTES = True
+VOTES_CHUNK_FROM = 1 << 22
+VOTES_CHUNK_CELLS = 1 << 16
 #: Relation votes (``_Kernel.votes(perfect=True)``, seed-and-extend's evidence) computed only at the cells that can
 #: score 1, found by code (``_Block.perfect_votes``); False: every block's dense rows (the same counts, bit for bit).
 SPARSE_RELATION_VOTES = True
