@@ -197,16 +197,32 @@ def test_the_knobs_on_and_off_give_the_same_scores_mappings_and_certificates():
     assert spread_starts > 0  # (the start did read spread fields)
 
 
+def _mixed_keys(rnd, which: str) -> tuple:
+    """A random objective whose relation lists' items do not all write the same keys (an optional key left out of
+    some items): their kernels hold several blocks, one per key sequence."""
+    from referential_graphs import aligner
+    from test_bijection_search import _amr_pair, _rich_pair, objective_with
+
+    gold, pred = _amr_pair(rnd) if which == "AMR" else _rich_pair(rnd)
+    for doc in (gold, pred):
+        for name, key in (("edges", "role"), ("links", "kind")):
+            for item in doc.get(name, ()):
+                if rnd.random() < 0.4:
+                    item.pop(key, None)
+    return objective_with(aligner(which, "auto"), gold, pred, lambda name, u, free: rnd.choice([None, *free]))
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]))
-def test_the_sorted_votes_are_the_dense_ones_bit_for_bit(rnd, which, code_cells):
-    # every identifier's votes and some identifiers' votes, with the lookup path forced on small graphs (CODE_CELLS=0)
+@given(st.randoms(use_true_random=False), st.sampled_from(["AMR", "RICH"]), st.sampled_from([None, 0]), st.booleans())
+def test_the_sorted_votes_are_the_dense_ones_bit_for_bit(rnd, which, code_cells, mixed):
+    # every identifier's votes and some identifiers' votes, with the lookup path forced on small graphs (CODE_CELLS=0);
+    # ``mixed``: lists of several key sequences (several blocks: a block after the first must be counted too)
     saved = (_objective.CODE_CELLS, _objective.SORTED_VOTES)
     lookups = 0
     try:
         if code_cells is not None:
             _objective.CODE_CELLS = code_cells
-        obj = _objective_of(rnd, which)[0]
+        obj = (_mixed_keys(rnd, which) if mixed else _objective_of(rnd, which))[0]
         keys = {k for k in obj.gcode if rnd.random() < 0.5}
         got = []
         for on in (True, False):

@@ -678,10 +678,11 @@ class _Kernel:
                     gc = f.gcode[sel] if rowmap is None else rowmap[f.gcode[sel]]
                     if not perfect and SORTED_VOTES and block.lookup():
                         # only the cells the scatter reads, already in its order (the codes gathered, not the floats)
-                        rows = np.flatnonzero(gc >= 0)
+                        # (``held``, not ``rows``: the parameter decides every later block's rows)
+                        held = np.flatnonzero(gc >= 0)
                         cols = np.flatnonzero(f.pcode >= 0)
-                        if rows.size and cols.size:
-                            ro = rows[np.argsort(gc[rows], kind="stable")]
+                        if held.size and cols.size:
+                            ro = held[np.argsort(gc[held], kind="stable")]
                             co = cols[np.argsort(f.pcode[cols], kind="stable")]
                             if CHUNKED_VOTES and len(ro) * len(co) > VOTES_CHUNK_FROM:
                                 _chunked_votes(block, sel, ro, co, t, obj, gc[ro], f.pcode[co], out, True)
